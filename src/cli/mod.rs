@@ -1,0 +1,210 @@
+//! The command line: parses arguments, calls `service`, prints. Decides nothing itself.
+
+mod progress;
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::{Args, Parser, Subcommand};
+
+use crate::service::search::{SearchRequest, SearchResponse};
+use crate::service::sync::{SyncMode, SyncReport};
+use crate::service::App;
+
+#[derive(Parser, Debug)]
+#[command(name = "gitmem", version, about = "A filesystem-native markdown knowledge base for AI assistants")]
+pub struct Cli {
+    /// Data root (config.toml, projects/, index/)
+    #[arg(long, global = true, env = "GITMEM_ROOT", value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Manage projects
+    #[command(subcommand)]
+    Project(ProjectCommand),
+    /// Rebuild the index of one or every project from its files
+    Reindex {
+        #[arg(long)]
+        project: Option<String>,
+    },
+    /// Show what the index holds
+    Status {
+        #[arg(long)]
+        project: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Full-text search (indexes what changed first)
+    Search(SearchArgs),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ProjectCommand {
+    /// Register a project directory
+    Add {
+        name: String,
+        path: PathBuf,
+        /// Make it the default project
+        #[arg(long)]
+        default: bool,
+    },
+    /// List projects
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Unregister a project (its files stay unless --delete-notes)
+    Remove {
+        name: String,
+        /// Also delete the project's directory and every file in it
+        #[arg(long)]
+        delete_notes: bool,
+    },
+    /// Make a project the default
+    Default { name: String },
+}
+
+#[derive(Args, Debug)]
+pub struct SearchArgs {
+    pub query: String,
+    #[arg(long)]
+    pub project: Option<String>,
+    #[arg(long)]
+    pub json: bool,
+    #[arg(long, default_value_t = 1)]
+    pub page: usize,
+    #[arg(long, default_value_t = 10)]
+    pub page_size: usize,
+}
+
+pub fn run(cli: Cli) -> Result<()> {
+    let root = cli.root.unwrap_or_else(crate::config::default_root);
+    let mut app = App::open(&root).with_context(|| format!("opening data root {}", root.display()))?;
+    let result = match cli.command {
+        Command::Project(cmd) => project(&mut app, cmd),
+        Command::Reindex { project } => reindex(&app, project.as_deref()),
+        Command::Status { project, json } => status(&app, project.as_deref(), json),
+        Command::Search(args) => search(&app, &args),
+    };
+    app.close();
+    result
+}
+
+fn print_json<T: serde::Serialize>(value: &T) -> Result<()> {
+    println!("{}", serde_json::to_string_pretty(value)?);
+    Ok(())
+}
+
+fn project(app: &mut App, cmd: ProjectCommand) -> Result<()> {
+    match cmd {
+        ProjectCommand::Add { name, path, default } => {
+            let p = app.add_project(&name, &path, default)?;
+            println!("added project '{}' at {}{}", p.name, p.path.display(), if p.is_default { " (default)" } else { "" });
+        }
+        ProjectCommand::List { json } => {
+            let projects = app.config.projects();
+            if json {
+                return print_json(&projects);
+            }
+            for p in projects {
+                println!("{}{}\t{}", p.name, if p.is_default { " (default)" } else { "" }, p.path.display());
+            }
+        }
+        ProjectCommand::Remove { name, delete_notes } => {
+            let p = app.remove_project(&name, delete_notes)?;
+            if delete_notes {
+                println!("removed project '{}' and deleted {}", p.name, p.path.display());
+            } else {
+                println!("removed project '{}' (its files stay in {})", p.name, p.path.display());
+            }
+        }
+        ProjectCommand::Default { name } => {
+            let p = app.set_default_project(&name)?;
+            println!("default project is now '{}'", p.name);
+        }
+    }
+    Ok(())
+}
+
+fn print_warnings(report: &SyncReport) {
+    for w in &report.warnings {
+        if w.path.is_empty() {
+            eprintln!("warning: {}", w.message);
+        } else {
+            eprintln!("warning: {}: {}", w.path, w.message);
+        }
+    }
+}
+
+fn reindex(app: &App, project: Option<&str>) -> Result<()> {
+    for p in app.projects(project)? {
+        let bar = progress::SyncBar::new(&p.name);
+        let report = app.sync_and_wait(&p, SyncMode::Rebuild, &|e| bar.event(e))?;
+        bar.finish();
+        print_warnings(&report);
+        println!(
+            "{}: indexed {} files in {:.2} s ({} warnings)",
+            report.project,
+            report.scanned,
+            report.runtime_ms as f64 / 1000.0,
+            report.warnings.len()
+        );
+    }
+    Ok(())
+}
+
+fn status(app: &App, project: Option<&str>, json: bool) -> Result<()> {
+    let status = app.status(project)?;
+    if json {
+        return print_json(&status);
+    }
+    for p in &status.projects {
+        println!("{}{}  {}", p.project, if p.is_default { " (default)" } else { "" }, p.path);
+        println!(
+            "  notes: {}  other files: {}  observations: {}  relations: {} ({} unresolved)",
+            p.notes, p.files, p.observations, p.relations, p.unresolved_relations
+        );
+        match &p.last_scan {
+            Some(at) => println!("  last scan: {at} ({} ms)", p.last_scan_ms.unwrap_or(0)),
+            None => println!("  last scan: never (run `gitmem reindex`)"),
+        }
+        println!("  warnings: {}", p.warnings.len());
+        for w in &p.warnings {
+            println!("    {}: {}", w.path, w.message);
+        }
+    }
+    println!("index: {:.1} MB in {}/index", status.index_bytes as f64 / 1e6, status.root);
+    Ok(())
+}
+
+fn search(app: &App, args: &SearchArgs) -> Result<()> {
+    let project = app.project(args.project.as_deref())?.clone();
+    let bar = progress::SyncBar::new(&project.name);
+    let report = app.sync_project(&project, SyncMode::Incremental, &|e| bar.event(e))?;
+    bar.finish();
+    if !report.warnings.is_empty() && std::io::stderr().is_terminal() {
+        eprintln!(
+            "note: {} files in '{}' have warnings; `gitmem status` lists them",
+            report.warnings.len(),
+            project.name
+        );
+    }
+    let request = SearchRequest {
+        query: Some(args.query.clone()),
+        project: Some(project.name.clone()),
+        page: args.page,
+        page_size: args.page_size,
+        ..Default::default()
+    };
+    let response: SearchResponse = app.search(&request)?;
+    if args.json {
+        return print_json(&response);
+    }
+    println!("{}", crate::render::search::text(&response, Some(&args.query), &project.name));
+    Ok(())
+}

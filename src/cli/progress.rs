@@ -1,0 +1,49 @@
+//! Progress bars for long work, shown only when stdout is a terminal.
+
+use std::io::IsTerminal;
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::service::sync::SyncEvent;
+
+pub struct SyncBar {
+    bar: Option<ProgressBar>,
+}
+
+impl SyncBar {
+    pub fn new(project: &str) -> Self {
+        let bar = std::io::stdout().is_terminal().then(|| {
+            let bar = ProgressBar::new_spinner();
+            bar.set_style(
+                ProgressStyle::with_template("{spinner} {prefix} {msg} [{bar:30}] {pos}/{len}")
+                    .unwrap_or_else(|_| ProgressStyle::default_bar())
+                    .progress_chars("=> "),
+            );
+            bar.set_prefix(project.to_string());
+            bar.set_message("scanning");
+            bar.enable_steady_tick(std::time::Duration::from_millis(120));
+            bar
+        });
+        Self { bar }
+    }
+
+    pub fn event(&self, event: SyncEvent) {
+        let Some(bar) = &self.bar else { return };
+        match event {
+            SyncEvent::Scanned { files, changes } => {
+                bar.set_message(format!("{files} files, {changes} changes; indexing"));
+            }
+            SyncEvent::Indexed { done, total } => {
+                bar.set_length(total as u64);
+                bar.set_position(done as u64);
+            }
+            SyncEvent::Searchable => bar.set_message("searchable"),
+        }
+    }
+
+    pub fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}

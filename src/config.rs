@@ -1,0 +1,423 @@
+//! The data root, `config.toml`, and the project registry.
+//!
+//! Layout (design 2): `config.toml` (optional), `projects/<name>/` (default home of a project's
+//! notes), `meta/<project>/`, `index/` (derived). The registry lives in `config.toml` under
+//! `[projects.<name>]`; a root without any project entry has the implicit project `main` at
+//! `<root>/projects/main`. Writes to `config.toml` go through `toml_edit` so that a user's
+//! comments and key order survive.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::note::permalink::generate_permalink;
+
+pub const DEFAULT_PROJECT: &str = "main";
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read {path}: {source}")]
+    Read { path: PathBuf, source: std::io::Error },
+    #[error("{path} is not valid TOML: {message}")]
+    Parse { path: PathBuf, message: String },
+    #[error("cannot write {path}: {source}")]
+    Write { path: PathBuf, source: std::io::Error },
+    #[error("project '{0}' not found; known projects: {1}")]
+    UnknownProject(String, String),
+    #[error("project '{0}' already exists")]
+    DuplicateProject(String),
+    #[error("invalid project name '{0}': use letters, digits, spaces, '-', '_' or '.', not starting with '.'")]
+    BadName(String),
+    #[error("project '{name}' at {path} overlaps project '{other}' at {other_path}: projects may not be nested")]
+    Overlap { name: String, path: String, other: String, other_path: String },
+    #[error("a project at {0} would contain gitmem's own data directory; choose a folder inside or beside it")]
+    ContainsRoot(String),
+    #[error("cannot remove the default project '{0}'; make another project the default first (`gitmem project default NAME`)")]
+    RemoveDefault(String),
+    #[error("cannot create project directory {path}: {source}")]
+    CreateDir { path: PathBuf, source: std::io::Error },
+}
+
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(default)]
+pub struct WatchConfig {
+    pub mode: Option<String>,
+    pub poll_interval_ms: Option<u64>,
+    pub jitter_pct: Option<u32>,
+    pub max_concurrent: Option<usize>,
+}
+
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(default)]
+pub struct LocalStorageConfig {
+    pub allow_outside_home: bool,
+    pub watch: WatchConfig,
+}
+
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(default)]
+pub struct StorageConfig {
+    pub local: LocalStorageConfig,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct CompatConfig {
+    pub permalinks_include_project: bool,
+    pub write_note_overwrite_default: bool,
+    pub dotted_names: bool,
+}
+
+impl Default for CompatConfig {
+    fn default() -> Self {
+        Self {
+            permalinks_include_project: true,
+            write_note_overwrite_default: false,
+            dotted_names: false,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(default)]
+pub struct ServerConfig {
+    pub transport: Option<String>,
+    pub bind: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct ProjectEntry {
+    pub path: String,
+}
+
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(default)]
+struct ConfigFile {
+    default_project: Option<String>,
+    storage: StorageConfig,
+    compat: CompatConfig,
+    server: ServerConfig,
+    projects: BTreeMap<String, ProjectEntry>,
+}
+
+/// A registered project.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Project {
+    pub name: String,
+    /// Slug of the name, the first segment of its permalinks.
+    pub permalink: String,
+    pub path: PathBuf,
+    pub is_default: bool,
+}
+
+/// The loaded configuration of one data root.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub root: PathBuf,
+    pub storage: StorageConfig,
+    pub compat: CompatConfig,
+    pub server: ServerConfig,
+    projects: Vec<Project>,
+    /// Whether the registry came from the file (false: the implicit `main`).
+    explicit_projects: bool,
+}
+
+impl Config {
+    pub fn config_path(root: &Path) -> PathBuf {
+        root.join("config.toml")
+    }
+
+    pub fn index_dir(&self) -> PathBuf {
+        self.root.join("index")
+    }
+
+    pub fn meta_dir(&self) -> PathBuf {
+        self.root.join("meta")
+    }
+
+    /// Loads `<root>/config.toml` (absent = defaults) and creates project directories.
+    pub fn load(root: &Path) -> Result<Self, ConfigError> {
+        std::fs::create_dir_all(root).map_err(|source| ConfigError::CreateDir { path: root.to_path_buf(), source })?;
+        let root = root.canonicalize().map_err(|source| ConfigError::Read { path: root.to_path_buf(), source })?;
+        let path = Self::config_path(&root);
+        let file: ConfigFile = match std::fs::read_to_string(&path) {
+            Ok(text) => toml::from_str(&text).map_err(|e| ConfigError::Parse { path: path.clone(), message: e.to_string() })?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => ConfigFile::default(),
+            Err(source) => return Err(ConfigError::Read { path, source }),
+        };
+        let explicit_projects = !file.projects.is_empty();
+        let entries: Vec<(String, PathBuf)> = if explicit_projects {
+            file.projects
+                .iter()
+                .map(|(name, entry)| (name.clone(), resolve_path(&root, &entry.path)))
+                .collect()
+        } else {
+            vec![(DEFAULT_PROJECT.to_string(), root.join("projects").join(DEFAULT_PROJECT))]
+        };
+        let default = file
+            .default_project
+            .as_ref()
+            .filter(|d| entries.iter().any(|(n, _)| n == *d))
+            .cloned()
+            .or_else(|| entries.first().map(|(n, _)| n.clone()));
+        let mut projects = Vec::with_capacity(entries.len());
+        for (name, path) in entries {
+            std::fs::create_dir_all(&path).map_err(|source| ConfigError::CreateDir { path: path.clone(), source })?;
+            let path = path.canonicalize().unwrap_or(path);
+            projects.push(Project {
+                permalink: generate_permalink(&name, false),
+                is_default: default.as_deref() == Some(name.as_str()),
+                name,
+                path,
+            });
+        }
+        Ok(Self {
+            root,
+            storage: file.storage,
+            compat: file.compat,
+            server: file.server,
+            projects,
+            explicit_projects,
+        })
+    }
+
+    pub fn projects(&self) -> &[Project] {
+        &self.projects
+    }
+
+    pub fn default_project(&self) -> Option<&Project> {
+        self.projects.iter().find(|p| p.is_default)
+    }
+
+    /// Finds a project by name, case-insensitive name, or slug.
+    pub fn project(&self, name: &str) -> Result<&Project, ConfigError> {
+        let slug = generate_permalink(name, false);
+        self.projects
+            .iter()
+            .find(|p| p.name == name)
+            .or_else(|| self.projects.iter().find(|p| p.name.eq_ignore_ascii_case(name) || p.permalink == slug))
+            .ok_or_else(|| ConfigError::UnknownProject(name.to_string(), self.project_names()))
+    }
+
+    /// The named project, or the default one.
+    pub fn project_or_default(&self, name: Option<&str>) -> Result<&Project, ConfigError> {
+        match name {
+            Some(n) => self.project(n),
+            None => self
+                .default_project()
+                .ok_or_else(|| ConfigError::UnknownProject("(default)".into(), self.project_names())),
+        }
+    }
+
+    fn project_names(&self) -> String {
+        self.projects.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(", ")
+    }
+
+    /// Registers a project; its directory is created if missing.
+    pub fn add_project(&mut self, name: &str, path: &Path, make_default: bool) -> Result<Project, ConfigError> {
+        validate_name(name)?;
+        if self.project(name).is_ok() {
+            return Err(ConfigError::DuplicateProject(name.to_string()));
+        }
+        let absolute = resolve_path(&std::env::current_dir().unwrap_or_default(), &path.to_string_lossy());
+        std::fs::create_dir_all(&absolute).map_err(|source| ConfigError::CreateDir { path: absolute.clone(), source })?;
+        let canonical = absolute.canonicalize().unwrap_or(absolute);
+        if self.root.starts_with(&canonical) {
+            return Err(ConfigError::ContainsRoot(canonical.display().to_string()));
+        }
+        for other in &self.projects {
+            if canonical.starts_with(&other.path) || other.path.starts_with(&canonical) {
+                return Err(ConfigError::Overlap {
+                    name: name.to_string(),
+                    path: canonical.display().to_string(),
+                    other: other.name.clone(),
+                    other_path: other.path.display().to_string(),
+                });
+            }
+        }
+        let project = Project {
+            name: name.to_string(),
+            permalink: generate_permalink(name, false),
+            path: canonical,
+            is_default: false,
+        };
+        self.projects.push(project.clone());
+        if make_default || self.default_project().is_none() {
+            self.set_default_flag(name);
+        }
+        self.save()?;
+        Ok(self.project(name)?.clone())
+    }
+
+    pub fn remove_project(&mut self, name: &str) -> Result<Project, ConfigError> {
+        let project = self.project(name)?.clone();
+        if project.is_default {
+            return Err(ConfigError::RemoveDefault(project.name));
+        }
+        self.projects.retain(|p| p.name != project.name);
+        self.save()?;
+        Ok(project)
+    }
+
+    pub fn set_default(&mut self, name: &str) -> Result<Project, ConfigError> {
+        let name = self.project(name)?.name.clone();
+        self.set_default_flag(&name);
+        self.save()?;
+        Ok(self.project(&name)?.clone())
+    }
+
+    fn set_default_flag(&mut self, name: &str) {
+        for p in &mut self.projects {
+            p.is_default = p.name == name;
+        }
+    }
+
+    /// Writes the registry into `config.toml`, keeping everything else in the file as it was.
+    fn save(&mut self) -> Result<(), ConfigError> {
+        let path = Self::config_path(&self.root);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+            Err(source) => return Err(ConfigError::Read { path, source }),
+        };
+        let mut doc: toml_edit::DocumentMut = text
+            .parse()
+            .map_err(|e: toml_edit::TomlError| ConfigError::Parse { path: path.clone(), message: e.to_string() })?;
+        if let Some(default) = self.default_project() {
+            doc["default_project"] = toml_edit::value(default.name.clone());
+        }
+        if !doc.contains_table("projects") {
+            let mut table = toml_edit::Table::new();
+            table.set_implicit(true);
+            doc["projects"] = toml_edit::Item::Table(table);
+        }
+        let table = doc["projects"].as_table_mut().expect("projects is a table");
+        let names: Vec<String> = table.iter().map(|(k, _)| k.to_string()).collect();
+        for name in names {
+            if !self.projects.iter().any(|p| p.name == name) {
+                table.remove(&name);
+            }
+        }
+        for project in &self.projects {
+            let stored = if let Ok(rel) = project.path.strip_prefix(&self.root) {
+                rel.to_string_lossy().into_owned()
+            } else {
+                project.path.to_string_lossy().into_owned()
+            };
+            if !table.contains_key(&project.name) {
+                table[&project.name] = toml_edit::table();
+            }
+            table[&project.name]["path"] = toml_edit::value(stored);
+        }
+        crate::vault::fs::atomic_write(&path, doc.to_string().as_bytes())
+            .map_err(|source| ConfigError::Write { path, source })?;
+        self.explicit_projects = true;
+        Ok(())
+    }
+
+    /// Whether the registry is written down (false: implicit default `main`).
+    pub fn has_explicit_projects(&self) -> bool {
+        self.explicit_projects
+    }
+}
+
+fn validate_name(name: &str) -> Result<(), ConfigError> {
+    let ok = !name.trim().is_empty()
+        && !name.starts_with('.')
+        && name.chars().all(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_' | '.'));
+    if ok {
+        Ok(())
+    } else {
+        Err(ConfigError::BadName(name.to_string()))
+    }
+}
+
+fn resolve_path(base: &Path, path: &str) -> PathBuf {
+    let expanded = match path.strip_prefix("~/") {
+        Some(rest) => dirs::home_dir().unwrap_or_default().join(rest),
+        None => PathBuf::from(path),
+    };
+    if expanded.is_absolute() {
+        expanded
+    } else {
+        base.join(expanded)
+    }
+}
+
+/// The data root: `--root`, else `$GITMEM_ROOT`, else `~/.gitmem`.
+pub fn default_root() -> PathBuf {
+    dirs::home_dir().unwrap_or_else(|| PathBuf::from(".")).join(".gitmem")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fresh_root_has_main_as_default() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = Config::load(dir.path()).unwrap();
+        let main = config.default_project().unwrap();
+        assert_eq!(main.name, "main");
+        assert!(main.path.ends_with("projects/main"));
+        assert!(main.path.is_dir());
+        assert!(config.compat.permalinks_include_project);
+        assert!(!Config::config_path(dir.path()).exists(), "loading writes nothing");
+    }
+
+    #[test]
+    fn add_list_default_remove() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut config = Config::load(dir.path()).unwrap();
+        let research = dir.path().join("elsewhere/research");
+        config.add_project("My Research", &research, false).unwrap();
+        assert_eq!(config.project("my-research").unwrap().name, "My Research");
+        config.set_default("My Research").unwrap();
+        assert!(matches!(config.remove_project("My Research"), Err(ConfigError::RemoveDefault(_))));
+        config.set_default("main").unwrap();
+
+        let reloaded = Config::load(dir.path()).unwrap();
+        let names: Vec<_> = reloaded.projects().iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["My Research", "main"]);
+        assert_eq!(reloaded.default_project().unwrap().name, "main");
+
+        let mut reloaded = reloaded;
+        reloaded.remove_project("My Research").unwrap();
+        assert_eq!(Config::load(dir.path()).unwrap().projects().len(), 1);
+    }
+
+    #[test]
+    fn overlapping_projects_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut config = Config::load(dir.path()).unwrap();
+        let main = config.default_project().unwrap().path.clone();
+        let err = config.add_project("inner", &main.join("sub"), false).unwrap_err();
+        assert!(err.to_string().contains("may not be nested"), "{err}");
+        let err = config.add_project("outer", &dir.path().join("projects"), false).unwrap_err();
+        assert!(matches!(err, ConfigError::Overlap { .. }), "{err}");
+        let err = config.add_project("everything", dir.path(), false).unwrap_err();
+        assert!(matches!(err, ConfigError::ContainsRoot(_)), "{err}");
+        assert!(matches!(config.add_project("main", &dir.path().join("x"), false), Err(ConfigError::DuplicateProject(_))));
+        assert!(matches!(config.add_project(".hidden", &dir.path().join("y"), false), Err(ConfigError::BadName(_))));
+        assert!(matches!(config.add_project("a/b", &dir.path().join("y"), false), Err(ConfigError::BadName(_))));
+    }
+
+    #[test]
+    fn comments_in_config_survive_edits() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            Config::config_path(dir.path()),
+            "# my settings\n[compat]\npermalinks_include_project = false # keep short\n",
+        )
+        .unwrap();
+        let mut config = Config::load(dir.path()).unwrap();
+        assert!(!config.compat.permalinks_include_project);
+        config.add_project("work", &dir.path().join("work"), false).unwrap();
+        let text = std::fs::read_to_string(Config::config_path(dir.path())).unwrap();
+        assert!(text.contains("# my settings\n[compat]\n"), "{text}");
+        assert!(text.contains("permalinks_include_project = false # keep short"), "{text}");
+        assert!(text.contains("[projects.main]"), "{text}");
+        assert!(text.contains("[projects.work]"), "{text}");
+    }
+}

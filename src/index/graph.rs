@@ -1,0 +1,576 @@
+//! Graph tables in LMDB (heed): notes and the ways to find them, links in both directions,
+//! unresolved link targets, and the search outbox.
+//!
+//! Keys are `project \0 …` strings so that one prefix scan lists a project's entries.
+
+use std::collections::BTreeSet;
+
+use milli_core::heed::types::{Bytes, Str, Unit};
+use milli_core::heed::{Database, Env, RoTxn, RwTxn, WithoutTls};
+
+use super::model::*;
+use super::IndexError;
+use crate::note::identifier::lookup_key;
+use crate::note::parse::link_lookup_text;
+use crate::note::{file_stem, permalink::generate_permalink};
+
+pub const SCHEMA_VERSION: &str = "gitmem-graph-1";
+const SEP: char = '\0';
+
+/// Priorities of lookup keys, lowest first (compat 4.5: permalink, title, path, then names).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+#[repr(u8)]
+pub enum KeyKind {
+    Permalink = 0,
+    Title = 1,
+    Path = 2,
+    PathWithoutExtension = 3,
+    Alias = 4,
+    FileName = 5,
+}
+
+#[derive(Clone)]
+pub struct Tables {
+    pub meta: Database<Str, Bytes>,
+    pub notes: Database<Str, Bytes>,
+    pub bodies: Database<Str, Str>,
+    pub by_path: Database<Str, Str>,
+    pub by_permalink: Database<Str, Str>,
+    /// `project \0 key \0 id` -> `[kind, path length (u16 BE)]`
+    pub keys: Database<Str, Bytes>,
+    /// `project \0 to_id \0 from_id`
+    pub incoming: Database<Str, Unit>,
+    /// `project \0 key \0 from_id`
+    pub unresolved: Database<Str, Unit>,
+    /// `project \0 updated_ms (zero-padded) \0 id`
+    pub activity: Database<Str, Unit>,
+    /// Notes whose search documents are stale: `id` -> project.
+    pub search_dirty: Database<Str, Str>,
+    /// `id` -> `[observation docs u32 BE, relation docs u32 BE]` currently in the search index.
+    pub search_docs: Database<Str, Bytes>,
+}
+
+pub const TABLE_COUNT: u32 = 11;
+
+impl Tables {
+    pub fn create(env: &Env<WithoutTls>) -> Result<Self, IndexError> {
+        let mut wtxn = env.write_txn()?;
+        let t = Tables {
+            meta: env.create_database(&mut wtxn, Some("meta"))?,
+            notes: env.create_database(&mut wtxn, Some("notes"))?,
+            bodies: env.create_database(&mut wtxn, Some("bodies"))?,
+            by_path: env.create_database(&mut wtxn, Some("by_path"))?,
+            by_permalink: env.create_database(&mut wtxn, Some("by_permalink"))?,
+            keys: env.create_database(&mut wtxn, Some("keys"))?,
+            incoming: env.create_database(&mut wtxn, Some("incoming"))?,
+            unresolved: env.create_database(&mut wtxn, Some("unresolved"))?,
+            activity: env.create_database(&mut wtxn, Some("activity"))?,
+            search_dirty: env.create_database(&mut wtxn, Some("search_dirty"))?,
+            search_docs: env.create_database(&mut wtxn, Some("search_docs"))?,
+        };
+        wtxn.commit()?;
+        Ok(t)
+    }
+}
+
+pub fn key2(project: &str, a: &str) -> String {
+    format!("{project}{SEP}{a}")
+}
+
+pub fn key3(project: &str, a: &str, b: &str) -> String {
+    format!("{project}{SEP}{a}{SEP}{b}")
+}
+
+fn last_segment(key: &str) -> &str {
+    key.rsplit(SEP).next().unwrap_or(key)
+}
+
+fn activity_key(project: &str, updated_ms: i64, id: &str) -> String {
+    key3(project, &format!("{:020}", updated_ms.max(0)), id)
+}
+
+impl Tables {
+    pub fn get_note(&self, txn: &RoTxn, id: &str) -> Result<Option<NoteRecord>, IndexError> {
+        match self.notes.get(txn, id)? {
+            Some(bytes) => Ok(Some(serde_json::from_slice(bytes)?)),
+            None => Ok(None),
+        }
+    }
+
+    fn put_note(&self, txn: &mut RwTxn, note: &NoteRecord) -> Result<(), IndexError> {
+        self.notes.put(txn, &note.id, &serde_json::to_vec(note)?)?;
+        Ok(())
+    }
+
+    pub fn id_by_path(&self, txn: &RoTxn, project: &str, path: &str) -> Result<Option<String>, IndexError> {
+        Ok(self.by_path.get(txn, &key2(project, path))?.map(String::from))
+    }
+
+    pub fn id_by_permalink(&self, txn: &RoTxn, project: &str, permalink: &str) -> Result<Option<String>, IndexError> {
+        Ok(self
+            .by_permalink
+            .get(txn, &key2(project, &permalink.to_lowercase()))?
+            .map(String::from))
+    }
+
+    /// Notes registered under lookup `key`, best first: (kind, path length, id).
+    pub fn ids_by_key(&self, txn: &RoTxn, project: &str, key: &str) -> Result<Vec<(u8, u16, String)>, IndexError> {
+        let prefix = format!("{}{SEP}", key2(project, key));
+        let mut out = Vec::new();
+        for item in self.keys.prefix_iter(txn, &prefix)? {
+            let (k, v) = item?;
+            let kind = v.first().copied().unwrap_or(u8::MAX);
+            let len = v.get(1..3).map(|b| u16::from_be_bytes([b[0], b[1]])).unwrap_or(u16::MAX);
+            out.push((kind, len, last_segment(k).to_string()));
+        }
+        out.sort();
+        Ok(out)
+    }
+
+    /// Every (path, id) of a project.
+    pub fn project_paths(&self, txn: &RoTxn, project: &str) -> Result<Vec<(String, String)>, IndexError> {
+        let prefix = format!("{project}{SEP}");
+        let mut out = Vec::new();
+        for item in self.by_path.prefix_iter(txn, &prefix)? {
+            let (k, id) = item?;
+            out.push((k[prefix.len()..].to_string(), id.to_string()));
+        }
+        Ok(out)
+    }
+
+    pub fn count_prefix<T: 'static>(&self, txn: &RoTxn, db: &Database<Str, T>, project: &str) -> Result<u64, IndexError>
+    where
+        T: for<'a> milli_core::heed::BytesDecode<'a>,
+    {
+        let prefix = format!("{project}{SEP}");
+        let mut n = 0;
+        for item in db.remap_data_type::<milli_core::heed::types::DecodeIgnore>().prefix_iter(txn, &prefix)? {
+            item?;
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    pub fn project_state(&self, txn: &RoTxn, project: &str) -> Result<Option<ProjectState>, IndexError> {
+        match self.meta.get(txn, &format!("project_state{SEP}{project}"))? {
+            Some(bytes) => Ok(Some(serde_json::from_slice(bytes)?)),
+            None => Ok(None),
+        }
+    }
+
+    /// Ids of notes that link to `id`.
+    pub fn incoming_ids(&self, txn: &RoTxn, project: &str, id: &str) -> Result<Vec<String>, IndexError> {
+        let prefix = format!("{}{SEP}", key2(project, id));
+        let mut out = Vec::new();
+        for item in self.incoming.prefix_iter(txn, &prefix)? {
+            let (k, ()) = item?;
+            out.push(last_segment(k).to_string());
+        }
+        Ok(out)
+    }
+}
+
+/// Lookup keys a note answers to.
+fn note_keys(note: &NoteRecord) -> Vec<(String, KeyKind)> {
+    let mut keys: Vec<(String, KeyKind)> = Vec::new();
+    let mut add = |k: String, kind: KeyKind| {
+        if !k.is_empty() && !keys.iter().any(|(e, ek)| *e == k && *ek <= kind) {
+            keys.retain(|(e, _)| *e != k);
+            keys.push((k, kind));
+        }
+    };
+    if let Some(permalink) = &note.permalink {
+        add(lookup_key(permalink), KeyKind::Permalink);
+        if let Some((_, rest)) = permalink.split_once('/') {
+            if permalink.starts_with(&format!("{}/", generate_permalink(&note.project, false))) {
+                add(lookup_key(rest), KeyKind::Permalink);
+            }
+        }
+    }
+    add(lookup_key(&note.title), KeyKind::Title);
+    add(lookup_key(&note.path), KeyKind::Path);
+    if let Some(stripped) = note.path.strip_suffix(".md") {
+        add(lookup_key(stripped), KeyKind::PathWithoutExtension);
+    }
+    for alias in &note.aliases {
+        add(lookup_key(alias), KeyKind::Alias);
+    }
+    add(lookup_key(file_stem(&note.path)), KeyKind::FileName);
+    keys
+}
+
+/// Keys a link target may match, most specific first.
+fn target_keys(target: &str, source_folder: &str, project_slug: &str) -> Vec<String> {
+    let text = link_lookup_text(target);
+    let mut out: Vec<String> = Vec::new();
+    let mut push = |s: String| {
+        if !s.is_empty() && !out.contains(&s) {
+            out.push(s);
+        }
+    };
+    if !source_folder.is_empty() && text.contains('/') {
+        push(lookup_key(&format!("{source_folder}/{text}")));
+    }
+    push(lookup_key(text));
+    let slug = generate_permalink(text, true);
+    push(lookup_key(&slug));
+    push(lookup_key(&format!("{project_slug}/{slug}")));
+    out
+}
+
+/// The single place that changes graph tables. Runs inside the writer's transaction.
+pub struct GraphWriter<'t> {
+    pub tables: &'t Tables,
+    /// Notes whose relations must be resolved again after this batch.
+    pending_relink: BTreeSet<String>,
+}
+
+impl<'t> GraphWriter<'t> {
+    pub fn new(tables: &'t Tables) -> Self {
+        Self {
+            tables,
+            pending_relink: BTreeSet::new(),
+        }
+    }
+
+    fn mark_dirty(&self, txn: &mut RwTxn, id: &str, project: &str) -> Result<(), IndexError> {
+        self.tables.search_dirty.put(txn, id, project)?;
+        Ok(())
+    }
+
+    pub fn apply(&mut self, txn: &mut RwTxn, op: &WriteOp) -> Result<OpOutcome, IndexError> {
+        match op {
+            WriteOp::Upsert(input) => self.upsert(txn, input),
+            WriteOp::Move { project, from, to } => self.move_note(txn, project, from, to),
+            WriteOp::Touch { project, path, size, mtime_ns } => {
+                if let Some(id) = self.tables.id_by_path(txn, project, path)? {
+                    if let Some(mut note) = self.tables.get_note(txn, &id)? {
+                        note.size = *size;
+                        note.mtime_ns = *mtime_ns;
+                        self.tables.put_note(txn, &note)?;
+                    }
+                }
+                Ok(OpOutcome::Done)
+            }
+            WriteOp::Delete { project, path } => {
+                let id = self.tables.id_by_path(txn, project, path)?;
+                if let Some(id) = &id {
+                    self.delete_note(txn, id)?;
+                }
+                Ok(OpOutcome::Deleted { id })
+            }
+            WriteOp::DeleteProject { project } => {
+                for (_, id) in self.tables.project_paths(txn, project)? {
+                    self.delete_note(txn, &id)?;
+                }
+                let prefix = format!("{project}{SEP}");
+                let mut stale = Vec::new();
+                for item in self.tables.unresolved.prefix_iter(txn, &prefix)? {
+                    stale.push(item?.0.to_string());
+                }
+                for k in stale {
+                    self.tables.unresolved.delete(txn, &k)?;
+                }
+                self.tables.meta.delete(txn, &format!("project_state{SEP}{project}"))?;
+                Ok(OpOutcome::Done)
+            }
+            WriteOp::RefreshSearch { project } => {
+                for (_, id) in self.tables.project_paths(txn, project)? {
+                    self.mark_dirty(txn, &id, project)?;
+                }
+                Ok(OpOutcome::Done)
+            }
+            WriteOp::SetProjectState { project, state } => {
+                self.tables.meta.put(
+                    txn,
+                    &format!("project_state{SEP}{project}"),
+                    &serde_json::to_vec(state)?,
+                )?;
+                Ok(OpOutcome::Done)
+            }
+        }
+    }
+
+    /// Resolves relations of notes touched by this batch; call once before commit.
+    pub fn finish(&mut self, txn: &mut RwTxn) -> Result<(), IndexError> {
+        while let Some(id) = self.pending_relink.pop_first() {
+            if let Some(mut note) = self.tables.get_note(txn, &id)? {
+                self.unlink(txn, &note)?;
+                self.link(txn, &mut note)?;
+                self.tables.put_note(txn, &note)?;
+                self.mark_dirty(txn, &id, &note.project.clone())?;
+            }
+        }
+        Ok(())
+    }
+
+    fn new_id(&self, txn: &RoTxn, project: &str, path: &str) -> Result<String, IndexError> {
+        // Derived from where the note was first seen, so rebuilding an index from the same files
+        // gives the same ids; a random one when that id is already used by a moved note.
+        use sha2::{Digest, Sha256};
+        let digest = Sha256::digest(format!("{project}{SEP}{path}").as_bytes());
+        let mut bytes = [0u8; 16];
+        bytes.copy_from_slice(&digest[..16]);
+        let derived = uuid::Uuid::new_v8(bytes).to_string();
+        if self.tables.notes.get(txn, &derived)?.is_none() {
+            Ok(derived)
+        } else {
+            Ok(uuid::Uuid::new_v4().to_string())
+        }
+    }
+
+    fn permalink_free(&self, txn: &RoTxn, project: &str, permalink: &str, id: &str) -> Result<bool, IndexError> {
+        Ok(match self.tables.id_by_permalink(txn, project, permalink)? {
+            Some(owner) => owner == id,
+            None => true,
+        })
+    }
+
+    fn choose_permalink(&self, txn: &RoTxn, input: &NoteInput, id: &str, current: Option<&str>) -> Result<Option<String>, IndexError> {
+        if let Some(requested) = &input.requested_permalink {
+            if self.permalink_free(txn, &input.project, requested, id)? {
+                return Ok(Some(requested.clone()));
+            }
+        }
+        if let Some(current) = current {
+            return Ok(Some(current.to_string()));
+        }
+        let Some(base) = input
+            .generated_permalink
+            .clone()
+            .or_else(|| input.requested_permalink.clone())
+        else {
+            return Ok(None);
+        };
+        if self.permalink_free(txn, &input.project, &base, id)? {
+            return Ok(Some(base));
+        }
+        for n in 1.. {
+            let candidate = format!("{base}-{n}");
+            if self.permalink_free(txn, &input.project, &candidate, id)? {
+                return Ok(Some(candidate));
+            }
+        }
+        unreachable!("an unbounded suffix search always ends")
+    }
+
+    fn upsert(&mut self, txn: &mut RwTxn, input: &NoteInput) -> Result<OpOutcome, IndexError> {
+        let existing_id = self.tables.id_by_path(txn, &input.project, &input.path)?;
+        let existing = match &existing_id {
+            Some(id) => self.tables.get_note(txn, id)?,
+            None => None,
+        };
+        if let Some(old) = &existing {
+            if old.checksum == input.checksum && old.kind == input.kind {
+                // Same bytes: a second scanner (another process) got here first.
+                return Ok(OpOutcome::Upserted {
+                    id: old.id.clone(),
+                    permalink: old.permalink.clone(),
+                    created: false,
+                });
+            }
+        }
+        let id = match &existing_id {
+            Some(id) => id.clone(),
+            None => self.new_id(txn, &input.project, &input.path)?,
+        };
+        let current_permalink = existing.as_ref().and_then(|n| n.permalink.clone());
+        let permalink = if input.kind == NoteKind::Markdown {
+            self.choose_permalink(txn, input, &id, current_permalink.as_deref())?
+        } else {
+            None
+        };
+        if let Some(old) = &existing {
+            self.unregister(txn, old)?;
+            self.unlink(txn, old)?;
+            if old.title != input.title {
+                // Links into this note show its title in search; refresh them.
+                for source in self.tables.incoming_ids(txn, &old.project, &old.id)? {
+                    self.mark_dirty(txn, &source, &old.project)?;
+                }
+            }
+        }
+        let mut note = NoteRecord {
+            id: id.clone(),
+            project: input.project.clone(),
+            path: input.path.clone(),
+            permalink: permalink.clone(),
+            kind: input.kind,
+            title: input.title.clone(),
+            note_type: input.note_type.clone(),
+            content_type: input.content_type.clone(),
+            tags: input.tags.clone(),
+            aliases: input.aliases.clone(),
+            status: input.status.clone(),
+            metadata: input.metadata.clone(),
+            created_ms: existing.as_ref().map(|n| n.created_ms).filter(|_| input.metadata.get("created").is_none()).unwrap_or(input.created_ms),
+            updated_ms: input.updated_ms,
+            checksum: input.checksum.clone(),
+            size: input.size,
+            mtime_ns: input.mtime_ns,
+            observations: input.observations.clone(),
+            relations: input
+                .relations
+                .iter()
+                .map(|r| StoredRelation { relation: r.clone(), to_id: None })
+                .collect(),
+            warnings: input.warnings.clone(),
+        };
+        self.register(txn, &note)?;
+        self.link(txn, &mut note)?;
+        self.tables.put_note(txn, &note)?;
+        self.tables.bodies.put(txn, &id, &input.search_text)?;
+        self.mark_dirty(txn, &id, &note.project)?;
+        Ok(OpOutcome::Upserted {
+            id,
+            permalink,
+            created: existing.is_none(),
+        })
+    }
+
+    fn move_note(&mut self, txn: &mut RwTxn, project: &str, from: &str, to: &str) -> Result<OpOutcome, IndexError> {
+        let Some(id) = self.tables.id_by_path(txn, project, from)? else {
+            return Err(IndexError::NotFound(format!("{project}/{from}")));
+        };
+        if let Some(other) = self.tables.id_by_path(txn, project, to)? {
+            if other != id {
+                self.delete_note(txn, &other)?;
+            }
+        }
+        let Some(mut note) = self.tables.get_note(txn, &id)? else {
+            return Err(IndexError::NotFound(id));
+        };
+        self.unregister(txn, &note)?;
+        note.path = to.to_string();
+        if note.metadata.get("title").is_none() && note.kind == NoteKind::Markdown {
+            note.title = file_stem(to).to_string();
+        }
+        if note.kind == NoteKind::File {
+            note.title = to.rsplit('/').next().unwrap_or(to).to_string();
+        }
+        self.register(txn, &note)?;
+        self.tables.put_note(txn, &note)?;
+        self.mark_dirty(txn, &id, project)?;
+        for source in self.tables.incoming_ids(txn, project, &id)? {
+            self.mark_dirty(txn, &source, project)?;
+        }
+        Ok(OpOutcome::Moved { id })
+    }
+
+    fn delete_note(&mut self, txn: &mut RwTxn, id: &str) -> Result<(), IndexError> {
+        let Some(note) = self.tables.get_note(txn, id)? else {
+            return Ok(());
+        };
+        let sources = self.tables.incoming_ids(txn, &note.project, id)?;
+        self.unregister(txn, &note)?;
+        self.unlink(txn, &note)?;
+        self.tables.notes.delete(txn, id)?;
+        self.tables.bodies.delete(txn, id)?;
+        self.mark_dirty(txn, id, &note.project)?;
+        for source in sources {
+            if source != id {
+                self.pending_relink.insert(source);
+            }
+        }
+        self.pending_relink.remove(id);
+        Ok(())
+    }
+
+    /// Adds the ways to find a note: path, permalink, lookup keys, activity.
+    fn register(&mut self, txn: &mut RwTxn, note: &NoteRecord) -> Result<(), IndexError> {
+        let p = &note.project;
+        self.tables.by_path.put(txn, &key2(p, &note.path), &note.id)?;
+        if let Some(permalink) = &note.permalink {
+            self.tables.by_permalink.put(txn, &key2(p, &permalink.to_lowercase()), &note.id)?;
+        }
+        let len = u16::try_from(note.path.len()).unwrap_or(u16::MAX).to_be_bytes();
+        for (key, kind) in note_keys(note) {
+            self.tables.keys.put(txn, &key3(p, &key, &note.id), &[kind as u8, len[0], len[1]])?;
+            // Links that were waiting for a note like this one can now resolve.
+            let prefix = format!("{}{SEP}", key2(p, &key));
+            let mut waiting = Vec::new();
+            for item in self.tables.unresolved.prefix_iter(txn, &prefix)? {
+                waiting.push(last_segment(item?.0).to_string());
+            }
+            self.pending_relink.extend(waiting);
+        }
+        self.tables.activity.put(txn, &activity_key(p, note.updated_ms, &note.id), &())?;
+        Ok(())
+    }
+
+    fn unregister(&mut self, txn: &mut RwTxn, note: &NoteRecord) -> Result<(), IndexError> {
+        let p = &note.project;
+        let path_key = key2(p, &note.path);
+        if self.tables.by_path.get(txn, &path_key)? == Some(note.id.as_str()) {
+            self.tables.by_path.delete(txn, &path_key)?;
+        }
+        if let Some(permalink) = &note.permalink {
+            let k = key2(p, &permalink.to_lowercase());
+            if self.tables.by_permalink.get(txn, &k)? == Some(note.id.as_str()) {
+                self.tables.by_permalink.delete(txn, &k)?;
+            }
+        }
+        for (key, _) in note_keys(note) {
+            self.tables.keys.delete(txn, &key3(p, &key, &note.id))?;
+        }
+        self.tables.activity.delete(txn, &activity_key(p, note.updated_ms, &note.id))?;
+        Ok(())
+    }
+
+    /// Resolves every relation of `note` and records the links both ways.
+    fn link(&mut self, txn: &mut RwTxn, note: &mut NoteRecord) -> Result<(), IndexError> {
+        let project_slug = generate_permalink(&note.project, false);
+        let folder = note.folder().to_string();
+        for rel in &mut note.relations {
+            let keys = target_keys(&rel.relation.target, &folder, &project_slug);
+            let mut best: Option<(u8, u16, String)> = None;
+            for key in &keys {
+                if let Some(found) = self.tables.ids_by_key(txn, &note.project, key)?.into_iter().next() {
+                    if best.as_ref().is_none_or(|b| found < *b) {
+                        best = Some(found);
+                    }
+                }
+            }
+            rel.to_id = best.map(|(_, _, id)| id);
+            match &rel.to_id {
+                Some(to) => self.tables.incoming.put(txn, &key3(&note.project, to, &note.id), &())?,
+                None => {
+                    for key in &keys {
+                        self.tables.unresolved.put(txn, &key3(&note.project, key, &note.id), &())?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn unlink(&mut self, txn: &mut RwTxn, note: &NoteRecord) -> Result<(), IndexError> {
+        let project_slug = generate_permalink(&note.project, false);
+        for rel in &note.relations {
+            if let Some(to) = &rel.to_id {
+                self.tables.incoming.delete(txn, &key3(&note.project, to, &note.id))?;
+            }
+            for key in target_keys(&rel.relation.target, note.folder(), &project_slug) {
+                self.tables.unresolved.delete(txn, &key3(&note.project, &key, &note.id))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn target_keys_cover_titles_paths_and_slugs() {
+        assert_eq!(
+            target_keys("Search Design|shown", "", "main"),
+            ["search design", "search-design", "main/search-design"]
+        );
+        assert_eq!(
+            target_keys("sub/Note#Part", "notes", "main"),
+            ["notes/sub/note", "sub/note", "main/sub/note"]
+        );
+    }
+}

@@ -1,0 +1,223 @@
+//! Derived state: graph tables (heed) and full-text search (milli), both under `<root>/index`,
+//! changed only by the single writer thread.
+//!
+//! Two LMDB environments live there, `graph/` and `search/`: milli opens its environment with
+//! a fixed number of named databases and keeps it private, and heed refuses to open one
+//! environment twice in a process, so the graph tables cannot share milli's. The writer commits
+//! the graph first and records touched notes in a search outbox (`search_dirty`); the search
+//! commit drains it. A crash between the two leaves the outbox full, and the next start drains
+//! it, so the two never disagree for long and never silently.
+
+pub mod graph;
+pub mod model;
+pub mod search;
+mod writer;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use milli_core::heed::{self, EnvOpenOptions, RoTxn, WithoutTls};
+
+pub use graph::Tables;
+pub use model::*;
+pub use writer::WriteHandle;
+
+#[derive(Debug, thiserror::Error)]
+pub enum IndexError {
+    #[error("index storage error: {0}")]
+    Lmdb(#[from] heed::Error),
+    #[error("search index error: {0}")]
+    Search(String),
+    #[error("index record is corrupt: {0}")]
+    Corrupt(#[from] serde_json::Error),
+    #[error("index I/O error: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("not in the index: {0}")]
+    NotFound(String),
+    #[error("the index writer has stopped")]
+    WriterGone,
+}
+
+const GRAPH_MAP_SIZE: usize = 8 << 30;
+const SEARCH_MAP_SIZE: usize = 32 << 30;
+
+/// An open index: read access for anyone, writes through [`WriteHandle`].
+#[derive(Clone)]
+pub struct Index {
+    pub(crate) env: heed::Env<WithoutTls>,
+    pub(crate) tables: Tables,
+    pub(crate) milli: milli_core::Index,
+    writer: WriteHandle,
+    dir: PathBuf,
+    /// Set when the index was created or rebuilt just now: every file must be read again.
+    pub rebuilt: bool,
+}
+
+impl Index {
+    /// Opens (or creates) the index in `dir`. An index of another schema version, or one that
+    /// cannot be opened, is deleted and created anew: it is derived from the files.
+    pub fn open(dir: &Path) -> Result<Self, IndexError> {
+        match Self::open_existing(dir) {
+            Ok(index) => Ok(index),
+            Err(reason) => {
+                if dir.exists() {
+                    tracing::warn!("rebuilding the index in {}: {reason}", dir.display());
+                    std::fs::remove_dir_all(dir)?;
+                }
+                let mut index = Self::open_existing(dir).map_err(|e| match e {
+                    OpenFailure::Error(e) => e,
+                    other => IndexError::Search(other.to_string()),
+                })?;
+                index.rebuilt = true;
+                Ok(index)
+            }
+        }
+    }
+
+    fn open_existing(dir: &Path) -> Result<Self, OpenFailure> {
+        let graph_dir = dir.join("graph");
+        let search_dir = dir.join("search");
+        let fresh = !graph_dir.join("data.mdb").exists();
+        std::fs::create_dir_all(&graph_dir).map_err(IndexError::from)?;
+        std::fs::create_dir_all(&search_dir).map_err(IndexError::from)?;
+
+        let mut options = EnvOpenOptions::new().read_txn_without_tls();
+        options.map_size(GRAPH_MAP_SIZE).max_dbs(graph::TABLE_COUNT);
+        let env = unsafe { options.open(&graph_dir) }.map_err(IndexError::from)?;
+        let tables = Tables::create(&env)?;
+        {
+            let mut wtxn = env.write_txn().map_err(IndexError::from)?;
+            match tables.meta.get(&wtxn, "schema_version").map_err(IndexError::from)? {
+                Some(v) if v == graph::SCHEMA_VERSION.as_bytes() => {}
+                Some(other) => {
+                    return Err(OpenFailure::Schema(String::from_utf8_lossy(other).into_owned()))
+                }
+                None if fresh => {
+                    tables
+                        .meta
+                        .put(&mut wtxn, "schema_version", graph::SCHEMA_VERSION.as_bytes())
+                        .map_err(IndexError::from)?;
+                }
+                None => return Err(OpenFailure::Schema("none".into())),
+            }
+            wtxn.commit().map_err(IndexError::from)?;
+        }
+
+        let mut options = EnvOpenOptions::new().read_txn_without_tls();
+        options.map_size(SEARCH_MAP_SIZE);
+        let milli = milli_core::Index::new(options, &search_dir, true)
+            .map_err(|e| OpenFailure::Error(IndexError::Search(e.to_string())))?;
+        {
+            let rtxn = milli.read_txn().map_err(IndexError::from)?;
+            let configured = milli.primary_key(&rtxn).map_err(IndexError::from)?.is_some();
+            drop(rtxn);
+            if !configured {
+                let mut wtxn = milli.write_txn().map_err(IndexError::from)?;
+                search::configure(&milli, &mut wtxn)?;
+                wtxn.commit().map_err(IndexError::from)?;
+            }
+        }
+        let writer = writer::spawn(env.clone(), tables.clone(), milli.clone());
+        Ok(Self {
+            env,
+            tables,
+            milli,
+            writer,
+            dir: dir.to_path_buf(),
+            rebuilt: fresh,
+        })
+    }
+
+    pub fn writer(&self) -> &WriteHandle {
+        &self.writer
+    }
+
+    /// Applies `ops` in the next group commit and returns once the graph tables have them.
+    pub fn write(&self, ops: Vec<WriteOp>) -> Result<Vec<Result<OpOutcome, String>>, IndexError> {
+        self.writer.write(ops)
+    }
+
+    /// Waits until every write acknowledged so far is visible to search (the read barrier).
+    pub fn wait_searchable(&self) -> Result<(), IndexError> {
+        self.writer.wait_searchable()
+    }
+
+    pub fn read_txn(&self) -> Result<RoTxn<'_, WithoutTls>, IndexError> {
+        Ok(self.env.read_txn()?)
+    }
+
+    pub fn tables(&self) -> &Tables {
+        &self.tables
+    }
+
+    /// Runs a full-text query after the read barrier.
+    pub fn search(&self, query: &search::Query) -> Result<search::Hits, IndexError> {
+        self.wait_searchable()?;
+        search::run(&self.milli, query)
+    }
+
+    /// Bytes the index occupies on disk.
+    pub fn disk_size(&self) -> u64 {
+        walkdir::WalkDir::new(&self.dir)
+            .into_iter()
+            .filter_map(Result::ok)
+            .filter_map(|e| e.metadata().ok())
+            .filter(|m| m.is_file())
+            .map(|m| m.len())
+            .sum()
+    }
+
+    /// Stops the writer after it has applied everything queued.
+    pub fn close(self) {
+        self.writer.shutdown();
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+enum OpenFailure {
+    #[error("{0}")]
+    Error(#[from] IndexError),
+    #[error("schema version {0} is not the one this gitmem uses")]
+    Schema(String),
+}
+
+/// Shared between the writer and readers: how far writes have been applied.
+#[derive(Default)]
+pub(crate) struct Progress {
+    state: std::sync::Mutex<(u64, u64, bool)>,
+    changed: std::sync::Condvar,
+}
+
+impl Progress {
+    fn graph_applied(&self, seq: u64) {
+        let mut s = self.state.lock().unwrap();
+        s.0 = s.0.max(seq);
+        self.changed.notify_all();
+    }
+
+    fn search_applied(&self, seq: u64) {
+        let mut s = self.state.lock().unwrap();
+        s.1 = s.1.max(seq);
+        self.changed.notify_all();
+    }
+
+    fn stopped(&self) {
+        let mut s = self.state.lock().unwrap();
+        s.2 = true;
+        self.changed.notify_all();
+    }
+
+    fn wait_search(&self) -> Result<(), IndexError> {
+        let mut s = self.state.lock().unwrap();
+        let target = s.0;
+        while s.1 < target {
+            if s.2 {
+                return Err(IndexError::WriterGone);
+            }
+            s = self.changed.wait(s).unwrap();
+        }
+        Ok(())
+    }
+}
+
+pub(crate) type SharedProgress = Arc<Progress>;

@@ -1,0 +1,147 @@
+//! The records the index stores and the write operations it accepts.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::note::{Observation, Relation};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NoteKind {
+    /// A markdown note: parsed, permalinked, full-text indexed.
+    Markdown,
+    /// Any other file (image, PDF, canvas, a binary `.md`): listed and findable by name only.
+    File,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredRelation {
+    #[serde(flatten)]
+    pub relation: Relation,
+    /// The note the target resolved to, if any.
+    pub to_id: Option<String>,
+}
+
+/// One note (or resource file) as the graph tables keep it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NoteRecord {
+    pub id: String,
+    pub project: String,
+    pub path: String,
+    pub permalink: Option<String>,
+    pub kind: NoteKind,
+    pub title: String,
+    pub note_type: String,
+    pub content_type: String,
+    pub tags: Vec<String>,
+    pub aliases: Vec<String>,
+    pub status: Option<String>,
+    pub metadata: Map<String, Value>,
+    pub created_ms: i64,
+    pub updated_ms: i64,
+    pub checksum: String,
+    pub size: u64,
+    pub mtime_ns: i64,
+    pub observations: Vec<Observation>,
+    pub relations: Vec<StoredRelation>,
+    pub warnings: Vec<String>,
+}
+
+impl NoteRecord {
+    pub fn folder(&self) -> &str {
+        crate::note::parent_folder(&self.path)
+    }
+}
+
+/// A note as a scan or a tool hands it to the index. The writer decides its id and permalink.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NoteInput {
+    pub project: String,
+    pub path: String,
+    pub kind: NoteKind,
+    pub title: String,
+    pub note_type: String,
+    pub content_type: String,
+    /// A permalink the file itself asks for (front matter); used when no other note has it.
+    pub requested_permalink: Option<String>,
+    /// The permalink derived from the path, used otherwise (suffixed `-1`, `-2` when taken).
+    pub generated_permalink: Option<String>,
+    pub tags: Vec<String>,
+    pub aliases: Vec<String>,
+    pub status: Option<String>,
+    pub metadata: Map<String, Value>,
+    pub created_ms: i64,
+    pub updated_ms: i64,
+    pub checksum: String,
+    pub size: u64,
+    pub mtime_ns: i64,
+    pub observations: Vec<Observation>,
+    pub relations: Vec<Relation>,
+    pub warnings: Vec<String>,
+    /// The text full-text search sees (the body, capped).
+    pub search_text: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum WriteOp {
+    Upsert(Box<NoteInput>),
+    /// A file renamed on disk or by a tool: the note keeps its id, permalink and relations.
+    Move {
+        project: String,
+        from: String,
+        to: String,
+    },
+    /// Same bytes, new stat.
+    Touch {
+        project: String,
+        path: String,
+        size: u64,
+        mtime_ns: i64,
+    },
+    Delete {
+        project: String,
+        path: String,
+    },
+    DeleteProject {
+        project: String,
+    },
+    /// Re-index every note of a project for search (used by `reindex`).
+    RefreshSearch {
+        project: String,
+    },
+    SetProjectState {
+        project: String,
+        state: ProjectState,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OpOutcome {
+    Upserted {
+        id: String,
+        permalink: Option<String>,
+        created: bool,
+    },
+    Moved {
+        id: String,
+    },
+    Deleted {
+        id: Option<String>,
+    },
+    Done,
+}
+
+/// What the last scan of a project found, for `status`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProjectState {
+    pub last_scan: Option<String>,
+    pub last_scan_ms: Option<u64>,
+    pub files: u64,
+    pub warnings: Vec<FileWarning>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileWarning {
+    pub path: String,
+    pub message: String,
+}

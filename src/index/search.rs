@@ -1,0 +1,373 @@
+//! The milli full-text index: one document per note, per observation and per relation.
+
+use std::io::Write;
+
+use milli_core::heed::RwTxn;
+use milli_core::progress::Progress;
+use milli_core::update::new::indexer;
+use milli_core::update::{IndexerConfig, Settings};
+use milli_core::vector::EmbeddingConfigs;
+use milli_core::score_details::ScoringStrategy;
+use milli_core::{FilterableAttributesRule, Index as Milli, TermsMatchingStrategy};
+use serde_json::{json, Map, Value};
+
+use super::graph::Tables;
+use super::model::{NoteKind, NoteRecord};
+use super::IndexError;
+use crate::note::permalink::{generate_permalink, normalize_note_type};
+
+/// Text beyond this many bytes of one note is not full-text indexed.
+pub const MAX_SEARCH_TEXT: usize = 1 << 20;
+
+pub const SEARCHABLE: &[&str] = &["title", "tags", "content", "permalink"];
+const FILTERABLE: &[&str] = &[
+    "type", "project", "note_id", "folder", "note_type", "tags", "category", "status", "created",
+    "updated", "relation_type", "kind",
+];
+
+pub fn configure<'t>(index: &'t Milli, wtxn: &mut RwTxn<'t>) -> Result<(), IndexError> {
+    let config = IndexerConfig::default();
+    let mut settings = Settings::new(wtxn, index, &config);
+    settings.set_primary_key("id".into());
+    settings.set_searchable_fields(SEARCHABLE.iter().map(|s| s.to_string()).collect());
+    let mut rules: Vec<FilterableAttributesRule> = FILTERABLE
+        .iter()
+        .map(|f| FilterableAttributesRule::Field(f.to_string()))
+        .collect();
+    rules.push(serde_json::from_value(json!({
+        "attributePatterns": ["meta.*"],
+        "features": {"facetSearch": false, "filter": {"equality": true, "comparison": true}}
+    }))?);
+    settings.set_filterable_fields(rules);
+    settings.set_sortable_fields(["created".to_string(), "updated".to_string()].into_iter().collect());
+    settings.set_pagination_max_total_hits(100_000);
+    settings
+        .execute(|_| (), || false)
+        .map_err(|e| IndexError::Search(e.to_string()))?;
+    Ok(())
+}
+
+fn doc_id(prefix: char, note_id: &str, n: Option<usize>) -> String {
+    let simple = note_id.replace('-', "");
+    match n {
+        Some(n) => format!("{prefix}-{simple}-{n}"),
+        None => format!("{prefix}-{simple}"),
+    }
+}
+
+fn seconds(ms: i64) -> f64 {
+    ms as f64 / 1000.0
+}
+
+fn truncate_chars(s: &str, n: usize) -> &str {
+    match s.char_indices().nth(n) {
+        Some((i, _)) => &s[..i],
+        None => s,
+    }
+}
+
+/// Fields every document of a note shares, for filters.
+fn common_fields(note: &NoteRecord) -> Map<String, Value> {
+    let mut m = Map::new();
+    m.insert("note_id".into(), json!(note.id));
+    m.insert("note_permalink".into(), json!(note.permalink));
+    m.insert("project".into(), json!(note.project));
+    m.insert("file_path".into(), json!(note.path));
+    m.insert("folder".into(), json!(note.folder()));
+    m.insert("note_type".into(), json!(normalize_note_type(&note.note_type)));
+    m.insert("kind".into(), json!(note.kind));
+    m.insert("tags".into(), json!(note.tags));
+    if let Some(status) = &note.status {
+        m.insert("status".into(), json!(status));
+    }
+    m.insert("created".into(), json!(seconds(note.created_ms)));
+    m.insert("updated".into(), json!(seconds(note.updated_ms)));
+    m.insert("meta".into(), Value::Object(note.metadata.clone()));
+    m
+}
+
+/// The observation's synthetic permalink (compat 4.4).
+pub fn observation_permalink(note_permalink: &str, category: &str, content: &str) -> String {
+    let content = if content.chars().count() > 200 {
+        format!(
+            "{}-{}",
+            truncate_chars(content, 200),
+            &crate::vault::scan::sha256_hex(content.as_bytes())[..12]
+        )
+    } else {
+        content.to_string()
+    };
+    generate_permalink(&format!("{note_permalink}/observations/{category}/{content}"), false)
+}
+
+/// The search documents of one note.
+pub fn documents(note: &NoteRecord, body: &str, resolve_title: &dyn Fn(&str) -> Option<(String, Option<String>)>) -> Vec<Value> {
+    let common = common_fields(note);
+    let with = |extra: Value| {
+        let mut m = common.clone();
+        if let Value::Object(e) = extra {
+            m.extend(e);
+        }
+        Value::Object(m)
+    };
+    let permalink = note.permalink.clone().unwrap_or_default();
+    let mut docs = Vec::with_capacity(1 + note.observations.len() + note.relations.len());
+    let content = if note.kind == NoteKind::Markdown { body } else { "" };
+    docs.push(with(json!({
+        "id": doc_id('n', &note.id, None),
+        "type": "entity",
+        "title": note.title,
+        "content": content,
+        "permalink": permalink,
+    })));
+    if note.kind == NoteKind::File {
+        return docs;
+    }
+    for (i, obs) in note.observations.iter().enumerate() {
+        docs.push(with(json!({
+            "id": doc_id('o', &note.id, Some(i)),
+            "type": "observation",
+            "title": format!("{}: {}...", obs.category, truncate_chars(&obs.content, 100)),
+            "content": obs.content,
+            "category": obs.category,
+            "observation_tags": obs.tags,
+            "context": obs.context,
+            "observation_index": i,
+            "permalink": observation_permalink(&permalink, &obs.category, &obs.content),
+        })));
+    }
+    for (i, rel) in note.relations.iter().enumerate() {
+        let target = rel.to_id.as_deref().and_then(resolve_title);
+        let title = match &target {
+            Some((to_title, _)) => format!("{} -> {}", note.title, to_title),
+            None => note.title.clone(),
+        };
+        let to_permalink = target.as_ref().and_then(|(_, p)| p.clone());
+        let rel_permalink = generate_permalink(
+            &format!(
+                "{permalink}/{}/{}",
+                rel.relation.relation_type,
+                to_permalink.as_deref().unwrap_or(&rel.relation.target)
+            ),
+            false,
+        );
+        docs.push(with(json!({
+            "id": doc_id('r', &note.id, Some(i)),
+            "type": "relation",
+            "title": title,
+            "content": "",
+            "relation_type": rel.relation.relation_type,
+            "to_name": rel.relation.target,
+            "to_id": rel.to_id,
+            "to_permalink": to_permalink,
+            "relation_index": i,
+            "permalink": rel_permalink,
+        })));
+    }
+    docs
+}
+
+/// Applies the search outbox: re-indexes every dirty note in one milli transaction.
+/// Returns how many notes were processed.
+pub fn flush(env: &milli_core::heed::Env<milli_core::heed::WithoutTls>, tables: &Tables, milli: &Milli, limit: usize) -> Result<usize, IndexError> {
+    let gtxn = env.read_txn()?;
+    let mut dirty: Vec<String> = Vec::new();
+    for item in tables.search_dirty.iter(&gtxn)? {
+        let (id, _) = item?;
+        dirty.push(id.to_string());
+        if dirty.len() >= limit {
+            break;
+        }
+    }
+    if dirty.is_empty() {
+        return Ok(0);
+    }
+    let mut payload = tempfile::tempfile()?;
+    let mut writer = std::io::BufWriter::new(&mut payload);
+    let mut deletions: Vec<String> = Vec::new();
+    let mut new_counts: Vec<(String, Option<[u32; 2]>)> = Vec::with_capacity(dirty.len());
+    let mut replaced = 0usize;
+    let resolve_title = |id: &str| -> Option<(String, Option<String>)> {
+        tables.get_note(&gtxn, id).ok().flatten().map(|n| (n.title, n.permalink))
+    };
+    for id in &dirty {
+        let previous = tables
+            .search_docs
+            .get(&gtxn, id)?
+            .map(|b| [u32::from_be_bytes(b[0..4].try_into().unwrap()), u32::from_be_bytes(b[4..8].try_into().unwrap())])
+            .unwrap_or([0, 0]);
+        let (n_obs, n_rel) = match tables.get_note(&gtxn, id)? {
+            Some(note) => {
+                let body = tables.bodies.get(&gtxn, id)?.unwrap_or("");
+                for doc in documents(&note, body, &resolve_title) {
+                    serde_json::to_writer(&mut writer, &doc)?;
+                    writer.write_all(b"\n")?;
+                    replaced += 1;
+                }
+                let obs = if note.kind == NoteKind::Markdown { note.observations.len() } else { 0 };
+                let rel = if note.kind == NoteKind::Markdown { note.relations.len() } else { 0 };
+                new_counts.push((id.clone(), Some([obs as u32, rel as u32])));
+                (obs, rel)
+            }
+            None => {
+                deletions.push(doc_id('n', id, None));
+                new_counts.push((id.clone(), None));
+                (0, 0)
+            }
+        };
+        for i in n_obs..previous[0] as usize {
+            deletions.push(doc_id('o', id, Some(i)));
+        }
+        for i in n_rel..previous[1] as usize {
+            deletions.push(doc_id('r', id, Some(i)));
+        }
+    }
+    writer.flush()?;
+    drop(writer);
+    drop(gtxn);
+
+    let mmap = unsafe { memmap2::Mmap::map(&payload)? };
+    let config = IndexerConfig::default();
+    let mut wtxn = milli.write_txn()?;
+    {
+        let rtxn = milli.read_txn()?;
+        let fields = milli.fields_ids_map(&rtxn)?;
+        let mut new_fields = fields.clone();
+        let alloc = bumpalo::Bump::new();
+        let delete_refs: Vec<&str> = deletions.iter().map(String::as_str).collect();
+        let delete_refs = alloc.alloc_slice_copy(&delete_refs);
+        let mut op = indexer::DocumentOperation::new();
+        if replaced > 0 {
+            op.replace_documents(&mmap).map_err(search_err)?;
+        }
+        if !delete_refs.is_empty() {
+            op.delete_documents(delete_refs);
+        }
+        let (changes, stats, primary_key) = op
+            .into_changes(&alloc, milli, &rtxn, None, &mut new_fields, &|| false, Progress::default())
+            .map_err(search_err)?;
+        if let Some(e) = stats.into_iter().find_map(|s| s.error) {
+            return Err(IndexError::Search(e.to_string()));
+        }
+        let pool = milli_core::ThreadPoolNoAbortBuilder::new()
+            .num_threads(2)
+            .build()
+            .map_err(|e| IndexError::Search(e.to_string()))?;
+        indexer::index(
+            &mut wtxn,
+            milli,
+            &pool,
+            config.grenad_parameters(),
+            &fields,
+            new_fields,
+            primary_key,
+            &changes,
+            EmbeddingConfigs::default(),
+            &|| false,
+            &Progress::default(),
+        )
+        .map_err(search_err)?;
+    }
+    wtxn.commit()?;
+
+    let mut gw = env.write_txn()?;
+    for (id, counts) in new_counts {
+        match counts {
+            Some([o, r]) => {
+                let mut b = [0u8; 8];
+                b[..4].copy_from_slice(&o.to_be_bytes());
+                b[4..].copy_from_slice(&r.to_be_bytes());
+                tables.search_docs.put(&mut gw, &id, &b)?;
+            }
+            None => {
+                tables.search_docs.delete(&mut gw, &id)?;
+            }
+        }
+        tables.search_dirty.delete(&mut gw, &id)?;
+    }
+    gw.commit()?;
+    Ok(dirty.len())
+}
+
+fn search_err(e: milli_core::Error) -> IndexError {
+    IndexError::Search(e.to_string())
+}
+
+/// A full-text query against the index.
+#[derive(Debug, Clone, Default)]
+pub struct Query {
+    pub text: String,
+    /// A milli filter expression.
+    pub filter: Option<String>,
+    pub offset: usize,
+    pub limit: usize,
+    /// Every word must match (strict) or words may be dropped from the end (relaxed).
+    pub all_words: bool,
+    /// Restrict matching to these searchable fields.
+    pub fields: Option<Vec<String>>,
+    /// Order by `updated` descending instead of relevance.
+    pub newest_first: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct Hit {
+    pub doc: Map<String, Value>,
+    pub score: f64,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Hits {
+    pub total: u64,
+    pub hits: Vec<Hit>,
+    /// Every matching document (internal ids), for unions across queries.
+    pub candidates: roaring::RoaringBitmap,
+}
+
+pub fn run(milli: &Milli, query: &Query) -> Result<Hits, IndexError> {
+    let rtxn = milli.read_txn()?;
+    if milli.primary_key(&rtxn)?.is_none() || milli.number_of_documents(&rtxn).map_err(search_err)? == 0 {
+        return Ok(Hits::default());
+    }
+    let mut search = milli_core::Search::new(&rtxn, milli);
+    if !query.text.trim().is_empty() {
+        search.query(query.text.clone());
+    }
+    search
+        .offset(query.offset)
+        .limit(query.limit)
+        .exhaustive_number_hits(true)
+        .scoring_strategy(ScoringStrategy::Detailed)
+        .terms_matching_strategy(if query.all_words {
+            TermsMatchingStrategy::All
+        } else {
+            TermsMatchingStrategy::Last
+        });
+    if let Some(fields) = &query.fields {
+        search.searchable_attributes(fields);
+    }
+    if query.newest_first {
+        search.sort_criteria(vec![milli_core::AscDesc::Desc(milli_core::Member::Field("updated".into()))]);
+    }
+    let filter_text = query.filter.clone().unwrap_or_default();
+    if let Some(filter) = milli_core::Filter::from_str(&filter_text).map_err(search_err)? {
+        search.filter(filter);
+    }
+    let result = search.execute().map_err(search_err)?;
+    let fields = milli.fields_ids_map(&rtxn)?;
+    let mut hits = Vec::with_capacity(result.documents_ids.len());
+    for ((_, obkv), scores) in milli
+        .documents(&rtxn, result.documents_ids.iter().copied())
+        .map_err(search_err)?
+        .into_iter()
+        .zip(result.document_scores.iter())
+    {
+        let doc = milli_core::all_obkv_to_json(obkv, &fields).map_err(search_err)?;
+        let score = milli_core::score_details::ScoreDetails::global_score(scores.iter());
+        hits.push(Hit { doc, score });
+    }
+    Ok(Hits {
+        total: result.candidates.len(),
+        hits,
+        candidates: result.candidates,
+    })
+}

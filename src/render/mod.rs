@@ -1,0 +1,3 @@
+//! Basic-Memory-style text renderings of service results.
+
+pub mod search;

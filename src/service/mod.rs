@@ -1,0 +1,97 @@
+//! The operations of gitmem as typed Rust functions over config, vault and index. The CLI and
+//! the MCP server are thin adapters over this module.
+
+pub mod ingest;
+pub mod search;
+pub mod status;
+pub mod sync;
+
+use std::path::Path;
+
+use crate::config::{Config, ConfigError, Project};
+use crate::index::{Index, IndexError, WriteOp};
+
+/// Errors of service calls: the caller's input, or the server.
+#[derive(Debug, thiserror::Error)]
+pub enum ServiceError {
+    /// Something the caller can fix; the message says how.
+    #[error("{0}")]
+    Invalid(String),
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error(transparent)]
+    Index(#[from] IndexError),
+    #[error(transparent)]
+    Scan(#[from] crate::vault::scan::ScanError),
+    #[error("I/O error: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+impl ServiceError {
+    /// True when the input was wrong (as opposed to a failure of gitmem or the disk).
+    pub fn is_user_error(&self) -> bool {
+        matches!(self, ServiceError::Invalid(_))
+            || matches!(
+                self,
+                ServiceError::Config(
+                    ConfigError::UnknownProject(..)
+                        | ConfigError::DuplicateProject(_)
+                        | ConfigError::BadName(_)
+                        | ConfigError::Overlap { .. }
+                        | ConfigError::ContainsRoot(_)
+                        | ConfigError::RemoveDefault(_)
+                )
+            )
+    }
+}
+
+pub type Result<T> = std::result::Result<T, ServiceError>;
+
+/// An open data root: its configuration and its index.
+pub struct App {
+    pub config: Config,
+    pub index: Index,
+}
+
+impl App {
+    pub fn open(root: &Path) -> Result<Self> {
+        let config = Config::load(root)?;
+        let index = Index::open(&config.index_dir())?;
+        Ok(Self { config, index })
+    }
+
+    pub fn project(&self, name: Option<&str>) -> Result<&Project> {
+        Ok(self.config.project_or_default(name)?)
+    }
+
+    /// The projects a command addresses: one by name, or all.
+    pub fn projects(&self, name: Option<&str>) -> Result<Vec<Project>> {
+        match name {
+            Some(n) => Ok(vec![self.config.project(n)?.clone()]),
+            None => Ok(self.config.projects().to_vec()),
+        }
+    }
+
+    pub fn add_project(&mut self, name: &str, path: &Path, make_default: bool) -> Result<Project> {
+        Ok(self.config.add_project(name, path, make_default)?)
+    }
+
+    /// Unregisters a project and drops it from the index; with `delete_notes`, its directory
+    /// too.
+    pub fn remove_project(&mut self, name: &str, delete_notes: bool) -> Result<Project> {
+        let project = self.config.remove_project(name)?;
+        self.index.write(vec![WriteOp::DeleteProject { project: project.name.clone() }])?;
+        if delete_notes && project.path.exists() {
+            std::fs::remove_dir_all(&project.path)?;
+        }
+        Ok(project)
+    }
+
+    pub fn set_default_project(&mut self, name: &str) -> Result<Project> {
+        Ok(self.config.set_default(name)?)
+    }
+
+    pub fn close(self) {
+        self.index.close();
+    }
+}

@@ -1,0 +1,74 @@
+//! `status`: what the index holds for a project.
+
+use serde::Serialize;
+
+use super::{App, Result};
+use crate::index::{FileWarning, NoteKind};
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ProjectStatus {
+    pub project: String,
+    pub path: String,
+    pub is_default: bool,
+    pub notes: u64,
+    pub files: u64,
+    pub observations: u64,
+    pub relations: u64,
+    pub unresolved_relations: u64,
+    pub last_scan: Option<String>,
+    pub last_scan_ms: Option<u64>,
+    pub warnings: Vec<FileWarning>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Status {
+    pub version: &'static str,
+    pub root: String,
+    pub index_bytes: u64,
+    pub projects: Vec<ProjectStatus>,
+}
+
+impl App {
+    pub fn status(&self, project: Option<&str>) -> Result<Status> {
+        let txn = self.index.read_txn()?;
+        let tables = self.index.tables();
+        let mut projects = Vec::new();
+        for p in self.projects(project)? {
+            let mut s = ProjectStatus {
+                project: p.name.clone(),
+                path: p.path.display().to_string(),
+                is_default: p.is_default,
+                notes: 0,
+                files: 0,
+                observations: 0,
+                relations: 0,
+                unresolved_relations: 0,
+                last_scan: None,
+                last_scan_ms: None,
+                warnings: Vec::new(),
+            };
+            for (_, id) in tables.project_paths(&txn, &p.name)? {
+                let Some(note) = tables.get_note(&txn, &id)? else { continue };
+                match note.kind {
+                    NoteKind::Markdown => s.notes += 1,
+                    NoteKind::File => s.files += 1,
+                }
+                s.observations += note.observations.len() as u64;
+                s.relations += note.relations.len() as u64;
+                s.unresolved_relations += note.relations.iter().filter(|r| r.to_id.is_none()).count() as u64;
+            }
+            if let Some(state) = tables.project_state(&txn, &p.name)? {
+                s.last_scan = state.last_scan;
+                s.last_scan_ms = state.last_scan_ms;
+                s.warnings = state.warnings;
+            }
+            projects.push(s);
+        }
+        Ok(Status {
+            version: env!("CARGO_PKG_VERSION"),
+            root: self.config.root.display().to_string(),
+            index_bytes: self.index.disk_size(),
+            projects,
+        })
+    }
+}

@@ -1,0 +1,173 @@
+//! Bringing the index up to date with a project directory.
+
+use std::collections::HashMap;
+use std::time::Instant;
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+use super::{ingest, App, Result};
+use crate::config::Project;
+use crate::index::{FileWarning, NoteRecord, ProjectState, WriteOp};
+use crate::vault::scan::{self, Change, FileStat, IgnoreRules, Known};
+
+/// Ops sent to the writer per message: small enough to report progress, large enough to batch.
+const CHUNK: usize = 1000;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SyncMode {
+    /// Read only what changed since the last scan.
+    Incremental,
+    /// Forget the project's index entries and read every file again.
+    Rebuild,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct SyncReport {
+    pub project: String,
+    pub scanned: usize,
+    pub created: usize,
+    pub modified: usize,
+    pub deleted: usize,
+    pub moved: usize,
+    pub bytes_read: u64,
+    pub runtime_ms: u64,
+    pub warnings: Vec<FileWarning>,
+}
+
+/// Progress of a sync, for progress bars.
+#[derive(Debug, Clone, Copy)]
+pub enum SyncEvent {
+    Scanned { files: usize, changes: usize },
+    Indexed { done: usize, total: usize },
+    Searchable,
+}
+
+/// What the index knows of a project's files.
+pub fn known_files(app: &App, project: &str) -> Result<HashMap<String, Known>> {
+    let txn = app.index.read_txn()?;
+    let tables = app.index.tables();
+    let mut known = HashMap::new();
+    for (path, id) in tables.project_paths(&txn, project)? {
+        if let Some(note) = tables.get_note(&txn, &id)? {
+            known.insert(path, known_of(&note));
+        }
+    }
+    Ok(known)
+}
+
+fn known_of(note: &NoteRecord) -> Known {
+    Known {
+        stat: FileStat { size: note.size, mtime_ns: note.mtime_ns },
+        checksum: note.checksum.clone(),
+    }
+}
+
+impl App {
+    /// Scans a project directory and applies what changed. A directory that cannot be read
+    /// changes nothing and returns the error.
+    pub fn sync_project(&self, project: &Project, mode: SyncMode, on_event: &(dyn Fn(SyncEvent) + Sync)) -> Result<SyncReport> {
+        let started = Instant::now();
+        let rules = IgnoreRules::for_project(&project.path)?;
+        let known = match mode {
+            SyncMode::Incremental => known_files(self, &project.name)?,
+            SyncMode::Rebuild => HashMap::new(),
+        };
+        let mut scan = scan::scan(&project.path, &rules, &known)?;
+        let changes = scan::diff(&known, &scan);
+        on_event(SyncEvent::Scanned { files: scan.files.len(), changes: changes.len() });
+
+        let mut report = SyncReport {
+            project: project.name.clone(),
+            scanned: scan.files.len(),
+            bytes_read: scan.bytes_read,
+            ..Default::default()
+        };
+        let mut to_parse: Vec<String> = Vec::new();
+        let mut ops: Vec<WriteOp> = Vec::new();
+        if mode == SyncMode::Rebuild {
+            ops.push(WriteOp::DeleteProject { project: project.name.clone() });
+        }
+        for change in changes {
+            match change {
+                Change::Created(path) => {
+                    report.created += 1;
+                    to_parse.push(path);
+                }
+                Change::Modified(path) => {
+                    report.modified += 1;
+                    to_parse.push(path);
+                }
+                Change::Touched(path) => {
+                    let stat = scan.files[&path].stat;
+                    ops.push(WriteOp::Touch { project: project.name.clone(), path, size: stat.size, mtime_ns: stat.mtime_ns });
+                }
+                Change::Deleted(path) => {
+                    report.deleted += 1;
+                    ops.push(WriteOp::Delete { project: project.name.clone(), path });
+                }
+                Change::Moved { from, to } => {
+                    report.moved += 1;
+                    ops.push(WriteOp::Move { project: project.name.clone(), from, to });
+                }
+            }
+        }
+
+        let include_prefix = self.config.compat.permalinks_include_project;
+        let inputs: Vec<_> = to_parse
+            .par_iter()
+            .map(|path| {
+                let observed = &scan.files[path];
+                let bytes = observed.bytes.as_deref().unwrap_or_default();
+                ingest::note_input(&project.name, include_prefix, path, observed, bytes)
+            })
+            .collect();
+        for path in &to_parse {
+            if let Some(observed) = scan.files.get_mut(path) {
+                observed.bytes = None;
+            }
+        }
+        let mut warnings: Vec<FileWarning> = scan
+            .warnings
+            .iter()
+            .map(|w| FileWarning { path: w.path.clone(), message: w.message.clone() })
+            .collect();
+        for input in &inputs {
+            warnings.extend(input.warnings.iter().map(|m| FileWarning { path: input.path.clone(), message: m.clone() }));
+        }
+        ops.extend(inputs.into_iter().map(|i| WriteOp::Upsert(Box::new(i))));
+
+        let total = ops.len();
+        let mut done = 0;
+        let mut remaining = ops;
+        while !remaining.is_empty() {
+            let rest = remaining.split_off(remaining.len().min(CHUNK));
+            let chunk = std::mem::replace(&mut remaining, rest);
+            done += chunk.len();
+            for (result, _) in self.index.write(chunk)?.into_iter().zip(0..) {
+                if let Err(message) = result {
+                    warnings.push(FileWarning { path: String::new(), message });
+                }
+            }
+            on_event(SyncEvent::Indexed { done, total });
+        }
+        report.runtime_ms = started.elapsed().as_millis() as u64;
+        report.warnings = warnings.clone();
+        let state = ProjectState {
+            last_scan: Some(chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)),
+            last_scan_ms: Some(report.runtime_ms),
+            files: scan.files.len() as u64,
+            warnings,
+        };
+        self.index.write(vec![WriteOp::SetProjectState { project: project.name.clone(), state }])?;
+        Ok(report)
+    }
+
+    /// Syncs and then waits until search sees the result.
+    pub fn sync_and_wait(&self, project: &Project, mode: SyncMode, on_event: &(dyn Fn(SyncEvent) + Sync)) -> Result<SyncReport> {
+        let report = self.sync_project(project, mode, on_event)?;
+        self.index.wait_searchable()?;
+        on_event(SyncEvent::Searchable);
+        Ok(report)
+    }
+}

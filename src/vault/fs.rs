@@ -1,0 +1,86 @@
+//! Durable file operations: every write is a temp file in the same directory, fsync, rename,
+//! fsync of the directory, so a crash leaves either the old or the new file, never half of one.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::path::Path;
+
+fn sync_dir(dir: &Path) -> io::Result<()> {
+    File::open(dir)?.sync_all()
+}
+
+fn parent_of(path: &Path) -> io::Result<&Path> {
+    path.parent()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "path has no parent directory"))
+}
+
+/// Writes `bytes` to `path` atomically, creating parent directories.
+pub fn atomic_write(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = parent_of(path)?;
+    fs::create_dir_all(dir)?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    // A dot name keeps scans and watchers from ever indexing the temp file.
+    let tmp = dir.join(format!(".{name}.{}.gitmem-tmp", uuid::Uuid::new_v4().simple()));
+    let result = (|| {
+        let mut file = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+        if let Ok(meta) = fs::metadata(path) {
+            file.set_permissions(meta.permissions())?;
+        }
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        fs::rename(&tmp, path)?;
+        sync_dir(dir)
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// Moves a file, refusing to replace an existing destination.
+pub fn move_file(from: &Path, to: &Path) -> io::Result<()> {
+    if to.exists() {
+        return Err(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            format!("destination {} already exists", to.display()),
+        ));
+    }
+    let to_dir = parent_of(to)?;
+    fs::create_dir_all(to_dir)?;
+    fs::rename(from, to)?;
+    sync_dir(to_dir)?;
+    sync_dir(parent_of(from)?)
+}
+
+/// Deletes a file and makes the deletion durable.
+pub fn delete_file(path: &Path) -> io::Result<()> {
+    fs::remove_file(path)?;
+    sync_dir(parent_of(path)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn write_move_delete() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("sub/a.md");
+        atomic_write(&a, b"one").unwrap();
+        atomic_write(&a, b"two").unwrap();
+        assert_eq!(fs::read(&a).unwrap(), b"two");
+        let leftovers: Vec<_> = fs::read_dir(dir.path().join("sub")).unwrap().collect();
+        assert_eq!(leftovers.len(), 1, "no temp file is left behind");
+
+        let b = dir.path().join("other/b.md");
+        move_file(&a, &b).unwrap();
+        assert!(!a.exists());
+        atomic_write(&a, b"three").unwrap();
+        assert_eq!(move_file(&a, &b).unwrap_err().kind(), io::ErrorKind::AlreadyExists);
+        delete_file(&b).unwrap();
+        assert!(!b.exists());
+    }
+}

@@ -1,0 +1,5 @@
+//! Files on disk: path safety, durable writes, scanning and diffing. Knows nothing of the index.
+
+pub mod fs;
+pub mod path;
+pub mod scan;

@@ -1,0 +1,419 @@
+//! Walking a directory into a snapshot, and diffing two snapshots.
+//!
+//! A scan stats every file and reads only those whose (mtime, size) differ from what the caller
+//! already knows, so an unchanged tree costs one stat per file. The diff pairs a vanished path
+//! with a new path of the same SHA-256 as a move. Paths that could not be read are reported and
+//! never count as deleted: a scan that cannot see a file must not forget it.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::time::UNIX_EPOCH;
+
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
+use rayon::prelude::*;
+use sha2::{Digest, Sha256};
+
+/// Compat 8.3 defaults, applied to every project scan.
+pub const DEFAULT_IGNORES: &[&str] = &[
+    ".*", "*.db", "*.db-shm", "*.db-wal", "config.json", ".git", ".svn", "__pycache__", "*.pyc",
+    "*.pyo", "*.pyd", ".pytest_cache", ".coverage", "*.egg-info", ".tox", ".mypy_cache",
+    ".ruff_cache", ".venv", "venv", "env", ".env", "node_modules", "build", "dist", ".cache",
+    ".idea", ".vscode", ".DS_Store", "Thumbs.db", "desktop.ini", ".obsidian", "*.tmp", "*.swp",
+    "*.swo", "*~",
+];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct FileStat {
+    pub size: u64,
+    pub mtime_ns: i64,
+}
+
+/// What is already known about a file (from the index or a link registry).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Known {
+    pub stat: FileStat,
+    pub checksum: String,
+}
+
+/// A file as this scan found it. `bytes` is set when the file had to be read.
+#[derive(Debug, Clone)]
+pub struct Observed {
+    pub stat: FileStat,
+    pub checksum: String,
+    pub created_ns: Option<i64>,
+    pub bytes: Option<Vec<u8>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScanWarning {
+    pub path: String,
+    pub message: String,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ScanError {
+    #[error("cannot read {}: {source}", root.display())]
+    RootUnreadable {
+        root: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{} is not a directory", .0.display())]
+    NotADirectory(PathBuf),
+    #[error("invalid ignore pattern: {0}")]
+    BadPattern(String),
+}
+
+/// Which paths a scan skips.
+pub struct IgnoreRules {
+    matcher: Gitignore,
+    skip_hidden: bool,
+}
+
+impl IgnoreRules {
+    /// Project rules: the defaults, the root `.gitignore`, and every hidden path.
+    pub fn for_project(root: &Path) -> Result<Self, ScanError> {
+        let mut builder = GitignoreBuilder::new(root);
+        for pattern in DEFAULT_IGNORES {
+            builder
+                .add_line(None, pattern)
+                .map_err(|e| ScanError::BadPattern(e.to_string()))?;
+        }
+        // A broken .gitignore line is skipped by the builder; the rest still applies.
+        let _ = builder.add(root.join(".gitignore"));
+        let matcher = builder
+            .build()
+            .map_err(|e| ScanError::BadPattern(e.to_string()))?;
+        Ok(Self {
+            matcher,
+            skip_hidden: true,
+        })
+    }
+
+    pub fn is_ignored(&self, relative: &str, is_dir: bool) -> bool {
+        if self.skip_hidden && relative.split('/').any(|part| part.starts_with('.')) {
+            return true;
+        }
+        self.matcher
+            .matched_path_or_any_parents(relative, is_dir)
+            .is_ignore()
+    }
+}
+
+/// The result of scanning a directory tree.
+#[derive(Debug, Default)]
+pub struct Scan {
+    pub files: BTreeMap<String, Observed>,
+    pub warnings: Vec<ScanWarning>,
+    /// Paths (files or directories) that exist but could not be read; nothing at or under them
+    /// may be treated as deleted.
+    pub unreadable: BTreeSet<String>,
+    pub bytes_read: u64,
+}
+
+impl Scan {
+    /// True when `path` is, or is under, something this scan could not read.
+    pub fn is_unreadable(&self, path: &str) -> bool {
+        self.unreadable.iter().any(|u| {
+            u.is_empty() || path == u || (path.starts_with(u.as_str()) && path[u.len()..].starts_with('/'))
+        })
+    }
+}
+
+fn system_time_ns(t: std::io::Result<std::time::SystemTime>) -> Option<i64> {
+    let t = t.ok()?;
+    match t.duration_since(UNIX_EPOCH) {
+        Ok(d) => Some(d.as_nanos() as i64),
+        Err(e) => Some(-(e.duration().as_nanos() as i64)),
+    }
+}
+
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    hex::encode(Sha256::digest(bytes))
+}
+
+/// Walks `root`, reading and hashing only files whose stat differs from `known`.
+pub fn scan(
+    root: &Path,
+    rules: &IgnoreRules,
+    known: &HashMap<String, Known>,
+) -> Result<Scan, ScanError> {
+    let meta = std::fs::metadata(root).map_err(|source| ScanError::RootUnreadable {
+        root: root.to_path_buf(),
+        source,
+    })?;
+    if !meta.is_dir() {
+        return Err(ScanError::NotADirectory(root.to_path_buf()));
+    }
+    std::fs::read_dir(root).map_err(|source| ScanError::RootUnreadable {
+        root: root.to_path_buf(),
+        source,
+    })?;
+
+    let mut scan = Scan::default();
+    let mut to_read: Vec<(String, PathBuf, FileStat, Option<i64>)> = Vec::new();
+    let walker = walkdir::WalkDir::new(root)
+        .follow_links(true)
+        .min_depth(1)
+        .into_iter()
+        .filter_entry(|entry| match crate::vault::path::relative_slash_path(root, entry.path()) {
+            Some(rel) => !rules.is_ignored(&rel, entry.file_type().is_dir()),
+            None => false,
+        });
+    for entry in walker {
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(err) => {
+                let rel = err
+                    .path()
+                    .and_then(|p| crate::vault::path::relative_slash_path(root, p))
+                    .unwrap_or_default();
+                let message = if err.loop_ancestor().is_some() {
+                    "symlink loop; skipped".to_string()
+                } else {
+                    format!("cannot read: {}", err.io_error().map(|e| e.to_string()).unwrap_or_else(|| err.to_string()))
+                };
+                scan.warnings.push(ScanWarning { path: rel.clone(), message });
+                scan.unreadable.insert(rel);
+                continue;
+            }
+        };
+        if entry.file_type().is_dir() {
+            continue;
+        }
+        let Some(rel) = crate::vault::path::relative_slash_path(root, entry.path()) else {
+            scan.warnings.push(ScanWarning {
+                path: entry.path().to_string_lossy().into_owned(),
+                message: "file name is not valid UTF-8; skipped".into(),
+            });
+            continue;
+        };
+        if !entry.file_type().is_file() {
+            scan.warnings.push(ScanWarning {
+                path: rel,
+                message: "not a regular file; skipped".into(),
+            });
+            continue;
+        }
+        let meta = match entry.metadata() {
+            Ok(m) => m,
+            Err(e) => {
+                scan.warnings.push(ScanWarning { path: rel.clone(), message: format!("cannot stat: {e}") });
+                scan.unreadable.insert(rel);
+                continue;
+            }
+        };
+        let stat = FileStat {
+            size: meta.len(),
+            mtime_ns: system_time_ns(meta.modified()).unwrap_or(0),
+        };
+        let created_ns = system_time_ns(meta.created());
+        match known.get(&rel) {
+            Some(k) if k.stat == stat => {
+                scan.files.insert(
+                    rel,
+                    Observed {
+                        stat,
+                        checksum: k.checksum.clone(),
+                        created_ns,
+                        bytes: None,
+                    },
+                );
+            }
+            _ => to_read.push((rel, entry.into_path(), stat, created_ns)),
+        }
+    }
+
+    let read: Vec<_> = to_read
+        .into_par_iter()
+        .map(|(rel, path, stat, created_ns)| {
+            let result = std::fs::read(&path).map(|bytes| Observed {
+                stat,
+                checksum: sha256_hex(&bytes),
+                created_ns,
+                bytes: Some(bytes),
+            });
+            (rel, result)
+        })
+        .collect();
+    for (rel, result) in read {
+        match result {
+            Ok(observed) => {
+                scan.bytes_read += observed.stat.size;
+                scan.files.insert(rel, observed);
+            }
+            Err(e) => {
+                scan.warnings.push(ScanWarning { path: rel.clone(), message: format!("cannot read: {e}") });
+                scan.unreadable.insert(rel);
+            }
+        }
+    }
+    Ok(scan)
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Change {
+    Created(String),
+    Modified(String),
+    /// Same bytes, new stat (touched): only the stored stat needs updating.
+    Touched(String),
+    Deleted(String),
+    Moved { from: String, to: String },
+}
+
+/// Compares what was known with what a scan found.
+pub fn diff(known: &HashMap<String, Known>, scan: &Scan) -> Vec<Change> {
+    let mut changes = Vec::new();
+    let mut created: Vec<&String> = Vec::new();
+    for (path, observed) in &scan.files {
+        match known.get(path) {
+            None => created.push(path),
+            Some(k) if k.checksum != observed.checksum => changes.push(Change::Modified(path.clone())),
+            Some(k) if k.stat != observed.stat => changes.push(Change::Touched(path.clone())),
+            Some(_) => {}
+        }
+    }
+    let mut vanished: Vec<&String> = known
+        .keys()
+        .filter(|p| !scan.files.contains_key(*p) && !scan.is_unreadable(p))
+        .collect();
+    vanished.sort();
+
+    // A new path with the checksum of a vanished one is that file, moved.
+    let mut new_by_checksum: HashMap<&str, Vec<&String>> = HashMap::new();
+    for path in &created {
+        new_by_checksum
+            .entry(scan.files[*path].checksum.as_str())
+            .or_default()
+            .push(path);
+    }
+    let mut moved_to: BTreeSet<&String> = BTreeSet::new();
+    for from in vanished {
+        let candidates = new_by_checksum.get_mut(known[from].checksum.as_str());
+        match candidates.and_then(|c| if c.is_empty() { None } else { Some(c.remove(0)) }) {
+            Some(to) => {
+                moved_to.insert(to);
+                changes.push(Change::Moved { from: from.clone(), to: to.clone() });
+            }
+            None => changes.push(Change::Deleted(from.clone())),
+        }
+    }
+    for path in created {
+        if !moved_to.contains(path) {
+            changes.push(Change::Created(path.clone()));
+        }
+    }
+    changes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    fn known_from(scan: &Scan) -> HashMap<String, Known> {
+        scan.files
+            .iter()
+            .map(|(p, o)| (p.clone(), Known { stat: o.stat, checksum: o.checksum.clone() }))
+            .collect()
+    }
+
+    #[test]
+    fn ignore_rules_follow_compat() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join(".gitignore"), "secret.md\n/private/\n# comment\n").unwrap();
+        let rules = IgnoreRules::for_project(dir.path()).unwrap();
+        let cases = [
+            ("notes/a.md", false, false),
+            ("secret.md", false, true),
+            ("sub/secret.md", false, true),
+            ("private", true, true),
+            ("private/x.md", false, true),
+            (".hidden.md", false, true),
+            ("notes/.obsidian", true, true),
+            ("node_modules/pkg/readme.md", false, true),
+            ("a.tmp", false, true),
+            ("a.md.swp", false, true),
+            ("draft.md~", false, true),
+            ("x.db", false, true),
+            ("build", true, true),
+            ("builder/a.md", false, false),
+            ("image.png", false, false),
+        ];
+        for (path, is_dir, expected) in cases {
+            assert_eq!(rules.is_ignored(path, is_dir), expected, "{path}");
+        }
+    }
+
+    #[test]
+    fn scan_reads_only_changed_files_and_diff_finds_moves() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::create_dir_all(root.join("a")).unwrap();
+        fs::write(root.join("a/one.md"), "one").unwrap();
+        fs::write(root.join("two.md"), "two").unwrap();
+        fs::write(root.join("three.md"), "three").unwrap();
+        fs::write(root.join(".hidden.md"), "hidden").unwrap();
+        let rules = IgnoreRules::for_project(root).unwrap();
+
+        let first = scan(root, &rules, &HashMap::new()).unwrap();
+        assert_eq!(first.files.keys().collect::<Vec<_>>(), ["a/one.md", "three.md", "two.md"]);
+        assert!(first.files.values().all(|o| o.bytes.is_some()));
+        let known = known_from(&first);
+
+        let again = scan(root, &rules, &known).unwrap();
+        assert!(again.files.values().all(|o| o.bytes.is_none()), "unchanged files are not read");
+        assert_eq!(again.bytes_read, 0);
+        assert!(diff(&known, &again).is_empty());
+
+        fs::rename(root.join("a/one.md"), root.join("a/renamed.md")).unwrap();
+        fs::write(root.join("two.md"), "two, edited").unwrap();
+        fs::remove_file(root.join("three.md")).unwrap();
+        fs::write(root.join("four.md"), "four").unwrap();
+        let after = scan(root, &rules, &known).unwrap();
+        let mut changes = diff(&known, &after);
+        changes.sort_by_key(|c| format!("{c:?}"));
+        assert_eq!(
+            changes,
+            vec![
+                Change::Created("four.md".into()),
+                Change::Deleted("three.md".into()),
+                Change::Modified("two.md".into()),
+                Change::Moved { from: "a/one.md".into(), to: "a/renamed.md".into() },
+            ]
+        );
+    }
+
+    #[test]
+    fn a_copy_is_not_a_move_and_unreadable_paths_are_not_deleted() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::write(root.join("a.md"), "same").unwrap();
+        let rules = IgnoreRules::for_project(root).unwrap();
+        let known = known_from(&scan(root, &rules, &HashMap::new()).unwrap());
+        fs::write(root.join("copy.md"), "same").unwrap();
+        let s = scan(root, &rules, &known).unwrap();
+        assert_eq!(diff(&known, &s), vec![Change::Created("copy.md".into())]);
+
+        fs::remove_file(root.join("a.md")).unwrap();
+        std::os::unix::fs::symlink(root.join("missing-target"), root.join("a.md")).unwrap();
+        let s = scan(root, &rules, &known).unwrap();
+        assert!(s.unreadable.contains("a.md"), "{:?}", s.warnings);
+        assert!(!diff(&known, &s).contains(&Change::Deleted("a.md".into())));
+    }
+
+    #[test]
+    fn symlink_loops_warn_and_missing_roots_fail() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::create_dir_all(root.join("d")).unwrap();
+        fs::write(root.join("d/n.md"), "n").unwrap();
+        std::os::unix::fs::symlink(root.join("d"), root.join("d/loop")).unwrap();
+        let rules = IgnoreRules::for_project(root).unwrap();
+        let s = scan(root, &rules, &HashMap::new()).unwrap();
+        assert!(s.files.contains_key("d/n.md"));
+        assert!(s.warnings.iter().any(|w| w.message.contains("loop")), "{:?}", s.warnings);
+
+        let missing = root.join("nope");
+        assert!(matches!(scan(&missing, &rules, &HashMap::new()), Err(ScanError::RootUnreadable { .. })));
+    }
+}
