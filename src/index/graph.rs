@@ -14,7 +14,7 @@ use crate::note::identifier::lookup_key;
 use crate::note::parse::link_lookup_text;
 use crate::note::{file_stem, permalink::generate_permalink};
 
-pub const SCHEMA_VERSION: &str = "gitmem-graph-1";
+pub const SCHEMA_VERSION: &str = "gitmem-graph-3";
 const SEP: char = '\0';
 
 /// Priorities of lookup keys, lowest first (compat 4.5: permalink, title, path, then names).
@@ -33,7 +33,6 @@ pub enum KeyKind {
 pub struct Tables {
     pub meta: Database<Str, Bytes>,
     pub notes: Database<Str, Bytes>,
-    pub bodies: Database<Str, Str>,
     pub by_path: Database<Str, Str>,
     pub by_permalink: Database<Str, Str>,
     /// `project \0 key \0 id` -> `[kind, path length (u16 BE)]`
@@ -46,11 +45,12 @@ pub struct Tables {
     pub activity: Database<Str, Unit>,
     /// Notes whose search documents are stale: `id` -> project.
     pub search_dirty: Database<Str, Str>,
-    /// `id` -> `[observation docs u32 BE, relation docs u32 BE]` currently in the search index.
+    /// `id` -> observation and relation document counts (u32 BE each) and the checksum of the
+    /// body currently in the search index.
     pub search_docs: Database<Str, Bytes>,
 }
 
-pub const TABLE_COUNT: u32 = 11;
+pub const TABLE_COUNT: u32 = 10;
 
 impl Tables {
     pub fn create(env: &Env<WithoutTls>) -> Result<Self, IndexError> {
@@ -58,7 +58,6 @@ impl Tables {
         let t = Tables {
             meta: env.create_database(&mut wtxn, Some("meta"))?,
             notes: env.create_database(&mut wtxn, Some("notes"))?,
-            bodies: env.create_database(&mut wtxn, Some("bodies"))?,
             by_path: env.create_database(&mut wtxn, Some("by_path"))?,
             by_permalink: env.create_database(&mut wtxn, Some("by_permalink"))?,
             keys: env.create_database(&mut wtxn, Some("keys"))?,
@@ -92,13 +91,13 @@ fn activity_key(project: &str, updated_ms: i64, id: &str) -> String {
 impl Tables {
     pub fn get_note(&self, txn: &RoTxn, id: &str) -> Result<Option<NoteRecord>, IndexError> {
         match self.notes.get(txn, id)? {
-            Some(bytes) => Ok(Some(serde_json::from_slice(bytes)?)),
+            Some(bytes) => Ok(Some(NoteRecord::decode(bytes).map_err(|e| IndexError::Record(e.to_string()))?)),
             None => Ok(None),
         }
     }
 
     fn put_note(&self, txn: &mut RwTxn, note: &NoteRecord) -> Result<(), IndexError> {
-        self.notes.put(txn, &note.id, &serde_json::to_vec(note)?)?;
+        self.notes.put(txn, &note.id, &note.encode())?;
         Ok(())
     }
 
@@ -291,14 +290,15 @@ impl<'t> GraphWriter<'t> {
         }
     }
 
-    /// Resolves relations of notes touched by this batch; call once before commit.
+    /// Resolves the links of notes touched by this batch; call once before commit. Doing it
+    /// here rather than per write means a bulk load resolves each note's links once.
     pub fn finish(&mut self, txn: &mut RwTxn) -> Result<(), IndexError> {
         while let Some(id) = self.pending_relink.pop_first() {
             if let Some(mut note) = self.tables.get_note(txn, &id)? {
-                self.unlink(txn, &note)?;
-                self.link(txn, &mut note)?;
-                self.tables.put_note(txn, &note)?;
-                self.mark_dirty(txn, &id, &note.project.clone())?;
+                if self.resolve_stale_links(txn, &mut note)? {
+                    self.tables.put_note(txn, &note)?;
+                    self.mark_dirty(txn, &id, &note.project.clone())?;
+                }
             }
         }
         Ok(())
@@ -367,6 +367,7 @@ impl<'t> GraphWriter<'t> {
                     id: old.id.clone(),
                     permalink: old.permalink.clone(),
                     created: false,
+                    changed: false,
                 });
             }
         }
@@ -390,7 +391,7 @@ impl<'t> GraphWriter<'t> {
                 }
             }
         }
-        let mut note = NoteRecord {
+        let note = NoteRecord {
             id: id.clone(),
             project: input.project.clone(),
             path: input.path.clone(),
@@ -417,14 +418,14 @@ impl<'t> GraphWriter<'t> {
             warnings: input.warnings.clone(),
         };
         self.register(txn, &note)?;
-        self.link(txn, &mut note)?;
         self.tables.put_note(txn, &note)?;
-        self.tables.bodies.put(txn, &id, &input.search_text)?;
+        self.pending_relink.insert(id.clone());
         self.mark_dirty(txn, &id, &note.project)?;
         Ok(OpOutcome::Upserted {
             id,
             permalink,
             created: existing.is_none(),
+            changed: true,
         })
     }
 
@@ -465,7 +466,6 @@ impl<'t> GraphWriter<'t> {
         self.unregister(txn, &note)?;
         self.unlink(txn, &note)?;
         self.tables.notes.delete(txn, id)?;
-        self.tables.bodies.delete(txn, id)?;
         self.mark_dirty(txn, id, &note.project)?;
         for source in sources {
             if source != id {
@@ -517,11 +517,19 @@ impl<'t> GraphWriter<'t> {
         Ok(())
     }
 
-    /// Resolves every relation of `note` and records the links both ways.
-    fn link(&mut self, txn: &mut RwTxn, note: &mut NoteRecord) -> Result<(), IndexError> {
+    /// Resolves the relations of `note` that point nowhere (unresolved, or at a note that is
+    /// gone) and records the links both ways. Returns whether anything changed.
+    fn resolve_stale_links(&mut self, txn: &mut RwTxn, note: &mut NoteRecord) -> Result<bool, IndexError> {
         let project_slug = generate_permalink(&note.project, false);
         let folder = note.folder().to_string();
+        let mut changed = false;
         for rel in &mut note.relations {
+            if let Some(to) = &rel.to_id {
+                if self.tables.notes.get(txn, to)?.is_some() {
+                    continue;
+                }
+                self.tables.incoming.delete(txn, &key3(&note.project, to, &note.id))?;
+            }
             let keys = target_keys(&rel.relation.target, &folder, &project_slug);
             let mut best: Option<(u8, u16, String)> = None;
             for key in &keys {
@@ -531,17 +539,24 @@ impl<'t> GraphWriter<'t> {
                     }
                 }
             }
-            rel.to_id = best.map(|(_, _, id)| id);
-            match &rel.to_id {
-                Some(to) => self.tables.incoming.put(txn, &key3(&note.project, to, &note.id), &())?,
+            let resolved = best.map(|(_, _, id)| id);
+            match &resolved {
+                Some(to) => {
+                    for key in &keys {
+                        self.tables.unresolved.delete(txn, &key3(&note.project, key, &note.id))?;
+                    }
+                    self.tables.incoming.put(txn, &key3(&note.project, to, &note.id), &())?;
+                }
                 None => {
                     for key in &keys {
                         self.tables.unresolved.put(txn, &key3(&note.project, key, &note.id), &())?;
                     }
                 }
             }
+            changed |= resolved != rel.to_id;
+            rel.to_id = resolved;
         }
-        Ok(())
+        Ok(changed)
     }
 
     fn unlink(&mut self, txn: &mut RwTxn, note: &NoteRecord) -> Result<(), IndexError> {

@@ -20,7 +20,7 @@ use milli_core::heed::{self, EnvOpenOptions, RoTxn, WithoutTls};
 
 pub use graph::Tables;
 pub use model::*;
-pub use writer::WriteHandle;
+pub use writer::{PendingWrite, WriteHandle};
 
 #[derive(Debug, thiserror::Error)]
 pub enum IndexError {
@@ -30,6 +30,8 @@ pub enum IndexError {
     Search(String),
     #[error("index record is corrupt: {0}")]
     Corrupt(#[from] serde_json::Error),
+    #[error("index record is corrupt: {0}")]
+    Record(String),
     #[error("index I/O error: {0}")]
     Io(#[from] std::io::Error),
     #[error("not in the index: {0}")]
@@ -83,6 +85,7 @@ impl Index {
 
         let mut options = EnvOpenOptions::new().read_txn_without_tls();
         options.map_size(GRAPH_MAP_SIZE).max_dbs(graph::TABLE_COUNT);
+        no_read_ahead(&mut options);
         let env = unsafe { options.open(&graph_dir) }.map_err(IndexError::from)?;
         let tables = Tables::create(&env)?;
         {
@@ -105,6 +108,7 @@ impl Index {
 
         let mut options = EnvOpenOptions::new().read_txn_without_tls();
         options.map_size(SEARCH_MAP_SIZE);
+        no_read_ahead(&mut options);
         let milli = milli_core::Index::new(options, &search_dir, true)
             .map_err(|e| OpenFailure::Error(IndexError::Search(e.to_string())))?;
         {
@@ -170,6 +174,15 @@ impl Index {
     /// Stops the writer after it has applied everything queued.
     pub fn close(self) {
         self.writer.shutdown();
+    }
+}
+
+/// Random B-tree reads gain nothing from the kernel's read-ahead, which would only fill the
+/// process's resident set with neighbouring pages.
+fn no_read_ahead(options: &mut EnvOpenOptions<WithoutTls>) {
+    // SAFETY: NO_READ_AHEAD only changes how the map is advised; it has no safety conditions.
+    unsafe {
+        options.flags(heed::EnvFlags::NO_READ_AHEAD);
     }
 }
 

@@ -16,7 +16,6 @@ pub enum NoteKind {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StoredRelation {
-    #[serde(flatten)]
     pub relation: Relation,
     /// The note the target resolved to, if any.
     pub to_id: Option<String>,
@@ -36,6 +35,7 @@ pub struct NoteRecord {
     pub tags: Vec<String>,
     pub aliases: Vec<String>,
     pub status: Option<String>,
+    #[serde(with = "json_text")]
     pub metadata: Map<String, Value>,
     pub created_ms: i64,
     pub updated_ms: i64,
@@ -47,7 +47,31 @@ pub struct NoteRecord {
     pub warnings: Vec<String>,
 }
 
+/// Records are stored with bincode (compact, fast); free-form front matter rides along as JSON
+/// text because bincode cannot carry self-describing values.
+mod json_text {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use serde_json::{Map, Value};
+
+    pub fn serialize<S: Serializer>(map: &Map<String, Value>, s: S) -> Result<S::Ok, S::Error> {
+        serde_json::to_string(map).map_err(serde::ser::Error::custom)?.serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Map<String, Value>, D::Error> {
+        let text = String::deserialize(d)?;
+        serde_json::from_str(&text).map_err(serde::de::Error::custom)
+    }
+}
+
 impl NoteRecord {
+    pub fn encode(&self) -> Vec<u8> {
+        bincode::serialize(self).expect("a note record always serialises")
+    }
+
+    pub fn decode(bytes: &[u8]) -> Result<Self, bincode::Error> {
+        bincode::deserialize(bytes)
+    }
+
     pub fn folder(&self) -> &str {
         crate::note::parent_folder(&self.path)
     }
@@ -121,6 +145,8 @@ pub enum OpOutcome {
         id: String,
         permalink: Option<String>,
         created: bool,
+        /// False when the index already had these exact bytes.
+        changed: bool,
     },
     Moved {
         id: String,

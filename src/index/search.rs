@@ -16,13 +16,16 @@ use super::model::{NoteKind, NoteRecord};
 use super::IndexError;
 use crate::note::permalink::{generate_permalink, normalize_note_type};
 
+/// Threads milli indexes with (the machine budget is two cores).
+const INDEXING_THREADS: usize = 2;
+
 /// Text beyond this many bytes of one note is not full-text indexed.
 pub const MAX_SEARCH_TEXT: usize = 1 << 20;
 
 pub const SEARCHABLE: &[&str] = &["title", "tags", "content", "permalink"];
 const FILTERABLE: &[&str] = &[
-    "type", "project", "note_id", "folder", "note_type", "tags", "category", "status", "created",
-    "updated", "relation_type", "kind",
+    "type", "project", "folder", "note_type", "note_tags", "category", "status", "created",
+    "updated", "relation_type",
 ];
 
 pub fn configure<'t>(index: &'t Milli, wtxn: &mut RwTxn<'t>) -> Result<(), IndexError> {
@@ -41,6 +44,9 @@ pub fn configure<'t>(index: &'t Milli, wtxn: &mut RwTxn<'t>) -> Result<(), Index
     settings.set_filterable_fields(rules);
     settings.set_sortable_fields(["created".to_string(), "updated".to_string()].into_iter().collect());
     settings.set_pagination_max_total_hits(100_000);
+    // Word-pair proximity per attribute instead of per word: indexing is several times
+    // cheaper, and notes are short enough that "in the same field" ranks well.
+    settings.set_proximity_precision(milli_core::proximity::ProximityPrecision::ByAttribute);
     settings
         .execute(|_| (), || false)
         .map_err(|e| IndexError::Search(e.to_string()))?;
@@ -66,23 +72,21 @@ fn truncate_chars(s: &str, n: usize) -> &str {
     }
 }
 
-/// Fields every document of a note shares, for filters.
+/// Fields every document of a note shares: what filters need, and the way back to the note.
+/// Everything else a result shows is read from the graph tables, which keeps the search
+/// documents (and milli's work per document) small.
 fn common_fields(note: &NoteRecord) -> Map<String, Value> {
     let mut m = Map::new();
     m.insert("note_id".into(), json!(note.id));
-    m.insert("note_permalink".into(), json!(note.permalink));
     m.insert("project".into(), json!(note.project));
-    m.insert("file_path".into(), json!(note.path));
     m.insert("folder".into(), json!(note.folder()));
     m.insert("note_type".into(), json!(normalize_note_type(&note.note_type)));
-    m.insert("kind".into(), json!(note.kind));
-    m.insert("tags".into(), json!(note.tags));
+    m.insert("note_tags".into(), json!(note.tags));
     if let Some(status) = &note.status {
         m.insert("status".into(), json!(status));
     }
     m.insert("created".into(), json!(seconds(note.created_ms)));
     m.insert("updated".into(), json!(seconds(note.updated_ms)));
-    m.insert("meta".into(), Value::Object(note.metadata.clone()));
     m
 }
 
@@ -100,8 +104,18 @@ pub fn observation_permalink(note_permalink: &str, category: &str, content: &str
     generate_permalink(&format!("{note_permalink}/observations/{category}/{content}"), false)
 }
 
-/// The search documents of one note.
-pub fn documents(note: &NoteRecord, body: &str, resolve_title: &dyn Fn(&str) -> Option<(String, Option<String>)>) -> Vec<Value> {
+/// The relation's synthetic permalink (compat 4.5).
+pub fn relation_permalink(from_permalink: &str, relation_type: &str, to: &str) -> String {
+    generate_permalink(&format!("{from_permalink}/{relation_type}/{to}"), false)
+}
+
+/// An observation's search title: `category: first 100 chars...` (compat 6.1).
+pub fn observation_title(category: &str, content: &str) -> String {
+    format!("{category}: {}...", truncate_chars(content, 100))
+}
+
+/// The search documents of one note. `target_title` gives the title of a linked note.
+pub fn documents(note: &NoteRecord, body: &str, target_title: &dyn Fn(&str) -> Option<String>) -> Vec<Value> {
     let common = common_fields(note);
     let with = |extra: Value| {
         let mut m = common.clone();
@@ -110,7 +124,6 @@ pub fn documents(note: &NoteRecord, body: &str, resolve_title: &dyn Fn(&str) -> 
         }
         Value::Object(m)
     };
-    let permalink = note.permalink.clone().unwrap_or_default();
     let mut docs = Vec::with_capacity(1 + note.observations.len() + note.relations.len());
     let content = if note.kind == NoteKind::Markdown { body } else { "" };
     docs.push(with(json!({
@@ -118,7 +131,9 @@ pub fn documents(note: &NoteRecord, body: &str, resolve_title: &dyn Fn(&str) -> 
         "type": "entity",
         "title": note.title,
         "content": content,
-        "permalink": permalink,
+        "permalink": note.permalink,
+        "tags": note.tags,
+        "meta": Value::Object(note.metadata.clone()),
     })));
     if note.kind == NoteKind::File {
         return docs;
@@ -127,49 +142,80 @@ pub fn documents(note: &NoteRecord, body: &str, resolve_title: &dyn Fn(&str) -> 
         docs.push(with(json!({
             "id": doc_id('o', &note.id, Some(i)),
             "type": "observation",
-            "title": format!("{}: {}...", obs.category, truncate_chars(&obs.content, 100)),
+            "title": observation_title(&obs.category, &obs.content),
             "content": obs.content,
             "category": obs.category,
-            "observation_tags": obs.tags,
-            "context": obs.context,
-            "observation_index": i,
-            "permalink": observation_permalink(&permalink, &obs.category, &obs.content),
+            "index": i,
         })));
     }
     for (i, rel) in note.relations.iter().enumerate() {
-        let target = rel.to_id.as_deref().and_then(resolve_title);
-        let title = match &target {
-            Some((to_title, _)) => format!("{} -> {}", note.title, to_title),
+        let title = match rel.to_id.as_deref().and_then(target_title) {
+            Some(to_title) => format!("{} -> {}", note.title, to_title),
             None => note.title.clone(),
         };
-        let to_permalink = target.as_ref().and_then(|(_, p)| p.clone());
-        let rel_permalink = generate_permalink(
-            &format!(
-                "{permalink}/{}/{}",
-                rel.relation.relation_type,
-                to_permalink.as_deref().unwrap_or(&rel.relation.target)
-            ),
-            false,
-        );
         docs.push(with(json!({
             "id": doc_id('r', &note.id, Some(i)),
             "type": "relation",
             "title": title,
-            "content": "",
             "relation_type": rel.relation.relation_type,
-            "to_name": rel.relation.target,
-            "to_id": rel.to_id,
-            "to_permalink": to_permalink,
-            "relation_index": i,
-            "permalink": rel_permalink,
+            "index": i,
         })));
     }
     docs
 }
 
-/// Applies the search outbox: re-indexes every dirty note in one milli transaction.
-/// Returns how many notes were processed.
-pub fn flush(env: &milli_core::heed::Env<milli_core::heed::WithoutTls>, tables: &Tables, milli: &Milli, limit: usize) -> Result<usize, IndexError> {
+/// What the search index holds for a note: how many observation and relation documents, and
+/// the checksum of the body it indexed.
+struct Indexed {
+    observations: u32,
+    relations: u32,
+    checksum: String,
+}
+
+impl Indexed {
+    fn decode(bytes: &[u8]) -> Option<Self> {
+        Some(Self {
+            observations: u32::from_be_bytes(bytes.get(0..4)?.try_into().ok()?),
+            relations: u32::from_be_bytes(bytes.get(4..8)?.try_into().ok()?),
+            checksum: String::from_utf8_lossy(bytes.get(8..)?).into_owned(),
+        })
+    }
+
+    fn encode(&self) -> Vec<u8> {
+        let mut b = Vec::with_capacity(8 + self.checksum.len());
+        b.extend_from_slice(&self.observations.to_be_bytes());
+        b.extend_from_slice(&self.relations.to_be_bytes());
+        b.extend_from_slice(self.checksum.as_bytes());
+        b
+    }
+}
+
+/// The body milli stored for a note the last time it was indexed.
+fn stored_body(milli: &Milli, rtxn: &milli_core::heed::RoTxn, note_id: &str) -> Result<Option<String>, IndexError> {
+    let Some(internal) = milli.external_documents_ids().get(rtxn, doc_id('n', note_id, None))? else {
+        return Ok(None);
+    };
+    let fields = milli.fields_ids_map(rtxn)?;
+    let Some(content_field) = fields.id("content") else { return Ok(None) };
+    let docs = milli.documents(rtxn, [internal]).map_err(search_err)?;
+    let Some((_, obkv)) = docs.first() else { return Ok(None) };
+    Ok(obkv
+        .get(content_field)
+        .and_then(|raw| serde_json::from_slice::<String>(raw).ok()))
+}
+
+/// Applies the search outbox: re-indexes up to `limit` dirty notes in one milli transaction.
+/// Bodies come from `bodies` (handed over by this process's writes) or, for a note whose file
+/// did not change, from milli's own stored copy. The graph tables never keep bodies. A note
+/// whose new body is unknown (the process stopped between its two commits) gets its checksum
+/// cleared, so the next scan reads the file again. Returns how many notes were processed.
+pub fn flush(
+    env: &milli_core::heed::Env<milli_core::heed::WithoutTls>,
+    tables: &Tables,
+    milli: &Milli,
+    bodies: &mut std::collections::HashMap<String, String>,
+    limit: usize,
+) -> Result<usize, IndexError> {
     let gtxn = env.read_txn()?;
     let mut dirty: Vec<String> = Vec::new();
     for item in tables.search_dirty.iter(&gtxn)? {
@@ -185,41 +231,58 @@ pub fn flush(env: &milli_core::heed::Env<milli_core::heed::WithoutTls>, tables: 
     let mut payload = tempfile::tempfile()?;
     let mut writer = std::io::BufWriter::new(&mut payload);
     let mut deletions: Vec<String> = Vec::new();
-    let mut new_counts: Vec<(String, Option<[u32; 2]>)> = Vec::with_capacity(dirty.len());
+    let mut indexed: Vec<(String, Option<Indexed>)> = Vec::with_capacity(dirty.len());
+    let mut stale: Vec<String> = Vec::new();
     let mut replaced = 0usize;
-    let resolve_title = |id: &str| -> Option<(String, Option<String>)> {
-        tables.get_note(&gtxn, id).ok().flatten().map(|n| (n.title, n.permalink))
+    let titles: std::cell::RefCell<std::collections::HashMap<String, Option<String>>> = Default::default();
+    let target_title = |id: &str| -> Option<String> {
+        titles
+            .borrow_mut()
+            .entry(id.to_string())
+            .or_insert_with(|| tables.get_note(&gtxn, id).ok().flatten().map(|n| n.title))
+            .clone()
     };
-    for id in &dirty {
-        let previous = tables
-            .search_docs
-            .get(&gtxn, id)?
-            .map(|b| [u32::from_be_bytes(b[0..4].try_into().unwrap()), u32::from_be_bytes(b[4..8].try_into().unwrap())])
-            .unwrap_or([0, 0]);
-        let (n_obs, n_rel) = match tables.get_note(&gtxn, id)? {
-            Some(note) => {
-                let body = tables.bodies.get(&gtxn, id)?.unwrap_or("");
-                for doc in documents(&note, body, &resolve_title) {
-                    serde_json::to_writer(&mut writer, &doc)?;
-                    writer.write_all(b"\n")?;
-                    replaced += 1;
+    {
+        let mrtxn = milli.read_txn()?;
+        for id in &dirty {
+            let previous = tables.search_docs.get(&gtxn, id)?.and_then(Indexed::decode);
+            let (n_obs, n_rel) = match tables.get_note(&gtxn, id)? {
+                Some(note) => {
+                    let body = match bodies.remove(id) {
+                        Some(body) => body,
+                        None if note.kind == NoteKind::File => String::new(),
+                        None if previous.as_ref().is_some_and(|p| p.checksum == note.checksum) => {
+                            stored_body(milli, &mrtxn, id)?.unwrap_or_default()
+                        }
+                        None => {
+                            stale.push(id.clone());
+                            stored_body(milli, &mrtxn, id)?.unwrap_or_default()
+                        }
+                    };
+                    for doc in documents(&note, &body, &target_title) {
+                        serde_json::to_writer(&mut writer, &doc)?;
+                        writer.write_all(b"\n")?;
+                        replaced += 1;
+                    }
+                    let markdown = note.kind == NoteKind::Markdown;
+                    let obs = if markdown { note.observations.len() } else { 0 };
+                    let rel = if markdown { note.relations.len() } else { 0 };
+                    indexed.push((
+                        id.clone(),
+                        Some(Indexed { observations: obs as u32, relations: rel as u32, checksum: note.checksum.clone() }),
+                    ));
+                    (obs, rel)
                 }
-                let obs = if note.kind == NoteKind::Markdown { note.observations.len() } else { 0 };
-                let rel = if note.kind == NoteKind::Markdown { note.relations.len() } else { 0 };
-                new_counts.push((id.clone(), Some([obs as u32, rel as u32])));
-                (obs, rel)
-            }
-            None => {
-                deletions.push(doc_id('n', id, None));
-                new_counts.push((id.clone(), None));
-                (0, 0)
-            }
-        };
-        for i in n_obs..previous[0] as usize {
-            deletions.push(doc_id('o', id, Some(i)));
-        }
-        for i in n_rel..previous[1] as usize {
-            deletions.push(doc_id('r', id, Some(i)));
+                None => {
+                    bodies.remove(id);
+                    deletions.push(doc_id('n', id, None));
+                    indexed.push((id.clone(), None));
+                    (0, 0)
+                }
+            };
+            let (prev_obs, prev_rel) = previous.map(|p| (p.observations as usize, p.relations as usize)).unwrap_or((0, 0));
+            deletions.extend((n_obs..prev_obs).map(|i| doc_id('o', id, Some(i))));
+            deletions.extend((n_rel..prev_rel).map(|i| doc_id('r', id, Some(i))));
         }
     }
     writer.flush()?;
@@ -250,7 +313,7 @@ pub fn flush(env: &milli_core::heed::Env<milli_core::heed::WithoutTls>, tables: 
             return Err(IndexError::Search(e.to_string()));
         }
         let pool = milli_core::ThreadPoolNoAbortBuilder::new()
-            .num_threads(2)
+            .num_threads(INDEXING_THREADS)
             .build()
             .map_err(|e| IndexError::Search(e.to_string()))?;
         indexer::index(
@@ -269,21 +332,24 @@ pub fn flush(env: &milli_core::heed::Env<milli_core::heed::WithoutTls>, tables: 
         .map_err(search_err)?;
     }
     wtxn.commit()?;
+    tracing::debug!(notes = dirty.len(), documents = replaced, deletions = deletions.len(), "search commit");
 
     let mut gw = env.write_txn()?;
-    for (id, counts) in new_counts {
-        match counts {
-            Some([o, r]) => {
-                let mut b = [0u8; 8];
-                b[..4].copy_from_slice(&o.to_be_bytes());
-                b[4..].copy_from_slice(&r.to_be_bytes());
-                tables.search_docs.put(&mut gw, &id, &b)?;
-            }
+    for (id, state) in indexed {
+        match state {
+            Some(state) => tables.search_docs.put(&mut gw, &id, &state.encode())?,
             None => {
                 tables.search_docs.delete(&mut gw, &id)?;
             }
         }
         tables.search_dirty.delete(&mut gw, &id)?;
+    }
+    for id in stale {
+        if let Some(mut note) = tables.get_note(&gw, &id)? {
+            tracing::warn!(path = %note.path, "search text of this note was lost; the next scan reads it again");
+            note.checksum.clear();
+            tables.notes.put(&mut gw, &id, &note.encode())?;
+        }
     }
     gw.commit()?;
     Ok(dirty.len())

@@ -3,6 +3,7 @@
 //! brings the search index up to date in one milli transaction, deferring that while more
 //! writes keep arriving so bulk loads pay milli's per-transaction cost only a few times.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -14,8 +15,12 @@ use super::graph::{GraphWriter, Tables};
 use super::model::{OpOutcome, WriteOp};
 use super::{IndexError, Progress, SharedProgress};
 
-/// Upper bound of notes re-indexed for search in one milli transaction.
-const SEARCH_BATCH: usize = 20_000;
+/// Upper bound of notes re-indexed for search in one milli transaction. Larger batches are
+/// not faster (milli's per-transaction cost is small next to its per-document cost) but need
+/// more memory.
+const SEARCH_BATCH: usize = 2_500;
+/// Operations in one graph transaction: bounds the transaction's dirty pages.
+const MAX_GRAPH_BATCH: usize = 5_000;
 /// Writes applied to the graph before search must catch up, even under continuous load.
 const MAX_DEFERRED: usize = 20_000;
 
@@ -41,7 +46,8 @@ pub(super) fn spawn(env: Env<WithoutTls>, tables: Tables, milli: milli_core::Ind
     let thread = std::thread::Builder::new()
         .name("gitmem-index-writer".into())
         .spawn(move || {
-            run(env, tables, milli, rx, &thread_progress);
+            let mut writer = Writer { env, tables, milli, bodies: HashMap::new(), progress: thread_progress.clone() };
+            writer.run(rx);
             thread_progress.stopped();
         })
         .expect("spawning the index writer thread");
@@ -53,14 +59,29 @@ pub(super) fn spawn(env: Env<WithoutTls>, tables: Tables, milli: milli_core::Ind
     }
 }
 
+/// The answer to a queued write; `wait` blocks until the graph tables have it.
+pub struct PendingWrite(Receiver<Result<Vec<Result<OpOutcome, String>>, IndexError>>);
+
+impl PendingWrite {
+    pub fn wait(self) -> Result<Vec<Result<OpOutcome, String>>, IndexError> {
+        self.0.recv().map_err(|_| IndexError::WriterGone)?
+    }
+}
+
 impl WriteHandle {
     pub fn write(&self, ops: Vec<WriteOp>) -> Result<Vec<Result<OpOutcome, String>>, IndexError> {
+        self.queue(ops)?.wait()
+    }
+
+    /// Queues a write without waiting, so that bulk loads keep the writer's queue full and
+    /// get large group commits.
+    pub fn queue(&self, ops: Vec<WriteOp>) -> Result<PendingWrite, IndexError> {
         let (reply, answer) = crossbeam_channel::bounded(1);
         let seq = self.next_seq.fetch_add(1, Ordering::SeqCst);
         self.tx
             .send(Message::Write { ops, seq, reply })
             .map_err(|_| IndexError::WriterGone)?;
-        answer.recv().map_err(|_| IndexError::WriterGone)?
+        Ok(PendingWrite(answer))
     }
 
     pub fn wait_searchable(&self) -> Result<(), IndexError> {
@@ -75,121 +96,147 @@ impl WriteHandle {
     }
 }
 
-fn run(env: Env<WithoutTls>, tables: Tables, milli: milli_core::Index, rx: Receiver<Message>, progress: &Progress) {
-    // Leftovers of an earlier process that stopped between its two commits.
-    if let Err(e) = drain_search(&env, &tables, &milli) {
-        tracing::error!("search index catch-up failed: {e}");
+struct Writer {
+    env: Env<WithoutTls>,
+    tables: Tables,
+    milli: milli_core::Index,
+    /// Bodies of notes written since their last search commit, by note id.
+    bodies: HashMap<String, String>,
+    progress: SharedProgress,
+}
+
+impl Writer {
+    fn run(&mut self, rx: Receiver<Message>) {
+        // Leftovers of an earlier process that stopped between its two commits.
+        self.catch_up(0);
+        let mut deferred = 0usize;
+        let mut last_seq = 0u64;
+        loop {
+            let first = if deferred > 0 {
+                match rx.try_recv() {
+                    Ok(m) => m,
+                    Err(crossbeam_channel::TryRecvError::Empty) => {
+                        // The queue is empty: let search catch up, then wait for more.
+                        self.catch_up(last_seq);
+                        deferred = 0;
+                        continue;
+                    }
+                    Err(crossbeam_channel::TryRecvError::Disconnected) => return self.catch_up(last_seq),
+                }
+            } else {
+                match rx.recv() {
+                    Ok(m) => m,
+                    Err(_) => return,
+                }
+            };
+            let mut batch: Batch = Vec::new();
+            let mut batch_ops = 0;
+            let mut stop = false;
+            let mut next = Some(first);
+            while let Some(message) = next.take() {
+                match message {
+                    Message::Write { ops, seq, reply } => {
+                        batch_ops += ops.len();
+                        batch.push((ops, seq, reply));
+                    }
+                    Message::Shutdown => {
+                        stop = true;
+                        break;
+                    }
+                }
+                if batch_ops < MAX_GRAPH_BATCH {
+                    next = rx.try_recv().ok();
+                }
+            }
+            if !batch.is_empty() {
+                let started = std::time::Instant::now();
+                let outcome = self.apply_batch(&mut batch);
+                tracing::debug!(ops = batch_ops, elapsed_ms = started.elapsed().as_millis() as u64, "graph commit");
+                let max_seq = batch.iter().map(|(_, seq, _)| *seq).max().unwrap_or(last_seq);
+                self.progress.graph_applied(max_seq);
+                match outcome {
+                    Ok(results) => {
+                        for ((_, _, reply), result) in batch.into_iter().zip(results) {
+                            let _ = reply.send(Ok(result));
+                        }
+                    }
+                    Err(e) => {
+                        tracing::error!("index write failed: {e}");
+                        let message = e.to_string();
+                        for (_, _, reply) in batch {
+                            let _ = reply.send(Err(IndexError::Search(message.clone())));
+                        }
+                    }
+                }
+                last_seq = max_seq;
+                deferred += batch_ops;
+            }
+            if stop {
+                return self.catch_up(last_seq);
+            }
+            if deferred >= MAX_DEFERRED {
+                self.catch_up(last_seq);
+                deferred = 0;
+            }
+        }
     }
-    let mut deferred = 0usize;
-    let mut last_seq = 0u64;
-    loop {
-        let first = if deferred > 0 {
-            match rx.try_recv() {
-                Ok(m) => Some(m),
-                Err(crossbeam_channel::TryRecvError::Empty) => None,
-                Err(crossbeam_channel::TryRecvError::Disconnected) => return finish(&env, &tables, &milli, progress, last_seq),
-            }
-        } else {
-            match rx.recv() {
-                Ok(m) => Some(m),
-                Err(_) => return,
-            }
-        };
-        let Some(first) = first else {
-            // The queue is empty: let search catch up, then wait for more.
-            catch_up(&env, &tables, &milli, progress, last_seq);
-            deferred = 0;
-            continue;
-        };
-        let mut batch = Vec::new();
-        let mut stop = false;
-        for message in std::iter::once(first).chain(rx.try_iter()) {
-            match message {
-                Message::Write { ops, seq, reply } => batch.push((ops, seq, reply)),
-                Message::Shutdown => {
-                    stop = true;
+
+    /// Brings search up to date and releases readers waiting for writes up to `seq`.
+    fn catch_up(&mut self, seq: u64) {
+        let started = std::time::Instant::now();
+        release_free_memory();
+        loop {
+            match super::search::flush(&self.env, &self.tables, &self.milli, &mut self.bodies, SEARCH_BATCH) {
+                Ok(n) if n == SEARCH_BATCH => release_free_memory(),
+                Ok(_) => break,
+                Err(e) => {
+                    tracing::error!("search indexing failed (the files are unaffected; `gitmem reindex` rebuilds): {e}");
                     break;
                 }
             }
         }
-        if !batch.is_empty() {
-            let written: usize = batch.iter().map(|(ops, _, _)| ops.len()).sum();
-            let outcome = apply_batch(&env, &tables, &batch);
-            let max_seq = batch.iter().map(|(_, seq, _)| *seq).max().unwrap_or(last_seq);
-            match outcome {
-                Ok(results) => {
-                    progress.graph_applied(max_seq);
-                    for ((_, _, reply), result) in batch.into_iter().zip(results) {
-                        let _ = reply.send(Ok(result));
+        tracing::debug!(elapsed_ms = started.elapsed().as_millis() as u64, "search caught up");
+        self.progress.search_applied(seq);
+    }
+
+    /// One graph transaction for the whole batch. Operations check what they need before they
+    /// write, so an `Err` outcome has changed nothing; a storage error fails the whole batch.
+    fn apply_batch(&mut self, batch: &mut Batch) -> Result<Vec<Vec<Result<OpOutcome, String>>>, IndexError> {
+        let mut wtxn = self.env.write_txn()?;
+        let mut graph = GraphWriter::new(&self.tables);
+        let mut all = Vec::with_capacity(batch.len());
+        let mut bodies = Vec::new();
+        for (ops, _, _) in batch.iter_mut() {
+            let mut results = Vec::with_capacity(ops.len());
+            for op in ops.iter_mut() {
+                match graph.apply(&mut wtxn, op) {
+                    Ok(outcome) => {
+                        if let (WriteOp::Upsert(input), OpOutcome::Upserted { id, changed: true, .. }) = (&mut *op, &outcome) {
+                            bodies.push((id.clone(), std::mem::take(&mut input.search_text)));
+                        }
+                        results.push(Ok(outcome));
                     }
-                }
-                Err(e) => {
-                    tracing::error!("index write failed: {e}");
-                    progress.graph_applied(max_seq);
-                    let message = e.to_string();
-                    for (_, _, reply) in batch {
-                        let _ = reply.send(Err(IndexError::Search(message.clone())));
-                    }
+                    Err(IndexError::NotFound(what)) => results.push(Err(format!("not in the index: {what}"))),
+                    Err(other) => return Err(other),
                 }
             }
-            last_seq = max_seq;
-            deferred += written;
+            all.push(results);
         }
-        if stop {
-            return finish(&env, &tables, &milli, progress, last_seq);
-        }
-        if deferred >= MAX_DEFERRED || rx.is_empty() {
-            catch_up(&env, &tables, &milli, progress, last_seq);
-            deferred = 0;
-        }
+        graph.finish(&mut wtxn)?;
+        wtxn.commit()?;
+        self.bodies.extend(bodies);
+        Ok(all)
     }
-}
-
-fn finish(env: &Env<WithoutTls>, tables: &Tables, milli: &milli_core::Index, progress: &Progress, seq: u64) {
-    catch_up(env, tables, milli, progress, seq);
-}
-
-fn catch_up(env: &Env<WithoutTls>, tables: &Tables, milli: &milli_core::Index, progress: &Progress, seq: u64) {
-    if let Err(e) = drain_search(env, tables, milli) {
-        tracing::error!("search indexing failed (the files are unaffected; `gitmem reindex` rebuilds): {e}");
-    }
-    progress.search_applied(seq);
-}
-
-fn drain_search(env: &Env<WithoutTls>, tables: &Tables, milli: &milli_core::Index) -> Result<(), IndexError> {
-    while super::search::flush(env, tables, milli, SEARCH_BATCH)? == SEARCH_BATCH {}
-    Ok(())
 }
 
 type Batch = Vec<(Vec<WriteOp>, u64, Reply)>;
 
-/// One graph transaction for the whole batch; each message in a nested transaction so that a
-/// failing message does not undo the others.
-fn apply_batch(env: &Env<WithoutTls>, tables: &Tables, batch: &Batch) -> Result<Vec<Vec<Result<OpOutcome, String>>>, IndexError> {
-    let mut wtxn = env.write_txn()?;
-    let mut all = Vec::with_capacity(batch.len());
-    let mut graph = GraphWriter::new(tables);
-    for (ops, _, _) in batch {
-        let mut nested = env.nested_write_txn(&mut wtxn)?;
-        let mut results = Vec::with_capacity(ops.len());
-        let mut failed = false;
-        for op in ops {
-            match graph.apply(&mut nested, op) {
-                Ok(outcome) => results.push(Ok(outcome)),
-                Err(e) => {
-                    results.push(Err(e.to_string()));
-                    failed = true;
-                }
-            }
-        }
-        if failed && results.iter().any(|r| matches!(r, Err(m) if m.starts_with("index storage error"))) {
-            nested.abort();
-        } else {
-            nested.commit()?;
-        }
-        all.push(results);
+/// Hands memory freed by the previous phase back to the OS. glibc keeps it in per-thread arenas
+/// that milli's indexing threads cannot reuse, so a bulk load would otherwise hold the parse
+/// phase's peak and the indexing phase's peak at once.
+fn release_free_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    unsafe {
+        libc::malloc_trim(0);
     }
-    graph.finish(&mut wtxn)?;
-    wtxn.commit()?;
-    Ok(all)
 }

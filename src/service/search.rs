@@ -6,8 +6,12 @@ use std::collections::HashMap;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
+use milli_core::heed::{RoTxn, WithoutTls};
+
 use super::{App, Result, ServiceError};
-use crate::index::search::{Hit, Query};
+use crate::index::search::{observation_permalink, relation_permalink, Hit, Query};
+use crate::index::NoteRecord;
+use crate::note::permalink::normalize_note_type;
 
 pub const STOPWORDS: &[&str] = &[
     "a", "an", "and", "are", "as", "at", "be", "but", "by", "did", "do", "does", "for", "from",
@@ -113,8 +117,9 @@ fn str_field<'a>(doc: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
     doc.get(key).and_then(Value::as_str)
 }
 
-fn iso_from_seconds(seconds: f64) -> String {
-    chrono::DateTime::from_timestamp_millis((seconds * 1000.0).round() as i64)
+/// ISO-8601 UTC with milliseconds, the form every JSON output uses.
+pub fn iso_from_ms(ms: i64) -> String {
+    chrono::DateTime::from_timestamp_millis(ms)
         .unwrap_or_default()
         .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
@@ -126,52 +131,85 @@ fn truncate(s: &str, n: usize) -> String {
     }
 }
 
-/// Maps a search document to the row shape of compat 6.5. Scores are reported as the negated
-/// milli ranking score, so that as with upstream's BM25 lower is better and every score is ≤ 0.
-fn to_result(hit: &Hit) -> SearchResult {
-    let d = &hit.doc;
-    let kind = str_field(d, "type").unwrap_or("entity").to_string();
-    let note_permalink = str_field(d, "note_permalink").map(String::from);
-    let doc_id = str_field(d, "id").map(String::from);
-    let mut result = SearchResult {
-        title: str_field(d, "title").unwrap_or_default().to_string(),
-        kind: kind.clone(),
-        score: -hit.score,
-        entity: note_permalink.clone(),
-        external_id: str_field(d, "note_id").unwrap_or_default().to_string(),
-        permalink: str_field(d, "permalink").filter(|p| !p.is_empty()).map(String::from),
-        content: None,
-        file_path: str_field(d, "file_path").unwrap_or_default().to_string(),
-        updated_at: iso_from_seconds(d.get("updated").and_then(Value::as_f64).unwrap_or(0.0)),
-        metadata: json!({}),
-        entity_id: str_field(d, "note_id").unwrap_or_default().to_string(),
-        observation_id: None,
-        relation_id: None,
-        category: None,
-        from_entity: None,
-        to_entity: None,
-        relation_type: None,
-    };
-    match kind.as_str() {
-        "observation" => {
-            result.content = str_field(d, "content").map(String::from);
-            result.category = str_field(d, "category").map(String::from);
-            result.observation_id = doc_id;
-            let tags = d.get("observation_tags").cloned().filter(|t| t.as_array().is_some_and(|a| !a.is_empty()));
-            result.metadata = json!({ "tags": tags });
+/// Turns search hits into rows of compat 6.5, reading what they show from the graph tables.
+/// Scores are the negated milli ranking score: as with upstream's BM25, lower is better and
+/// every score is <= 0.
+struct ResultBuilder<'a> {
+    tables: &'a crate::index::Tables,
+    txn: &'a RoTxn<'a, WithoutTls>,
+    notes: HashMap<String, Option<NoteRecord>>,
+}
+
+impl<'a> ResultBuilder<'a> {
+    fn note(&mut self, id: &str) -> Result<Option<NoteRecord>> {
+        if !self.notes.contains_key(id) {
+            let note = self.tables.get_note(self.txn, id)?;
+            self.notes.insert(id.to_string(), note);
         }
-        "relation" => {
-            result.relation_id = doc_id;
-            result.from_entity = note_permalink;
-            result.to_entity = str_field(d, "to_permalink").map(String::from);
-            result.relation_type = str_field(d, "relation_type").map(String::from);
-        }
-        _ => {
-            result.content = str_field(d, "content").filter(|c| !c.is_empty()).map(|c| truncate(c, CONTENT_LIMIT));
-            result.metadata = json!({ "note_type": str_field(d, "note_type") });
-        }
+        Ok(self.notes[id].clone())
     }
-    result
+
+    fn build(&mut self, hit: &Hit) -> Result<Option<SearchResult>> {
+        let d = &hit.doc;
+        let Some(note) = self.note(str_field(d, "note_id").unwrap_or_default())? else {
+            // Deleted after the search ran.
+            return Ok(None);
+        };
+        let kind = str_field(d, "type").unwrap_or("entity");
+        let index = d.get("index").and_then(Value::as_u64).unwrap_or(0) as usize;
+        let note_permalink = note.permalink.clone().unwrap_or_default();
+        let mut result = SearchResult {
+            title: str_field(d, "title").unwrap_or_default().to_string(),
+            kind: kind.to_string(),
+            score: -hit.score,
+            entity: note.permalink.clone(),
+            external_id: note.id.clone(),
+            permalink: note.permalink.clone(),
+            content: None,
+            file_path: note.path.clone(),
+            updated_at: iso_from_ms(note.updated_ms),
+            metadata: json!({ "note_type": normalize_note_type(&note.note_type) }),
+            entity_id: note.id.clone(),
+            observation_id: None,
+            relation_id: None,
+            category: None,
+            from_entity: None,
+            to_entity: None,
+            relation_type: None,
+        };
+        match kind {
+            "observation" => {
+                let Some(obs) = note.observations.get(index) else { return Ok(None) };
+                result.permalink = Some(observation_permalink(&note_permalink, &obs.category, &obs.content));
+                result.content = Some(obs.content.clone());
+                result.category = Some(obs.category.clone());
+                result.observation_id = str_field(d, "id").map(String::from);
+                let tags = (!obs.tags.is_empty()).then(|| json!(obs.tags));
+                result.metadata = json!({ "tags": tags });
+            }
+            "relation" => {
+                let Some(rel) = note.relations.get(index) else { return Ok(None) };
+                let to_permalink = match &rel.to_id {
+                    Some(to) => self.note(to)?.and_then(|n| n.permalink),
+                    None => None,
+                };
+                result.permalink = Some(relation_permalink(
+                    &note_permalink,
+                    &rel.relation.relation_type,
+                    to_permalink.as_deref().unwrap_or(&rel.relation.target),
+                ));
+                result.relation_id = str_field(d, "id").map(String::from);
+                result.from_entity = note.permalink.clone();
+                result.to_entity = to_permalink;
+                result.relation_type = Some(rel.relation.relation_type.clone());
+                result.metadata = json!({});
+            }
+            _ => {
+                result.content = str_field(d, "content").filter(|c| !c.is_empty()).map(|c| truncate(c, CONTENT_LIMIT));
+            }
+        }
+        Ok(Some(result))
+    }
 }
 
 /// Words of a query worth an OR retry: no stopwords, no duplicates (case-insensitive).
@@ -230,7 +268,7 @@ impl App {
             filters.push(any_of("note_type", &canonical));
         }
         for tag in &request.tags {
-            filters.push(format!("tags = {}", filter_literal(tag)));
+            filters.push(format!("note_tags = {}", filter_literal(tag)));
         }
         if let Some(status) = &request.status {
             filters.push(format!("status = {}", filter_literal(status)));
@@ -248,14 +286,20 @@ impl App {
             newest_first: text.is_empty(),
         };
         let strict = self.index.search(&base)?;
-        let (total, results) = if strict.total == 0 && !text.is_empty() {
+        let (total, hits) = if strict.total == 0 && !text.is_empty() {
             match relaxed_terms(text) {
                 Some(terms) => self.search_any(&base, &terms)?,
                 None => (0, Vec::new()),
             }
         } else {
-            (strict.total, strict.hits.iter().map(to_result).collect())
+            (strict.total, strict.hits)
         };
+        let txn = self.index.read_txn()?;
+        let mut builder = ResultBuilder { tables: self.index.tables(), txn: &txn, notes: HashMap::new() };
+        let mut results = Vec::with_capacity(hits.len());
+        for hit in &hits {
+            results.extend(builder.build(hit)?);
+        }
         Ok(SearchResponse {
             has_more: (offset + results.len()) < total as usize,
             results,
@@ -267,7 +311,7 @@ impl App {
     }
 
     /// The relaxed retry: notes matching any of `terms`, best combined score first.
-    fn search_any(&self, base: &Query, terms: &[String]) -> Result<(u64, Vec<SearchResult>)> {
+    fn search_any(&self, base: &Query, terms: &[String]) -> Result<(u64, Vec<Hit>)> {
         let window = base.offset + base.limit;
         let mut merged: HashMap<String, (f64, Hit)> = HashMap::new();
         let mut matching = roaring::RoaringBitmap::new();
@@ -289,7 +333,7 @@ impl App {
             .take(base.limit)
             .map(|(score, mut hit)| {
                 hit.score = score / terms.len() as f64;
-                to_result(&hit)
+                hit
             })
             .collect();
         Ok((matching.len(), page))

@@ -75,6 +75,7 @@ impl App {
         };
         let mut scan = scan::scan(&project.path, &rules, &known)?;
         let changes = scan::diff(&known, &scan);
+        tracing::debug!(elapsed_ms = started.elapsed().as_millis() as u64, files = scan.files.len(), "scanned");
         on_event(SyncEvent::Scanned { files: scan.files.len(), changes: changes.len() });
 
         let mut report = SyncReport {
@@ -137,18 +138,23 @@ impl App {
         }
         ops.extend(inputs.into_iter().map(|i| WriteOp::Upsert(Box::new(i))));
 
+        tracing::debug!(elapsed_ms = started.elapsed().as_millis() as u64, "parsed");
         let total = ops.len();
-        let mut done = 0;
+        let mut pending = Vec::new();
         let mut remaining = ops;
         while !remaining.is_empty() {
             let rest = remaining.split_off(remaining.len().min(CHUNK));
             let chunk = std::mem::replace(&mut remaining, rest);
-            done += chunk.len();
-            for (result, _) in self.index.write(chunk)?.into_iter().zip(0..) {
+            pending.push((chunk.len(), self.index.writer().queue(chunk)?));
+        }
+        let mut done = 0;
+        for (len, write) in pending {
+            for result in write.wait()? {
                 if let Err(message) = result {
                     warnings.push(FileWarning { path: String::new(), message });
                 }
             }
+            done += len;
             on_event(SyncEvent::Indexed { done, total });
         }
         report.runtime_ms = started.elapsed().as_millis() as u64;
