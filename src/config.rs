@@ -163,7 +163,10 @@ impl Config {
             .or_else(|| entries.first().map(|(n, _)| n.clone()));
         let mut projects = Vec::with_capacity(entries.len());
         for (name, path) in entries {
-            std::fs::create_dir_all(&path).map_err(|source| ConfigError::CreateDir { path: path.clone(), source })?;
+            // A project whose directory cannot be made stays registered: its scans report why.
+            if let Err(e) = std::fs::create_dir_all(&path) {
+                tracing::warn!("project '{name}': cannot create {}: {e}", path.display());
+            }
             let path = path.canonicalize().unwrap_or(path);
             projects.push(Project {
                 permalink: generate_permalink(&name, false),

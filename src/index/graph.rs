@@ -335,10 +335,11 @@ impl<'t> GraphWriter<'t> {
         if let Some(current) = current {
             return Ok(Some(current.to_string()));
         }
+        // A permalink the file asks for but another note owns gets a suffix (compat 4.6).
         let Some(base) = input
-            .generated_permalink
+            .requested_permalink
             .clone()
-            .or_else(|| input.requested_permalink.clone())
+            .or_else(|| input.generated_permalink.clone())
         else {
             return Ok(None);
         };

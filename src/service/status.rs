@@ -56,12 +56,14 @@ impl App {
                 s.observations += note.observations.len() as u64;
                 s.relations += note.relations.len() as u64;
                 s.unresolved_relations += note.relations.iter().filter(|r| r.to_id.is_none()).count() as u64;
+                s.warnings.extend(note.warnings.iter().map(|m| FileWarning { path: note.path.clone(), message: m.clone() }));
             }
             if let Some(state) = tables.project_state(&txn, &p.name)? {
                 s.last_scan = state.last_scan;
                 s.last_scan_ms = state.last_scan_ms;
-                s.warnings = state.warnings;
+                s.warnings.extend(state.warnings);
             }
+            s.warnings.sort_by(|a, b| a.path.cmp(&b.path));
             projects.push(s);
         }
         Ok(Status {

@@ -128,11 +128,13 @@ impl App {
                 observed.bytes = None;
             }
         }
-        let mut warnings: Vec<FileWarning> = scan
+        // Scan problems are kept with the project state; parse problems with each note.
+        let scan_warnings: Vec<FileWarning> = scan
             .warnings
             .iter()
             .map(|w| FileWarning { path: w.path.clone(), message: w.message.clone() })
             .collect();
+        let mut warnings = scan_warnings.clone();
         for input in &inputs {
             warnings.extend(input.warnings.iter().map(|m| FileWarning { path: input.path.clone(), message: m.clone() }));
         }
@@ -158,12 +160,12 @@ impl App {
             on_event(SyncEvent::Indexed { done, total });
         }
         report.runtime_ms = started.elapsed().as_millis() as u64;
-        report.warnings = warnings.clone();
+        report.warnings = warnings;
         let state = ProjectState {
             last_scan: Some(chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)),
             last_scan_ms: Some(report.runtime_ms),
             files: scan.files.len() as u64,
-            warnings,
+            warnings: scan_warnings,
         };
         self.index.write(vec![WriteOp::SetProjectState { project: project.name.clone(), state }])?;
         Ok(report)

@@ -1,0 +1,132 @@
+//! The binary over a generated 300-note vault: counts, search, moves, byte stability.
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use common::*;
+
+const NOTES: usize = 300;
+
+/// Counts observations, relations and unresolved relations of a generated vault with plain line
+/// rules, independently of gitmem's CommonMark parser.
+fn expected_counts(vault: &std::path::Path) -> (usize, usize, usize) {
+    let (mut observations, mut relations, mut unresolved) = (0, 0, 0);
+    for (_, bytes) in snapshot(vault) {
+        let text = String::from_utf8(bytes).unwrap();
+        let mut in_code = false;
+        let mut section = "";
+        let mut seen: BTreeSet<(String, String)> = BTreeSet::new();
+        for line in text.lines() {
+            if line.starts_with("```") {
+                in_code = !in_code;
+                continue;
+            }
+            if in_code {
+                continue;
+            }
+            if let Some(heading) = line.strip_prefix("## ") {
+                section = if heading == "Observations" { "obs" } else if heading == "Relations" { "rel" } else { "" };
+                continue;
+            }
+            if section == "obs" && line.starts_with("- [") {
+                observations += 1;
+                continue;
+            }
+            if section == "rel" && line.starts_with("- ") {
+                let (kind, rest) = line[2..].split_once(' ').unwrap();
+                let target = rest.trim_start_matches("[[").trim_end_matches("]]").to_string();
+                if seen.insert((kind.to_string(), target.clone())) && target.starts_with("Missing Note") {
+                    unresolved += 1;
+                }
+                continue;
+            }
+            let mut rest = line;
+            while let Some(start) = rest.find("[[") {
+                let end = rest[start..].find("]]").unwrap() + start;
+                seen.insert(("links_to".into(), rest[start + 2..end].trim().to_string()));
+                rest = &rest[end + 2..];
+            }
+        }
+        relations += seen.len();
+    }
+    (observations, relations, unresolved)
+}
+
+#[test]
+fn reindex_counts_searches_and_leaves_every_file_byte_identical() {
+    let dir = tempfile::tempdir().unwrap();
+    let vault = dir.path().join("vault");
+    let root = dir.path().join("root");
+    make_vault(&vault, NOTES);
+    let before = snapshot(&vault);
+    root_with_project(&root, &vault);
+
+    let reindex = gitmem(&root, &["reindex", "--project", "vault"]).ok();
+    assert!(reindex.stdout.contains(&format!("indexed {NOTES} files")), "{}", reindex.stdout);
+
+    let status = gitmem(&root, &["status", "--project", "vault", "--json"]).ok().json();
+    let p = &status["projects"][0];
+    let (observations, relations, unresolved) = expected_counts(&vault);
+    assert_eq!(p["notes"], NOTES);
+    assert_eq!(p["observations"], observations);
+    assert_eq!(p["relations"], relations);
+    assert_eq!(p["unresolved_relations"], unresolved);
+    assert_eq!(p["warnings"].as_array().unwrap().len(), 0, "{}", p["warnings"]);
+    assert!(status["index_bytes"].as_u64().unwrap() > 0);
+
+    // Every generated note has a "## Observations" heading and most have several words in
+    // common; the title of note 0 is unique.
+    let title_0 = std::fs::read_to_string(vault.join("Archive Journal Memory 0.md"))
+        .ok()
+        .and_then(|t| t.lines().find_map(|l| l.strip_prefix("# ").map(String::from)));
+    let first_title = title_0.unwrap_or_else(|| {
+        snapshot(&vault)
+            .into_values()
+            .find_map(|b| String::from_utf8(b).unwrap().lines().find_map(|l| l.strip_prefix("# ").map(String::from)))
+            .unwrap()
+    });
+    let response = search_json(&root, &first_title, &[]);
+    assert_eq!(response["results"][0]["title"], first_title, "{response}");
+    assert_eq!(response["results"][0]["type"], "entity");
+    assert!(response["results"][0]["score"].as_f64().unwrap() <= 0.0);
+    assert_eq!(response["total_is_exact"], true);
+
+    let observations_hits = search_json(&root, "memory", &["--page-size", "5"]);
+    assert_eq!(observations_hits["results"].as_array().unwrap().len(), 5);
+    assert_eq!(observations_hits["has_more"], true);
+
+    assert_eq!(snapshot(&vault), before, "reindex and search must not write to user files");
+}
+
+#[test]
+fn a_renamed_file_keeps_its_id_permalink_and_links() {
+    let dir = tempfile::tempdir().unwrap();
+    let vault = dir.path().join("vault");
+    let root = dir.path().join("root");
+    make_vault(&vault, NOTES);
+    root_with_project(&root, &vault);
+    gitmem(&root, &["reindex"]).ok();
+    let status_before = gitmem(&root, &["status", "--json"]).ok().json();
+
+    let hit = search_json(&root, "Über Sync", &[])["results"][0].clone();
+    let old_path = hit["file_path"].as_str().unwrap().to_string();
+    let new_path = format!("archive/renamed {}", old_path.rsplit('/').next().unwrap());
+    std::fs::create_dir_all(vault.join("archive")).unwrap();
+    std::fs::rename(vault.join(&old_path), vault.join(&new_path)).unwrap();
+
+    // `search` picks up the change before it answers.
+    let after = search_json(&root, "Über Sync", &[]);
+    let moved = after["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["external_id"] == hit["external_id"])
+        .unwrap_or_else(|| panic!("the moved note keeps its id: {after}"));
+    assert_eq!(moved["file_path"], new_path);
+    assert_eq!(moved["permalink"], hit["permalink"]);
+    let status_after = gitmem(&root, &["status", "--json"]).ok().json();
+    for key in ["notes", "observations", "relations", "unresolved_relations"] {
+        assert_eq!(status_after["projects"][0][key], status_before["projects"][0][key], "{key}");
+    }
+}

@@ -1,0 +1,82 @@
+//! Helpers shared by the integration tests: run the real binary in temp directories.
+
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {}", self.stdout))
+    }
+
+    pub fn ok(self) -> Self {
+        assert_eq!(self.code, 0, "command failed\nstdout: {}\nstderr: {}", self.stdout, self.stderr);
+        self
+    }
+}
+
+impl From<Output> for Run {
+    fn from(o: Output) -> Self {
+        Run {
+            code: o.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+        }
+    }
+}
+
+/// Runs `gitmem --root ROOT ARGS...`.
+pub fn gitmem(root: &Path, args: &[&str]) -> Run {
+    Command::new(env!("CARGO_BIN_EXE_gitmem"))
+        .arg("--root")
+        .arg(root)
+        .args(args)
+        .env_remove("GITMEM_ROOT")
+        .output()
+        .expect("running gitmem")
+        .into()
+}
+
+/// Generates a deterministic vault with the shared `make_vault.py`.
+pub fn make_vault(dir: &Path, notes: usize) {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/tools/make_vault.py");
+    let out = Command::new("python3")
+        .arg(&script)
+        .arg(dir)
+        .arg("--notes")
+        .arg(notes.to_string())
+        .output()
+        .expect("python3 runs make_vault.py");
+    assert!(out.status.success(), "make_vault.py failed: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// Every file under `dir` with its bytes.
+pub fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .map(|e| (e.path().to_path_buf(), std::fs::read(e.path()).unwrap()))
+        .collect()
+}
+
+/// A data root with one project `vault` (the default) at `vault_dir`.
+pub fn root_with_project(root: &Path, vault_dir: &Path) {
+    gitmem(root, &["project", "add", "vault", vault_dir.to_str().unwrap(), "--default"]).ok();
+}
+
+pub fn search_json(root: &Path, query: &str, extra: &[&str]) -> Value {
+    let mut args = vec!["search", query, "--json"];
+    args.extend_from_slice(extra);
+    gitmem(root, &args).ok().json()
+}
