@@ -18,11 +18,17 @@ pub const DEFAULT_PROJECT: &str = "main";
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     #[error("cannot read {path}: {source}")]
-    Read { path: PathBuf, source: std::io::Error },
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("{path} is not valid TOML: {message}")]
     Parse { path: PathBuf, message: String },
     #[error("cannot write {path}: {source}")]
-    Write { path: PathBuf, source: std::io::Error },
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("project '{0}' not found; known projects: {1}")]
     UnknownProject(String, String),
     #[error("project '{0}' already exists")]
@@ -30,13 +36,21 @@ pub enum ConfigError {
     #[error("invalid project name '{0}': use letters, digits, spaces, '-', '_' or '.', not starting with '.'")]
     BadName(String),
     #[error("project '{name}' at {path} overlaps project '{other}' at {other_path}: projects may not be nested")]
-    Overlap { name: String, path: String, other: String, other_path: String },
+    Overlap {
+        name: String,
+        path: String,
+        other: String,
+        other_path: String,
+    },
     #[error("a project at {0} would contain gitmem's own data directory; choose a folder inside or beside it")]
     ContainsRoot(String),
     #[error("cannot remove the default project '{0}'; make another project the default first (`gitmem project default NAME`)")]
     RemoveDefault(String),
     #[error("cannot create project directory {path}: {source}")]
-    CreateDir { path: PathBuf, source: std::io::Error },
+    CreateDir {
+        path: PathBuf,
+        source: std::io::Error,
+    },
 }
 
 #[derive(Debug, Clone, Deserialize, Default)]
@@ -138,11 +152,20 @@ impl Config {
 
     /// Loads `<root>/config.toml` (absent = defaults) and creates project directories.
     pub fn load(root: &Path) -> Result<Self, ConfigError> {
-        std::fs::create_dir_all(root).map_err(|source| ConfigError::CreateDir { path: root.to_path_buf(), source })?;
-        let root = root.canonicalize().map_err(|source| ConfigError::Read { path: root.to_path_buf(), source })?;
+        std::fs::create_dir_all(root).map_err(|source| ConfigError::CreateDir {
+            path: root.to_path_buf(),
+            source,
+        })?;
+        let root = root.canonicalize().map_err(|source| ConfigError::Read {
+            path: root.to_path_buf(),
+            source,
+        })?;
         let path = Self::config_path(&root);
         let file: ConfigFile = match std::fs::read_to_string(&path) {
-            Ok(text) => toml::from_str(&text).map_err(|e| ConfigError::Parse { path: path.clone(), message: e.to_string() })?,
+            Ok(text) => toml::from_str(&text).map_err(|e| ConfigError::Parse {
+                path: path.clone(),
+                message: e.to_string(),
+            })?,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => ConfigFile::default(),
             Err(source) => return Err(ConfigError::Read { path, source }),
         };
@@ -153,7 +176,10 @@ impl Config {
                 .map(|(name, entry)| (name.clone(), resolve_path(&root, &entry.path)))
                 .collect()
         } else {
-            vec![(DEFAULT_PROJECT.to_string(), root.join("projects").join(DEFAULT_PROJECT))]
+            vec![(
+                DEFAULT_PROJECT.to_string(),
+                root.join("projects").join(DEFAULT_PROJECT),
+            )]
         };
         let default = file
             .default_project
@@ -199,7 +225,11 @@ impl Config {
         self.projects
             .iter()
             .find(|p| p.name == name)
-            .or_else(|| self.projects.iter().find(|p| p.name.eq_ignore_ascii_case(name) || p.permalink == slug))
+            .or_else(|| {
+                self.projects
+                    .iter()
+                    .find(|p| p.name.eq_ignore_ascii_case(name) || p.permalink == slug)
+            })
             .ok_or_else(|| ConfigError::UnknownProject(name.to_string(), self.project_names()))
     }
 
@@ -207,24 +237,39 @@ impl Config {
     pub fn project_or_default(&self, name: Option<&str>) -> Result<&Project, ConfigError> {
         match name {
             Some(n) => self.project(n),
-            None => self
-                .default_project()
-                .ok_or_else(|| ConfigError::UnknownProject("(default)".into(), self.project_names())),
+            None => self.default_project().ok_or_else(|| {
+                ConfigError::UnknownProject("(default)".into(), self.project_names())
+            }),
         }
     }
 
     fn project_names(&self) -> String {
-        self.projects.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(", ")
+        self.projects
+            .iter()
+            .map(|p| p.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 
     /// Registers a project; its directory is created if missing.
-    pub fn add_project(&mut self, name: &str, path: &Path, make_default: bool) -> Result<Project, ConfigError> {
+    pub fn add_project(
+        &mut self,
+        name: &str,
+        path: &Path,
+        make_default: bool,
+    ) -> Result<Project, ConfigError> {
         validate_name(name)?;
         if self.project(name).is_ok() {
             return Err(ConfigError::DuplicateProject(name.to_string()));
         }
-        let absolute = resolve_path(&std::env::current_dir().unwrap_or_default(), &path.to_string_lossy());
-        std::fs::create_dir_all(&absolute).map_err(|source| ConfigError::CreateDir { path: absolute.clone(), source })?;
+        let absolute = resolve_path(
+            &std::env::current_dir().unwrap_or_default(),
+            &path.to_string_lossy(),
+        );
+        std::fs::create_dir_all(&absolute).map_err(|source| ConfigError::CreateDir {
+            path: absolute.clone(),
+            source,
+        })?;
         let canonical = absolute.canonicalize().unwrap_or(absolute);
         if self.root.starts_with(&canonical) {
             return Err(ConfigError::ContainsRoot(canonical.display().to_string()));
@@ -284,9 +329,12 @@ impl Config {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
             Err(source) => return Err(ConfigError::Read { path, source }),
         };
-        let mut doc: toml_edit::DocumentMut = text
-            .parse()
-            .map_err(|e: toml_edit::TomlError| ConfigError::Parse { path: path.clone(), message: e.to_string() })?;
+        let mut doc: toml_edit::DocumentMut =
+            text.parse()
+                .map_err(|e: toml_edit::TomlError| ConfigError::Parse {
+                    path: path.clone(),
+                    message: e.to_string(),
+                })?;
         if let Some(default) = self.default_project() {
             doc["default_project"] = toml_edit::value(default.name.clone());
         }
@@ -328,7 +376,9 @@ impl Config {
 fn validate_name(name: &str) -> Result<(), ConfigError> {
     let ok = !name.trim().is_empty()
         && !name.starts_with('.')
-        && name.chars().all(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_' | '.'));
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_' | '.'));
     if ok {
         Ok(())
     } else {
@@ -350,7 +400,9 @@ fn resolve_path(base: &Path, path: &str) -> PathBuf {
 
 /// The data root: `--root`, else `$GITMEM_ROOT`, else `~/.gitmem`.
 pub fn default_root() -> PathBuf {
-    dirs::home_dir().unwrap_or_else(|| PathBuf::from(".")).join(".gitmem")
+    dirs::home_dir()
+        .unwrap_or_else(|| PathBuf::from("."))
+        .join(".gitmem")
 }
 
 #[cfg(test)]
@@ -366,7 +418,10 @@ mod tests {
         assert!(main.path.ends_with("projects/main"));
         assert!(main.path.is_dir());
         assert!(config.compat.permalinks_include_project);
-        assert!(!Config::config_path(dir.path()).exists(), "loading writes nothing");
+        assert!(
+            !Config::config_path(dir.path()).exists(),
+            "loading writes nothing"
+        );
     }
 
     #[test]
@@ -377,11 +432,18 @@ mod tests {
         config.add_project("My Research", &research, false).unwrap();
         assert_eq!(config.project("my-research").unwrap().name, "My Research");
         config.set_default("My Research").unwrap();
-        assert!(matches!(config.remove_project("My Research"), Err(ConfigError::RemoveDefault(_))));
+        assert!(matches!(
+            config.remove_project("My Research"),
+            Err(ConfigError::RemoveDefault(_))
+        ));
         config.set_default("main").unwrap();
 
         let reloaded = Config::load(dir.path()).unwrap();
-        let names: Vec<_> = reloaded.projects().iter().map(|p| p.name.as_str()).collect();
+        let names: Vec<_> = reloaded
+            .projects()
+            .iter()
+            .map(|p| p.name.as_str())
+            .collect();
         assert_eq!(names, ["My Research", "main"]);
         assert_eq!(reloaded.default_project().unwrap().name, "main");
 
@@ -395,15 +457,30 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut config = Config::load(dir.path()).unwrap();
         let main = config.default_project().unwrap().path.clone();
-        let err = config.add_project("inner", &main.join("sub"), false).unwrap_err();
+        let err = config
+            .add_project("inner", &main.join("sub"), false)
+            .unwrap_err();
         assert!(err.to_string().contains("may not be nested"), "{err}");
-        let err = config.add_project("outer", &dir.path().join("projects"), false).unwrap_err();
+        let err = config
+            .add_project("outer", &dir.path().join("projects"), false)
+            .unwrap_err();
         assert!(matches!(err, ConfigError::Overlap { .. }), "{err}");
-        let err = config.add_project("everything", dir.path(), false).unwrap_err();
+        let err = config
+            .add_project("everything", dir.path(), false)
+            .unwrap_err();
         assert!(matches!(err, ConfigError::ContainsRoot(_)), "{err}");
-        assert!(matches!(config.add_project("main", &dir.path().join("x"), false), Err(ConfigError::DuplicateProject(_))));
-        assert!(matches!(config.add_project(".hidden", &dir.path().join("y"), false), Err(ConfigError::BadName(_))));
-        assert!(matches!(config.add_project("a/b", &dir.path().join("y"), false), Err(ConfigError::BadName(_))));
+        assert!(matches!(
+            config.add_project("main", &dir.path().join("x"), false),
+            Err(ConfigError::DuplicateProject(_))
+        ));
+        assert!(matches!(
+            config.add_project(".hidden", &dir.path().join("y"), false),
+            Err(ConfigError::BadName(_))
+        ));
+        assert!(matches!(
+            config.add_project("a/b", &dir.path().join("y"), false),
+            Err(ConfigError::BadName(_))
+        ));
     }
 
     #[test]
@@ -416,10 +493,15 @@ mod tests {
         .unwrap();
         let mut config = Config::load(dir.path()).unwrap();
         assert!(!config.compat.permalinks_include_project);
-        config.add_project("work", &dir.path().join("work"), false).unwrap();
+        config
+            .add_project("work", &dir.path().join("work"), false)
+            .unwrap();
         let text = std::fs::read_to_string(Config::config_path(dir.path())).unwrap();
         assert!(text.contains("# my settings\n[compat]\n"), "{text}");
-        assert!(text.contains("permalinks_include_project = false # keep short"), "{text}");
+        assert!(
+            text.contains("permalinks_include_project = false # keep short"),
+            "{text}"
+        );
         assert!(text.contains("[projects.main]"), "{text}");
         assert!(text.contains("[projects.work]"), "{text}");
     }

@@ -20,24 +20,47 @@ fn project_add_list_default_remove() {
     assert!(root.join("projects/main").is_dir());
 
     let added = gitmem(&root, &["project", "add", "work", work.to_str().unwrap()]).ok();
-    assert!(added.stdout.contains("added project 'work'"), "{}", added.stdout);
+    assert!(
+        added.stdout.contains("added project 'work'"),
+        "{}",
+        added.stdout
+    );
     assert!(work.is_dir());
     fs::write(work.join("w.md"), "# W\n\nostrich\n").unwrap();
 
     gitmem(&root, &["project", "default", "work"]).ok();
     let list = gitmem(&root, &["project", "list", "--json"]).ok().json();
-    let default: Vec<_> = list.as_array().unwrap().iter().filter(|p| p["is_default"] == true).collect();
+    let default: Vec<_> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["is_default"] == true)
+        .collect();
     assert_eq!(default.len(), 1);
     assert_eq!(default[0]["name"], "work");
-    assert_eq!(search_json(&root, "ostrich", &[])["total"], 1, "search uses the default project");
+    assert_eq!(
+        search_json(&root, "ostrich", &[])["total"],
+        1,
+        "search uses the default project"
+    );
 
     let refused = gitmem(&root, &["project", "remove", "work"]);
     assert_eq!(refused.code, 1);
-    assert!(refused.stderr.contains("cannot remove the default project 'work'"), "{}", refused.stderr);
+    assert!(
+        refused
+            .stderr
+            .contains("cannot remove the default project 'work'"),
+        "{}",
+        refused.stderr
+    );
 
     gitmem(&root, &["project", "default", "main"]).ok();
     let removed = gitmem(&root, &["project", "remove", "work"]).ok();
-    assert!(removed.stdout.contains("its files stay"), "{}", removed.stdout);
+    assert!(
+        removed.stdout.contains("its files stay"),
+        "{}",
+        removed.stdout
+    );
     assert!(work.join("w.md").exists());
 
     gitmem(&root, &["project", "add", "work", work.to_str().unwrap()]).ok();
@@ -51,18 +74,58 @@ fn nested_projects_and_unknown_names_are_refused_clearly() {
     let root = dir.path().join("root");
     let cases: Vec<(Vec<String>, &str)> = vec![
         (
-            vec!["project".into(), "add".into(), "inner".into(), root.join("projects/main/inner").display().to_string()],
+            vec![
+                "project".into(),
+                "add".into(),
+                "inner".into(),
+                root.join("projects/main/inner").display().to_string(),
+            ],
             "may not be nested",
         ),
         (
-            vec!["project".into(), "add".into(), "outer".into(), root.join("projects").display().to_string()],
+            vec![
+                "project".into(),
+                "add".into(),
+                "outer".into(),
+                root.join("projects").display().to_string(),
+            ],
             "may not be nested",
         ),
-        (vec!["project".into(), "add".into(), "all".into(), root.display().to_string()], "gitmem's own data directory"),
-        (vec!["project".into(), "add".into(), "main".into(), dir.path().join("x").display().to_string()], "already exists"),
-        (vec!["project".into(), "default".into(), "nope".into()], "project 'nope' not found"),
-        (vec!["search".into(), "x".into(), "--project".into(), "nope".into()], "project 'nope' not found; known projects: main"),
-        (vec!["status".into(), "--project".into(), "nope".into()], "not found"),
+        (
+            vec![
+                "project".into(),
+                "add".into(),
+                "all".into(),
+                root.display().to_string(),
+            ],
+            "gitmem's own data directory",
+        ),
+        (
+            vec![
+                "project".into(),
+                "add".into(),
+                "main".into(),
+                dir.path().join("x").display().to_string(),
+            ],
+            "already exists",
+        ),
+        (
+            vec!["project".into(), "default".into(), "nope".into()],
+            "project 'nope' not found",
+        ),
+        (
+            vec![
+                "search".into(),
+                "x".into(),
+                "--project".into(),
+                "nope".into(),
+            ],
+            "project 'nope' not found; known projects: main",
+        ),
+        (
+            vec!["status".into(), "--project".into(), "nope".into()],
+            "not found",
+        ),
     ];
     for (args, message) in cases {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
@@ -73,7 +136,11 @@ fn nested_projects_and_unknown_names_are_refused_clearly() {
     let usage = gitmem(&root, &["search"]);
     assert_eq!(usage.code, 2, "a usage error exits with 2");
     let list = gitmem(&root, &["project", "list", "--json"]).ok().json();
-    assert_eq!(list.as_array().unwrap().len(), 1, "no refused project was registered");
+    assert_eq!(
+        list.as_array().unwrap().len(),
+        1,
+        "no refused project was registered"
+    );
 }
 
 #[test]
@@ -87,9 +154,23 @@ fn the_demo_project_answers_the_readme_query() {
         fs::write(target, bytes).unwrap();
     }
     let run = gitmem(dir.path(), &["search", "linked folders"]).ok();
-    assert!(run.stdout.starts_with("# Search Results: linked folders\n*project: main*\n"), "{}", run.stdout);
-    assert!(run.stdout.contains("### Linked Folders\n- permalink: main/concepts/linked-folders\n"), "{}", run.stdout);
-    assert!(run.stderr.is_empty(), "piped output shows no progress bar: {}", run.stderr);
+    assert!(
+        run.stdout
+            .starts_with("# Search Results: linked folders\n*project: main*\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("### Linked Folders\n- permalink: main/concepts/linked-folders\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stderr.is_empty(),
+        "piped output shows no progress bar: {}",
+        run.stderr
+    );
 
     let status = gitmem(dir.path(), &["status", "--json"]).ok().json();
     let p = &status["projects"][0];

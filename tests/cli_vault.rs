@@ -26,7 +26,13 @@ fn expected_counts(vault: &std::path::Path) -> (usize, usize, usize) {
                 continue;
             }
             if let Some(heading) = line.strip_prefix("## ") {
-                section = if heading == "Observations" { "obs" } else if heading == "Relations" { "rel" } else { "" };
+                section = if heading == "Observations" {
+                    "obs"
+                } else if heading == "Relations" {
+                    "rel"
+                } else {
+                    ""
+                };
                 continue;
             }
             if section == "obs" && line.starts_with("- [") {
@@ -35,8 +41,13 @@ fn expected_counts(vault: &std::path::Path) -> (usize, usize, usize) {
             }
             if section == "rel" && line.starts_with("- ") {
                 let (kind, rest) = line[2..].split_once(' ').unwrap();
-                let target = rest.trim_start_matches("[[").trim_end_matches("]]").to_string();
-                if seen.insert((kind.to_string(), target.clone())) && target.starts_with("Missing Note") {
+                let target = rest
+                    .trim_start_matches("[[")
+                    .trim_end_matches("]]")
+                    .to_string();
+                if seen.insert((kind.to_string(), target.clone()))
+                    && target.starts_with("Missing Note")
+                {
                     unresolved += 1;
                 }
                 continue;
@@ -63,27 +74,46 @@ fn reindex_counts_searches_and_leaves_every_file_byte_identical() {
     root_with_project(&root, &vault);
 
     let reindex = gitmem(&root, &["reindex", "--project", "vault"]).ok();
-    assert!(reindex.stdout.contains(&format!("indexed {NOTES} files")), "{}", reindex.stdout);
+    assert!(
+        reindex.stdout.contains(&format!("indexed {NOTES} files")),
+        "{}",
+        reindex.stdout
+    );
 
-    let status = gitmem(&root, &["status", "--project", "vault", "--json"]).ok().json();
+    let status = gitmem(&root, &["status", "--project", "vault", "--json"])
+        .ok()
+        .json();
     let p = &status["projects"][0];
     let (observations, relations, unresolved) = expected_counts(&vault);
     assert_eq!(p["notes"], NOTES);
     assert_eq!(p["observations"], observations);
     assert_eq!(p["relations"], relations);
     assert_eq!(p["unresolved_relations"], unresolved);
-    assert_eq!(p["warnings"].as_array().unwrap().len(), 0, "{}", p["warnings"]);
+    assert_eq!(
+        p["warnings"].as_array().unwrap().len(),
+        0,
+        "{}",
+        p["warnings"]
+    );
     assert!(status["index_bytes"].as_u64().unwrap() > 0);
 
     // Every generated note has a "## Observations" heading and most have several words in
     // common; the title of note 0 is unique.
     let title_0 = std::fs::read_to_string(vault.join("Archive Journal Memory 0.md"))
         .ok()
-        .and_then(|t| t.lines().find_map(|l| l.strip_prefix("# ").map(String::from)));
+        .and_then(|t| {
+            t.lines()
+                .find_map(|l| l.strip_prefix("# ").map(String::from))
+        });
     let first_title = title_0.unwrap_or_else(|| {
         snapshot(&vault)
             .into_values()
-            .find_map(|b| String::from_utf8(b).unwrap().lines().find_map(|l| l.strip_prefix("# ").map(String::from)))
+            .find_map(|b| {
+                String::from_utf8(b)
+                    .unwrap()
+                    .lines()
+                    .find_map(|l| l.strip_prefix("# ").map(String::from))
+            })
             .unwrap()
     });
     let response = search_json(&root, &first_title, &[]);
@@ -96,7 +126,11 @@ fn reindex_counts_searches_and_leaves_every_file_byte_identical() {
     assert_eq!(observations_hits["results"].as_array().unwrap().len(), 5);
     assert_eq!(observations_hits["has_more"], true);
 
-    assert_eq!(snapshot(&vault), before, "reindex and search must not write to user files");
+    assert_eq!(
+        snapshot(&vault),
+        before,
+        "reindex and search must not write to user files"
+    );
 }
 
 #[test]
@@ -127,6 +161,9 @@ fn a_renamed_file_keeps_its_id_permalink_and_links() {
     assert_eq!(moved["permalink"], hit["permalink"]);
     let status_after = gitmem(&root, &["status", "--json"]).ok().json();
     for key in ["notes", "observations", "relations", "unresolved_relations"] {
-        assert_eq!(status_after["projects"][0][key], status_before["projects"][0][key], "{key}");
+        assert_eq!(
+            status_after["projects"][0][key], status_before["projects"][0][key],
+            "{key}"
+        );
     }
 }

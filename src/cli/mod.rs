@@ -13,7 +13,11 @@ use crate::service::sync::{SyncMode, SyncReport};
 use crate::service::App;
 
 #[derive(Parser, Debug)]
-#[command(name = "gitmem", version, about = "A filesystem-native markdown knowledge base for AI assistants")]
+#[command(
+    name = "gitmem",
+    version,
+    about = "A filesystem-native markdown knowledge base for AI assistants"
+)]
 pub struct Cli {
     /// Data root (config.toml, projects/, index/)
     #[arg(long, global = true, env = "GITMEM_ROOT", value_name = "DIR")]
@@ -84,7 +88,8 @@ pub struct SearchArgs {
 
 pub fn run(cli: Cli) -> Result<()> {
     let root = cli.root.unwrap_or_else(crate::config::default_root);
-    let mut app = App::open(&root).with_context(|| format!("opening data root {}", root.display()))?;
+    let mut app =
+        App::open(&root).with_context(|| format!("opening data root {}", root.display()))?;
     let result = match cli.command {
         Command::Project(cmd) => project(&mut app, cmd),
         Command::Reindex { project } => reindex(&app, project.as_deref()),
@@ -102,9 +107,18 @@ fn print_json<T: serde::Serialize>(value: &T) -> Result<()> {
 
 fn project(app: &mut App, cmd: ProjectCommand) -> Result<()> {
     match cmd {
-        ProjectCommand::Add { name, path, default } => {
+        ProjectCommand::Add {
+            name,
+            path,
+            default,
+        } => {
             let p = app.add_project(&name, &path, default)?;
-            println!("added project '{}' at {}{}", p.name, p.path.display(), if p.is_default { " (default)" } else { "" });
+            println!(
+                "added project '{}' at {}{}",
+                p.name,
+                p.path.display(),
+                if p.is_default { " (default)" } else { "" }
+            );
         }
         ProjectCommand::List { json } => {
             let projects = app.config.projects();
@@ -112,15 +126,28 @@ fn project(app: &mut App, cmd: ProjectCommand) -> Result<()> {
                 return print_json(&projects);
             }
             for p in projects {
-                println!("{}{}\t{}", p.name, if p.is_default { " (default)" } else { "" }, p.path.display());
+                println!(
+                    "{}{}\t{}",
+                    p.name,
+                    if p.is_default { " (default)" } else { "" },
+                    p.path.display()
+                );
             }
         }
         ProjectCommand::Remove { name, delete_notes } => {
             let p = app.remove_project(&name, delete_notes)?;
             if delete_notes {
-                println!("removed project '{}' and deleted {}", p.name, p.path.display());
+                println!(
+                    "removed project '{}' and deleted {}",
+                    p.name,
+                    p.path.display()
+                );
             } else {
-                println!("removed project '{}' (its files stay in {})", p.name, p.path.display());
+                println!(
+                    "removed project '{}' (its files stay in {})",
+                    p.name,
+                    p.path.display()
+                );
             }
         }
         ProjectCommand::Default { name } => {
@@ -164,7 +191,12 @@ fn status(app: &App, project: Option<&str>, json: bool) -> Result<()> {
         return print_json(&status);
     }
     for p in &status.projects {
-        println!("{}{}  {}", p.project, if p.is_default { " (default)" } else { "" }, p.path);
+        println!(
+            "{}{}  {}",
+            p.project,
+            if p.is_default { " (default)" } else { "" },
+            p.path
+        );
         println!(
             "  notes: {}  other files: {}  observations: {}  relations: {} ({} unresolved)",
             p.notes, p.files, p.observations, p.relations, p.unresolved_relations
@@ -178,7 +210,11 @@ fn status(app: &App, project: Option<&str>, json: bool) -> Result<()> {
             println!("    {}: {}", w.path, w.message);
         }
     }
-    println!("index: {:.1} MB in {}/index", status.index_bytes as f64 / 1e6, status.root);
+    println!(
+        "index: {:.1} MB in {}/index",
+        status.index_bytes as f64 / 1e6,
+        status.root
+    );
     Ok(())
 }
 
@@ -205,6 +241,9 @@ fn search(app: &App, args: &SearchArgs) -> Result<()> {
     if args.json {
         return print_json(&response);
     }
-    println!("{}", crate::render::search::text(&response, Some(&args.query), &project.name));
+    println!(
+        "{}",
+        crate::render::search::text(&response, Some(&args.query), &project.name)
+    );
     Ok(())
 }

@@ -91,7 +91,9 @@ fn activity_key(project: &str, updated_ms: i64, id: &str) -> String {
 impl Tables {
     pub fn get_note(&self, txn: &RoTxn, id: &str) -> Result<Option<NoteRecord>, IndexError> {
         match self.notes.get(txn, id)? {
-            Some(bytes) => Ok(Some(NoteRecord::decode(bytes).map_err(|e| IndexError::Record(e.to_string()))?)),
+            Some(bytes) => Ok(Some(
+                NoteRecord::decode(bytes).map_err(|e| IndexError::Record(e.to_string()))?,
+            )),
             None => Ok(None),
         }
     }
@@ -101,11 +103,24 @@ impl Tables {
         Ok(())
     }
 
-    pub fn id_by_path(&self, txn: &RoTxn, project: &str, path: &str) -> Result<Option<String>, IndexError> {
-        Ok(self.by_path.get(txn, &key2(project, path))?.map(String::from))
+    pub fn id_by_path(
+        &self,
+        txn: &RoTxn,
+        project: &str,
+        path: &str,
+    ) -> Result<Option<String>, IndexError> {
+        Ok(self
+            .by_path
+            .get(txn, &key2(project, path))?
+            .map(String::from))
     }
 
-    pub fn id_by_permalink(&self, txn: &RoTxn, project: &str, permalink: &str) -> Result<Option<String>, IndexError> {
+    pub fn id_by_permalink(
+        &self,
+        txn: &RoTxn,
+        project: &str,
+        permalink: &str,
+    ) -> Result<Option<String>, IndexError> {
         Ok(self
             .by_permalink
             .get(txn, &key2(project, &permalink.to_lowercase()))?
@@ -113,13 +128,21 @@ impl Tables {
     }
 
     /// Notes registered under lookup `key`, best first: (kind, path length, id).
-    pub fn ids_by_key(&self, txn: &RoTxn, project: &str, key: &str) -> Result<Vec<(u8, u16, String)>, IndexError> {
+    pub fn ids_by_key(
+        &self,
+        txn: &RoTxn,
+        project: &str,
+        key: &str,
+    ) -> Result<Vec<(u8, u16, String)>, IndexError> {
         let prefix = format!("{}{SEP}", key2(project, key));
         let mut out = Vec::new();
         for item in self.keys.prefix_iter(txn, &prefix)? {
             let (k, v) = item?;
             let kind = v.first().copied().unwrap_or(u8::MAX);
-            let len = v.get(1..3).map(|b| u16::from_be_bytes([b[0], b[1]])).unwrap_or(u16::MAX);
+            let len = v
+                .get(1..3)
+                .map(|b| u16::from_be_bytes([b[0], b[1]]))
+                .unwrap_or(u16::MAX);
             out.push((kind, len, last_segment(k).to_string()));
         }
         out.sort();
@@ -127,7 +150,11 @@ impl Tables {
     }
 
     /// Every (path, id) of a project.
-    pub fn project_paths(&self, txn: &RoTxn, project: &str) -> Result<Vec<(String, String)>, IndexError> {
+    pub fn project_paths(
+        &self,
+        txn: &RoTxn,
+        project: &str,
+    ) -> Result<Vec<(String, String)>, IndexError> {
         let prefix = format!("{project}{SEP}");
         let mut out = Vec::new();
         for item in self.by_path.prefix_iter(txn, &prefix)? {
@@ -137,28 +164,27 @@ impl Tables {
         Ok(out)
     }
 
-    pub fn count_prefix<T: 'static>(&self, txn: &RoTxn, db: &Database<Str, T>, project: &str) -> Result<u64, IndexError>
-    where
-        T: for<'a> milli_core::heed::BytesDecode<'a>,
-    {
-        let prefix = format!("{project}{SEP}");
-        let mut n = 0;
-        for item in db.remap_data_type::<milli_core::heed::types::DecodeIgnore>().prefix_iter(txn, &prefix)? {
-            item?;
-            n += 1;
-        }
-        Ok(n)
-    }
-
-    pub fn project_state(&self, txn: &RoTxn, project: &str) -> Result<Option<ProjectState>, IndexError> {
-        match self.meta.get(txn, &format!("project_state{SEP}{project}"))? {
+    pub fn project_state(
+        &self,
+        txn: &RoTxn,
+        project: &str,
+    ) -> Result<Option<ProjectState>, IndexError> {
+        match self
+            .meta
+            .get(txn, &format!("project_state{SEP}{project}"))?
+        {
             Some(bytes) => Ok(Some(serde_json::from_slice(bytes)?)),
             None => Ok(None),
         }
     }
 
     /// Ids of notes that link to `id`.
-    pub fn incoming_ids(&self, txn: &RoTxn, project: &str, id: &str) -> Result<Vec<String>, IndexError> {
+    pub fn incoming_ids(
+        &self,
+        txn: &RoTxn,
+        project: &str,
+        id: &str,
+    ) -> Result<Vec<String>, IndexError> {
         let prefix = format!("{}{SEP}", key2(project, id));
         let mut out = Vec::new();
         for item in self.incoming.prefix_iter(txn, &prefix)? {
@@ -241,7 +267,12 @@ impl<'t> GraphWriter<'t> {
         match op {
             WriteOp::Upsert(input) => self.upsert(txn, input),
             WriteOp::Move { project, from, to } => self.move_note(txn, project, from, to),
-            WriteOp::Touch { project, path, size, mtime_ns } => {
+            WriteOp::Touch {
+                project,
+                path,
+                size,
+                mtime_ns,
+            } => {
                 if let Some(id) = self.tables.id_by_path(txn, project, path)? {
                     if let Some(mut note) = self.tables.get_note(txn, &id)? {
                         note.size = *size;
@@ -270,7 +301,9 @@ impl<'t> GraphWriter<'t> {
                 for k in stale {
                     self.tables.unresolved.delete(txn, &k)?;
                 }
-                self.tables.meta.delete(txn, &format!("project_state{SEP}{project}"))?;
+                self.tables
+                    .meta
+                    .delete(txn, &format!("project_state{SEP}{project}"))?;
                 Ok(OpOutcome::Done)
             }
             WriteOp::RefreshSearch { project } => {
@@ -319,14 +352,28 @@ impl<'t> GraphWriter<'t> {
         }
     }
 
-    fn permalink_free(&self, txn: &RoTxn, project: &str, permalink: &str, id: &str) -> Result<bool, IndexError> {
-        Ok(match self.tables.id_by_permalink(txn, project, permalink)? {
-            Some(owner) => owner == id,
-            None => true,
-        })
+    fn permalink_free(
+        &self,
+        txn: &RoTxn,
+        project: &str,
+        permalink: &str,
+        id: &str,
+    ) -> Result<bool, IndexError> {
+        Ok(
+            match self.tables.id_by_permalink(txn, project, permalink)? {
+                Some(owner) => owner == id,
+                None => true,
+            },
+        )
     }
 
-    fn choose_permalink(&self, txn: &RoTxn, input: &NoteInput, id: &str, current: Option<&str>) -> Result<Option<String>, IndexError> {
+    fn choose_permalink(
+        &self,
+        txn: &RoTxn,
+        input: &NoteInput,
+        id: &str,
+        current: Option<&str>,
+    ) -> Result<Option<String>, IndexError> {
         if let Some(requested) = &input.requested_permalink {
             if self.permalink_free(txn, &input.project, requested, id)? {
                 return Ok(Some(requested.clone()));
@@ -405,7 +452,11 @@ impl<'t> GraphWriter<'t> {
             aliases: input.aliases.clone(),
             status: input.status.clone(),
             metadata: input.metadata.clone(),
-            created_ms: existing.as_ref().map(|n| n.created_ms).filter(|_| input.metadata.get("created").is_none()).unwrap_or(input.created_ms),
+            created_ms: existing
+                .as_ref()
+                .map(|n| n.created_ms)
+                .filter(|_| input.metadata.get("created").is_none())
+                .unwrap_or(input.created_ms),
             updated_ms: input.updated_ms,
             checksum: input.checksum.clone(),
             size: input.size,
@@ -414,7 +465,10 @@ impl<'t> GraphWriter<'t> {
             relations: input
                 .relations
                 .iter()
-                .map(|r| StoredRelation { relation: r.clone(), to_id: None })
+                .map(|r| StoredRelation {
+                    relation: r.clone(),
+                    to_id: None,
+                })
                 .collect(),
             warnings: input.warnings.clone(),
         };
@@ -430,7 +484,13 @@ impl<'t> GraphWriter<'t> {
         })
     }
 
-    fn move_note(&mut self, txn: &mut RwTxn, project: &str, from: &str, to: &str) -> Result<OpOutcome, IndexError> {
+    fn move_note(
+        &mut self,
+        txn: &mut RwTxn,
+        project: &str,
+        from: &str,
+        to: &str,
+    ) -> Result<OpOutcome, IndexError> {
         let Some(id) = self.tables.id_by_path(txn, project, from)? else {
             return Err(IndexError::NotFound(format!("{project}/{from}")));
         };
@@ -480,13 +540,21 @@ impl<'t> GraphWriter<'t> {
     /// Adds the ways to find a note: path, permalink, lookup keys, activity.
     fn register(&mut self, txn: &mut RwTxn, note: &NoteRecord) -> Result<(), IndexError> {
         let p = &note.project;
-        self.tables.by_path.put(txn, &key2(p, &note.path), &note.id)?;
+        self.tables
+            .by_path
+            .put(txn, &key2(p, &note.path), &note.id)?;
         if let Some(permalink) = &note.permalink {
-            self.tables.by_permalink.put(txn, &key2(p, &permalink.to_lowercase()), &note.id)?;
+            self.tables
+                .by_permalink
+                .put(txn, &key2(p, &permalink.to_lowercase()), &note.id)?;
         }
-        let len = u16::try_from(note.path.len()).unwrap_or(u16::MAX).to_be_bytes();
+        let len = u16::try_from(note.path.len())
+            .unwrap_or(u16::MAX)
+            .to_be_bytes();
         for (key, kind) in note_keys(note) {
-            self.tables.keys.put(txn, &key3(p, &key, &note.id), &[kind as u8, len[0], len[1]])?;
+            self.tables
+                .keys
+                .put(txn, &key3(p, &key, &note.id), &[kind as u8, len[0], len[1]])?;
             // Links that were waiting for a note like this one can now resolve.
             let prefix = format!("{}{SEP}", key2(p, &key));
             let mut waiting = Vec::new();
@@ -495,7 +563,9 @@ impl<'t> GraphWriter<'t> {
             }
             self.pending_relink.extend(waiting);
         }
-        self.tables.activity.put(txn, &activity_key(p, note.updated_ms, &note.id), &())?;
+        self.tables
+            .activity
+            .put(txn, &activity_key(p, note.updated_ms, &note.id), &())?;
         Ok(())
     }
 
@@ -514,13 +584,19 @@ impl<'t> GraphWriter<'t> {
         for (key, _) in note_keys(note) {
             self.tables.keys.delete(txn, &key3(p, &key, &note.id))?;
         }
-        self.tables.activity.delete(txn, &activity_key(p, note.updated_ms, &note.id))?;
+        self.tables
+            .activity
+            .delete(txn, &activity_key(p, note.updated_ms, &note.id))?;
         Ok(())
     }
 
     /// Resolves the relations of `note` that point nowhere (unresolved, or at a note that is
     /// gone) and records the links both ways. Returns whether anything changed.
-    fn resolve_stale_links(&mut self, txn: &mut RwTxn, note: &mut NoteRecord) -> Result<bool, IndexError> {
+    fn resolve_stale_links(
+        &mut self,
+        txn: &mut RwTxn,
+        note: &mut NoteRecord,
+    ) -> Result<bool, IndexError> {
         let project_slug = generate_permalink(&note.project, false);
         let folder = note.folder().to_string();
         let mut changed = false;
@@ -529,12 +605,19 @@ impl<'t> GraphWriter<'t> {
                 if self.tables.notes.get(txn, to)?.is_some() {
                     continue;
                 }
-                self.tables.incoming.delete(txn, &key3(&note.project, to, &note.id))?;
+                self.tables
+                    .incoming
+                    .delete(txn, &key3(&note.project, to, &note.id))?;
             }
             let keys = target_keys(&rel.relation.target, &folder, &project_slug);
             let mut best: Option<(u8, u16, String)> = None;
             for key in &keys {
-                if let Some(found) = self.tables.ids_by_key(txn, &note.project, key)?.into_iter().next() {
+                if let Some(found) = self
+                    .tables
+                    .ids_by_key(txn, &note.project, key)?
+                    .into_iter()
+                    .next()
+                {
                     if best.as_ref().is_none_or(|b| found < *b) {
                         best = Some(found);
                     }
@@ -544,13 +627,21 @@ impl<'t> GraphWriter<'t> {
             match &resolved {
                 Some(to) => {
                     for key in &keys {
-                        self.tables.unresolved.delete(txn, &key3(&note.project, key, &note.id))?;
+                        self.tables
+                            .unresolved
+                            .delete(txn, &key3(&note.project, key, &note.id))?;
                     }
-                    self.tables.incoming.put(txn, &key3(&note.project, to, &note.id), &())?;
+                    self.tables
+                        .incoming
+                        .put(txn, &key3(&note.project, to, &note.id), &())?;
                 }
                 None => {
                     for key in &keys {
-                        self.tables.unresolved.put(txn, &key3(&note.project, key, &note.id), &())?;
+                        self.tables.unresolved.put(
+                            txn,
+                            &key3(&note.project, key, &note.id),
+                            &(),
+                        )?;
                     }
                 }
             }
@@ -564,10 +655,14 @@ impl<'t> GraphWriter<'t> {
         let project_slug = generate_permalink(&note.project, false);
         for rel in &note.relations {
             if let Some(to) = &rel.to_id {
-                self.tables.incoming.delete(txn, &key3(&note.project, to, &note.id))?;
+                self.tables
+                    .incoming
+                    .delete(txn, &key3(&note.project, to, &note.id))?;
             }
             for key in target_keys(&rel.relation.target, note.folder(), &project_slug) {
-                self.tables.unresolved.delete(txn, &key3(&note.project, &key, &note.id))?;
+                self.tables
+                    .unresolved
+                    .delete(txn, &key3(&note.project, &key, &note.id))?;
             }
         }
         Ok(())

@@ -90,15 +90,25 @@ impl Index {
         let tables = Tables::create(&env)?;
         {
             let mut wtxn = env.write_txn().map_err(IndexError::from)?;
-            match tables.meta.get(&wtxn, "schema_version").map_err(IndexError::from)? {
+            match tables
+                .meta
+                .get(&wtxn, "schema_version")
+                .map_err(IndexError::from)?
+            {
                 Some(v) if v == graph::SCHEMA_VERSION.as_bytes() => {}
                 Some(other) => {
-                    return Err(OpenFailure::Schema(String::from_utf8_lossy(other).into_owned()))
+                    return Err(OpenFailure::Schema(
+                        String::from_utf8_lossy(other).into_owned(),
+                    ))
                 }
                 None if fresh => {
                     tables
                         .meta
-                        .put(&mut wtxn, "schema_version", graph::SCHEMA_VERSION.as_bytes())
+                        .put(
+                            &mut wtxn,
+                            "schema_version",
+                            graph::SCHEMA_VERSION.as_bytes(),
+                        )
                         .map_err(IndexError::from)?;
                 }
                 None => return Err(OpenFailure::Schema("none".into())),
@@ -113,7 +123,10 @@ impl Index {
             .map_err(|e| OpenFailure::Error(IndexError::Search(e.to_string())))?;
         {
             let rtxn = milli.read_txn().map_err(IndexError::from)?;
-            let configured = milli.primary_key(&rtxn).map_err(IndexError::from)?.is_some();
+            let configured = milli
+                .primary_key(&rtxn)
+                .map_err(IndexError::from)?
+                .is_some();
             drop(rtxn);
             if !configured {
                 let mut wtxn = milli.write_txn().map_err(IndexError::from)?;
@@ -234,3 +247,215 @@ impl Progress {
 }
 
 pub(crate) type SharedProgress = Arc<Progress>;
+
+#[cfg(test)]
+mod tests {
+    use super::search::Query;
+    use super::*;
+    use crate::note::Relation;
+
+    fn input(path: &str, title: &str, body: &str, links: &[&str]) -> WriteOp {
+        WriteOp::Upsert(Box::new(NoteInput {
+            project: "main".into(),
+            path: path.into(),
+            kind: NoteKind::Markdown,
+            title: title.into(),
+            note_type: "note".into(),
+            content_type: "text/markdown".into(),
+            requested_permalink: None,
+            generated_permalink: Some(crate::note::permalink::note_permalink("main", path, true)),
+            tags: vec![],
+            aliases: vec![],
+            status: None,
+            metadata: Default::default(),
+            created_ms: 0,
+            updated_ms: 0,
+            checksum: crate::vault::scan::sha256_hex(body.as_bytes()),
+            size: body.len() as u64,
+            mtime_ns: 0,
+            observations: vec![],
+            relations: links
+                .iter()
+                .map(|t| Relation {
+                    relation_type: "links_to".into(),
+                    target: t.to_string(),
+                    context: None,
+                })
+                .collect(),
+            warnings: vec![],
+            search_text: body.into(),
+        }))
+    }
+
+    fn note_at(index: &Index, path: &str) -> NoteRecord {
+        let txn = index.read_txn().unwrap();
+        let id = index
+            .tables
+            .id_by_path(&txn, "main", path)
+            .unwrap()
+            .unwrap();
+        index.tables.get_note(&txn, &id).unwrap().unwrap()
+    }
+
+    fn hits(index: &Index, text: &str) -> u64 {
+        let q = Query {
+            text: text.into(),
+            limit: 10,
+            all_words: true,
+            ..Default::default()
+        };
+        index.search(&q).unwrap().total
+    }
+
+    #[test]
+    fn a_search_after_a_write_finds_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let index = Index::open(dir.path()).unwrap();
+        assert!(index.rebuilt);
+        let words = [
+            "aardvark", "bison", "capybara", "dingo", "echidna", "ferret", "gazelle", "hyena",
+        ];
+        for (i, word) in words.iter().enumerate() {
+            index
+                .write(vec![input(
+                    &format!("n{i}.md"),
+                    &format!("Note {i}"),
+                    word,
+                    &[],
+                )])
+                .unwrap();
+            assert_eq!(hits(&index, word), 1, "write {i} is searchable at once");
+        }
+        index.close();
+    }
+
+    #[test]
+    fn links_resolve_when_the_target_appears_and_unresolve_when_it_goes() {
+        let dir = tempfile::tempdir().unwrap();
+        let index = Index::open(dir.path()).unwrap();
+        index
+            .write(vec![input(
+                "a.md",
+                "A",
+                "a",
+                &["Search UI", "b", "Nothing"],
+            )])
+            .unwrap();
+        let a = note_at(&index, "a.md");
+        assert!(a.relations.iter().all(|r| r.to_id.is_none()));
+
+        index
+            .write(vec![
+                input("specs/Search UI.md", "Search UI", "ui", &[]),
+                input("b.md", "B", "b", &[]),
+            ])
+            .unwrap();
+        let a = note_at(&index, "a.md");
+        let ui = note_at(&index, "specs/Search UI.md");
+        let b = note_at(&index, "b.md");
+        let targets: Vec<_> = a.relations.iter().map(|r| r.to_id.clone()).collect();
+        assert_eq!(targets, vec![Some(ui.id.clone()), Some(b.id.clone()), None]);
+
+        index
+            .write(vec![WriteOp::Delete {
+                project: "main".into(),
+                path: "specs/Search UI.md".into(),
+            }])
+            .unwrap();
+        let a = note_at(&index, "a.md");
+        assert_eq!(
+            a.relations[0].to_id, None,
+            "a deleted target leaves the link unresolved"
+        );
+        assert_eq!(hits(&index, "ui"), 0);
+        index.close();
+    }
+
+    #[test]
+    fn a_move_keeps_id_permalink_and_incoming_links() {
+        let dir = tempfile::tempdir().unwrap();
+        let index = Index::open(dir.path()).unwrap();
+        index
+            .write(vec![
+                input("old.md", "Old", "wombat", &[]),
+                input("src.md", "Src", "s", &["Old"]),
+            ])
+            .unwrap();
+        let before = note_at(&index, "old.md");
+        index
+            .write(vec![WriteOp::Move {
+                project: "main".into(),
+                from: "old.md".into(),
+                to: "dir/new.md".into(),
+            }])
+            .unwrap();
+        let after = note_at(&index, "dir/new.md");
+        assert_eq!(
+            (after.id.clone(), after.permalink.clone()),
+            (before.id.clone(), before.permalink.clone())
+        );
+        assert_eq!(
+            note_at(&index, "src.md").relations[0].to_id,
+            Some(before.id)
+        );
+        let txn = index.read_txn().unwrap();
+        assert_eq!(
+            index.tables.id_by_path(&txn, "main", "old.md").unwrap(),
+            None
+        );
+        drop(txn);
+        assert_eq!(hits(&index, "wombat"), 1);
+        index.close();
+    }
+
+    #[test]
+    fn permalinks_are_unique_and_ids_are_stable_across_rebuilds() {
+        let dir = tempfile::tempdir().unwrap();
+        let index = Index::open(dir.path()).unwrap();
+        index
+            .write(vec![
+                input("x.md", "X", "1", &[]),
+                input("X.md", "X", "2", &[]),
+            ])
+            .unwrap();
+        let (a, b) = (note_at(&index, "x.md"), note_at(&index, "X.md"));
+        assert_eq!(a.permalink.as_deref(), Some("main/x"));
+        assert_eq!(b.permalink.as_deref(), Some("main/x-1"));
+        index.close();
+
+        let other = tempfile::tempdir().unwrap();
+        let fresh = Index::open(other.path()).unwrap();
+        fresh.write(vec![input("x.md", "X", "1", &[])]).unwrap();
+        assert_eq!(
+            note_at(&fresh, "x.md").id,
+            a.id,
+            "ids derive from where a note was first seen"
+        );
+        fresh.close();
+    }
+
+    #[test]
+    fn another_schema_version_rebuilds_the_index() {
+        let dir = tempfile::tempdir().unwrap();
+        let index = Index::open(dir.path()).unwrap();
+        index.write(vec![input("a.md", "A", "a", &[])]).unwrap();
+        let mut wtxn = index.env.write_txn().unwrap();
+        index
+            .tables
+            .meta
+            .put(&mut wtxn, "schema_version", b"gitmem-graph-0")
+            .unwrap();
+        wtxn.commit().unwrap();
+        index.close();
+
+        let reopened = Index::open(dir.path()).unwrap();
+        assert!(reopened.rebuilt);
+        let txn = reopened.read_txn().unwrap();
+        assert_eq!(
+            reopened.tables.id_by_path(&txn, "main", "a.md").unwrap(),
+            None
+        );
+        drop(txn);
+        reopened.close();
+    }
+}

@@ -54,7 +54,9 @@ mod json_text {
     use serde_json::{Map, Value};
 
     pub fn serialize<S: Serializer>(map: &Map<String, Value>, s: S) -> Result<S::Ok, S::Error> {
-        serde_json::to_string(map).map_err(serde::ser::Error::custom)?.serialize(s)
+        serde_json::to_string(map)
+            .map_err(serde::ser::Error::custom)?
+            .serialize(s)
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Map<String, Value>, D::Error> {

@@ -4,10 +4,10 @@ use std::io::Write;
 
 use milli_core::heed::RwTxn;
 use milli_core::progress::Progress;
+use milli_core::score_details::ScoringStrategy;
 use milli_core::update::new::indexer;
 use milli_core::update::{IndexerConfig, Settings};
 use milli_core::vector::EmbeddingConfigs;
-use milli_core::score_details::ScoringStrategy;
 use milli_core::{FilterableAttributesRule, Index as Milli, TermsMatchingStrategy};
 use serde_json::{json, Map, Value};
 
@@ -24,8 +24,16 @@ pub const MAX_SEARCH_TEXT: usize = 1 << 20;
 
 pub const SEARCHABLE: &[&str] = &["title", "tags", "content", "permalink"];
 const FILTERABLE: &[&str] = &[
-    "type", "project", "folder", "note_type", "note_tags", "category", "status", "created",
-    "updated", "relation_type",
+    "type",
+    "project",
+    "folder",
+    "note_type",
+    "note_tags",
+    "category",
+    "status",
+    "created",
+    "updated",
+    "relation_type",
 ];
 
 pub fn configure<'t>(index: &'t Milli, wtxn: &mut RwTxn<'t>) -> Result<(), IndexError> {
@@ -42,7 +50,11 @@ pub fn configure<'t>(index: &'t Milli, wtxn: &mut RwTxn<'t>) -> Result<(), Index
         "features": {"facetSearch": false, "filter": {"equality": true, "comparison": true}}
     }))?);
     settings.set_filterable_fields(rules);
-    settings.set_sortable_fields(["created".to_string(), "updated".to_string()].into_iter().collect());
+    settings.set_sortable_fields(
+        ["created".to_string(), "updated".to_string()]
+            .into_iter()
+            .collect(),
+    );
     settings.set_pagination_max_total_hits(100_000);
     // Word-pair proximity per attribute instead of per word: indexing is several times
     // cheaper, and notes are short enough that "in the same field" ranks well.
@@ -80,7 +92,10 @@ fn common_fields(note: &NoteRecord) -> Map<String, Value> {
     m.insert("note_id".into(), json!(note.id));
     m.insert("project".into(), json!(note.project));
     m.insert("folder".into(), json!(note.folder()));
-    m.insert("note_type".into(), json!(normalize_note_type(&note.note_type)));
+    m.insert(
+        "note_type".into(),
+        json!(normalize_note_type(&note.note_type)),
+    );
     m.insert("note_tags".into(), json!(note.tags));
     if let Some(status) = &note.status {
         m.insert("status".into(), json!(status));
@@ -101,7 +116,10 @@ pub fn observation_permalink(note_permalink: &str, category: &str, content: &str
     } else {
         content.to_string()
     };
-    generate_permalink(&format!("{note_permalink}/observations/{category}/{content}"), false)
+    generate_permalink(
+        &format!("{note_permalink}/observations/{category}/{content}"),
+        false,
+    )
 }
 
 /// The relation's synthetic permalink (compat 4.5).
@@ -115,7 +133,11 @@ pub fn observation_title(category: &str, content: &str) -> String {
 }
 
 /// The search documents of one note. `target_title` gives the title of a linked note.
-pub fn documents(note: &NoteRecord, body: &str, target_title: &dyn Fn(&str) -> Option<String>) -> Vec<Value> {
+pub fn documents(
+    note: &NoteRecord,
+    body: &str,
+    target_title: &dyn Fn(&str) -> Option<String>,
+) -> Vec<Value> {
     let common = common_fields(note);
     let with = |extra: Value| {
         let mut m = common.clone();
@@ -125,7 +147,11 @@ pub fn documents(note: &NoteRecord, body: &str, target_title: &dyn Fn(&str) -> O
         Value::Object(m)
     };
     let mut docs = Vec::with_capacity(1 + note.observations.len() + note.relations.len());
-    let content = if note.kind == NoteKind::Markdown { body } else { "" };
+    let content = if note.kind == NoteKind::Markdown {
+        body
+    } else {
+        ""
+    };
     docs.push(with(json!({
         "id": doc_id('n', &note.id, None),
         "type": "entity",
@@ -191,14 +217,25 @@ impl Indexed {
 }
 
 /// The body milli stored for a note the last time it was indexed.
-fn stored_body(milli: &Milli, rtxn: &milli_core::heed::RoTxn, note_id: &str) -> Result<Option<String>, IndexError> {
-    let Some(internal) = milli.external_documents_ids().get(rtxn, doc_id('n', note_id, None))? else {
+fn stored_body(
+    milli: &Milli,
+    rtxn: &milli_core::heed::RoTxn,
+    note_id: &str,
+) -> Result<Option<String>, IndexError> {
+    let Some(internal) = milli
+        .external_documents_ids()
+        .get(rtxn, doc_id('n', note_id, None))?
+    else {
         return Ok(None);
     };
     let fields = milli.fields_ids_map(rtxn)?;
-    let Some(content_field) = fields.id("content") else { return Ok(None) };
+    let Some(content_field) = fields.id("content") else {
+        return Ok(None);
+    };
     let docs = milli.documents(rtxn, [internal]).map_err(search_err)?;
-    let Some((_, obkv)) = docs.first() else { return Ok(None) };
+    let Some((_, obkv)) = docs.first() else {
+        return Ok(None);
+    };
     Ok(obkv
         .get(content_field)
         .and_then(|raw| serde_json::from_slice::<String>(raw).ok()))
@@ -234,7 +271,8 @@ pub fn flush(
     let mut indexed: Vec<(String, Option<Indexed>)> = Vec::with_capacity(dirty.len());
     let mut stale: Vec<String> = Vec::new();
     let mut replaced = 0usize;
-    let titles: std::cell::RefCell<std::collections::HashMap<String, Option<String>>> = Default::default();
+    let titles: std::cell::RefCell<std::collections::HashMap<String, Option<String>>> =
+        Default::default();
     let target_title = |id: &str| -> Option<String> {
         titles
             .borrow_mut()
@@ -251,7 +289,10 @@ pub fn flush(
                     let body = match bodies.remove(id) {
                         Some(body) => body,
                         None if note.kind == NoteKind::File => String::new(),
-                        None if previous.as_ref().is_some_and(|p| p.checksum == note.checksum) => {
+                        None if previous
+                            .as_ref()
+                            .is_some_and(|p| p.checksum == note.checksum) =>
+                        {
                             stored_body(milli, &mrtxn, id)?.unwrap_or_default()
                         }
                         None => {
@@ -269,7 +310,11 @@ pub fn flush(
                     let rel = if markdown { note.relations.len() } else { 0 };
                     indexed.push((
                         id.clone(),
-                        Some(Indexed { observations: obs as u32, relations: rel as u32, checksum: note.checksum.clone() }),
+                        Some(Indexed {
+                            observations: obs as u32,
+                            relations: rel as u32,
+                            checksum: note.checksum.clone(),
+                        }),
                     ));
                     (obs, rel)
                 }
@@ -280,7 +325,9 @@ pub fn flush(
                     (0, 0)
                 }
             };
-            let (prev_obs, prev_rel) = previous.map(|p| (p.observations as usize, p.relations as usize)).unwrap_or((0, 0));
+            let (prev_obs, prev_rel) = previous
+                .map(|p| (p.observations as usize, p.relations as usize))
+                .unwrap_or((0, 0));
             deletions.extend((n_obs..prev_obs).map(|i| doc_id('o', id, Some(i))));
             deletions.extend((n_rel..prev_rel).map(|i| doc_id('r', id, Some(i))));
         }
@@ -307,7 +354,15 @@ pub fn flush(
             op.delete_documents(delete_refs);
         }
         let (changes, stats, primary_key) = op
-            .into_changes(&alloc, milli, &rtxn, None, &mut new_fields, &|| false, Progress::default())
+            .into_changes(
+                &alloc,
+                milli,
+                &rtxn,
+                None,
+                &mut new_fields,
+                &|| false,
+                Progress::default(),
+            )
             .map_err(search_err)?;
         if let Some(e) = stats.into_iter().find_map(|s| s.error) {
             return Err(IndexError::Search(e.to_string()));
@@ -332,7 +387,12 @@ pub fn flush(
         .map_err(search_err)?;
     }
     wtxn.commit()?;
-    tracing::debug!(notes = dirty.len(), documents = replaced, deletions = deletions.len(), "search commit");
+    tracing::debug!(
+        notes = dirty.len(),
+        documents = replaced,
+        deletions = deletions.len(),
+        "search commit"
+    );
 
     let mut gw = env.write_txn()?;
     for (id, state) in indexed {
@@ -391,7 +451,9 @@ pub struct Hits {
 
 pub fn run(milli: &Milli, query: &Query) -> Result<Hits, IndexError> {
     let rtxn = milli.read_txn()?;
-    if milli.primary_key(&rtxn)?.is_none() || milli.number_of_documents(&rtxn).map_err(search_err)? == 0 {
+    if milli.primary_key(&rtxn)?.is_none()
+        || milli.number_of_documents(&rtxn).map_err(search_err)? == 0
+    {
         return Ok(Hits::default());
     }
     let mut search = milli_core::Search::new(&rtxn, milli);
@@ -412,7 +474,9 @@ pub fn run(milli: &Milli, query: &Query) -> Result<Hits, IndexError> {
         search.searchable_attributes(fields);
     }
     if query.newest_first {
-        search.sort_criteria(vec![milli_core::AscDesc::Desc(milli_core::Member::Field("updated".into()))]);
+        search.sort_criteria(vec![milli_core::AscDesc::Desc(milli_core::Member::Field(
+            "updated".into(),
+        ))]);
     }
     let filter_text = query.filter.clone().unwrap_or_default();
     if let Some(filter) = milli_core::Filter::from_str(&filter_text).map_err(search_err)? {

@@ -27,7 +27,11 @@ const MAX_DEFERRED: usize = 20_000;
 type Reply = Sender<Result<Vec<Result<OpOutcome, String>>, IndexError>>;
 
 enum Message {
-    Write { ops: Vec<WriteOp>, seq: u64, reply: Reply },
+    Write {
+        ops: Vec<WriteOp>,
+        seq: u64,
+        reply: Reply,
+    },
     Shutdown,
 }
 
@@ -46,7 +50,13 @@ pub(super) fn spawn(env: Env<WithoutTls>, tables: Tables, milli: milli_core::Ind
     let thread = std::thread::Builder::new()
         .name("gitmem-index-writer".into())
         .spawn(move || {
-            let mut writer = Writer { env, tables, milli, bodies: HashMap::new(), progress: thread_progress.clone() };
+            let mut writer = Writer {
+                env,
+                tables,
+                milli,
+                bodies: HashMap::new(),
+                progress: thread_progress.clone(),
+            };
             writer.run(rx);
             thread_progress.stopped();
         })
@@ -121,7 +131,9 @@ impl Writer {
                         deferred = 0;
                         continue;
                     }
-                    Err(crossbeam_channel::TryRecvError::Disconnected) => return self.catch_up(last_seq),
+                    Err(crossbeam_channel::TryRecvError::Disconnected) => {
+                        return self.catch_up(last_seq)
+                    }
                 }
             } else {
                 match rx.recv() {
@@ -151,8 +163,16 @@ impl Writer {
             if !batch.is_empty() {
                 let started = std::time::Instant::now();
                 let outcome = self.apply_batch(&mut batch);
-                tracing::debug!(ops = batch_ops, elapsed_ms = started.elapsed().as_millis() as u64, "graph commit");
-                let max_seq = batch.iter().map(|(_, seq, _)| *seq).max().unwrap_or(last_seq);
+                tracing::debug!(
+                    ops = batch_ops,
+                    elapsed_ms = started.elapsed().as_millis() as u64,
+                    "graph commit"
+                );
+                let max_seq = batch
+                    .iter()
+                    .map(|(_, seq, _)| *seq)
+                    .max()
+                    .unwrap_or(last_seq);
                 self.progress.graph_applied(max_seq);
                 match outcome {
                     Ok(results) => {
@@ -186,7 +206,13 @@ impl Writer {
         let started = std::time::Instant::now();
         release_free_memory();
         loop {
-            match super::search::flush(&self.env, &self.tables, &self.milli, &mut self.bodies, SEARCH_BATCH) {
+            match super::search::flush(
+                &self.env,
+                &self.tables,
+                &self.milli,
+                &mut self.bodies,
+                SEARCH_BATCH,
+            ) {
                 Ok(n) if n == SEARCH_BATCH => release_free_memory(),
                 Ok(_) => break,
                 Err(e) => {
@@ -195,13 +221,19 @@ impl Writer {
                 }
             }
         }
-        tracing::debug!(elapsed_ms = started.elapsed().as_millis() as u64, "search caught up");
+        tracing::debug!(
+            elapsed_ms = started.elapsed().as_millis() as u64,
+            "search caught up"
+        );
         self.progress.search_applied(seq);
     }
 
     /// One graph transaction for the whole batch. Operations check what they need before they
     /// write, so an `Err` outcome has changed nothing; a storage error fails the whole batch.
-    fn apply_batch(&mut self, batch: &mut Batch) -> Result<Vec<Vec<Result<OpOutcome, String>>>, IndexError> {
+    fn apply_batch(
+        &mut self,
+        batch: &mut Batch,
+    ) -> Result<Vec<Vec<Result<OpOutcome, String>>>, IndexError> {
         let mut wtxn = self.env.write_txn()?;
         let mut graph = GraphWriter::new(&self.tables);
         let mut all = Vec::with_capacity(batch.len());
@@ -211,12 +243,20 @@ impl Writer {
             for op in ops.iter_mut() {
                 match graph.apply(&mut wtxn, op) {
                     Ok(outcome) => {
-                        if let (WriteOp::Upsert(input), OpOutcome::Upserted { id, changed: true, .. }) = (&mut *op, &outcome) {
+                        if let (
+                            WriteOp::Upsert(input),
+                            OpOutcome::Upserted {
+                                id, changed: true, ..
+                            },
+                        ) = (&mut *op, &outcome)
+                        {
                             bodies.push((id.clone(), std::mem::take(&mut input.search_text)));
                         }
                         results.push(Ok(outcome));
                     }
-                    Err(IndexError::NotFound(what)) => results.push(Err(format!("not in the index: {what}"))),
+                    Err(IndexError::NotFound(what)) => {
+                        results.push(Err(format!("not in the index: {what}")))
+                    }
                     Err(other) => return Err(other),
                 }
             }

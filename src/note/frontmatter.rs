@@ -44,7 +44,12 @@ pub fn locate(text: &str) -> Option<Block> {
         }
         break line;
     };
-    if opening.text.trim_end_matches(['\r', '\n']).trim_end_matches([' ', '\t']) != "---" {
+    if opening
+        .text
+        .trim_end_matches(['\r', '\n'])
+        .trim_end_matches([' ', '\t'])
+        != "---"
+    {
         return None;
     }
     let yaml_start = opening.end;
@@ -70,7 +75,8 @@ pub fn body(text: &str) -> &str {
 
 /// Parses the YAML of a located block into an ordered JSON map.
 pub fn parse_yaml(yaml: &str) -> Result<Map<String, Value>, FrontmatterError> {
-    let docs = YamlLoader::load_from_str(yaml).map_err(|e| FrontmatterError::Yaml(e.to_string()))?;
+    let docs =
+        YamlLoader::load_from_str(yaml).map_err(|e| FrontmatterError::Yaml(e.to_string()))?;
     match docs.into_iter().next() {
         None | Some(Yaml::Null) => Ok(Map::new()),
         Some(Yaml::Hash(hash)) => Ok(hash
@@ -326,15 +332,24 @@ mod tests {
     fn locate_follows_the_fence_rules() {
         let cases: &[(&str, Option<(&str, &str)>)] = &[
             ("---\ntitle: A\n---\nbody", Some(("title: A\n", "body"))),
-            ("\u{feff}---\ntitle: A\n---\nbody", Some(("title: A\n", "body"))),
+            (
+                "\u{feff}---\ntitle: A\n---\nbody",
+                Some(("title: A\n", "body")),
+            ),
             ("\n\n---\ntitle: A\n---\n", Some(("title: A\n", ""))),
             ("---  \t\ntitle: A\n---\nbody", Some(("title: A\n", "body"))),
-            ("---\r\ntitle: A\r\n---\r\nbody", Some(("title: A\r\n", "body"))),
+            (
+                "---\r\ntitle: A\r\n---\r\nbody",
+                Some(("title: A\r\n", "body")),
+            ),
             ("---\n---\nbody", Some(("", "body"))),
             ("---\ntitle: A\nno closing fence", None),
             ("# Heading\n---\ntitle: A\n---\n", None),
             ("----\ntitle: A\n---\n", None),
-            ("---\ntitle: A\n--- \nstill yaml\n---\nbody", Some(("title: A\n--- \nstill yaml\n", "body"))),
+            (
+                "---\ntitle: A\n--- \nstill yaml\n---\nbody",
+                Some(("title: A\n--- \nstill yaml\n", "body")),
+            ),
             ("", None),
         ];
         for (text, expected) in cases {
@@ -345,9 +360,15 @@ mod tests {
 
     #[test]
     fn parse_yaml_keeps_key_order_and_types() {
-        let map = parse_yaml("title: A\ntype: note\ncount: 3\nratio: 0.5\ndone: true\ntags:\n- a\n- b\nnothing:\n").unwrap();
+        let map = parse_yaml(
+            "title: A\ntype: note\ncount: 3\nratio: 0.5\ndone: true\ntags:\n- a\n- b\nnothing:\n",
+        )
+        .unwrap();
         let keys: Vec<_> = map.keys().cloned().collect();
-        assert_eq!(keys, ["title", "type", "count", "ratio", "done", "tags", "nothing"]);
+        assert_eq!(
+            keys,
+            ["title", "type", "count", "ratio", "done", "tags", "nothing"]
+        );
         assert_eq!(map["count"], json!(3));
         assert_eq!(map["ratio"], json!(0.5));
         assert_eq!(map["done"], json!(true));
@@ -359,11 +380,23 @@ mod tests {
     #[test]
     fn parse_yaml_errors() {
         assert_eq!(parse_yaml("").unwrap(), Map::new());
-        assert!(matches!(parse_yaml("title: [unclosed"), Err(FrontmatterError::Yaml(_))));
-        assert!(matches!(parse_yaml("just a string"), Err(FrontmatterError::NotMapping(_))));
-        assert!(matches!(parse_yaml("- a\n- b"), Err(FrontmatterError::NotMapping(_))));
+        assert!(matches!(
+            parse_yaml("title: [unclosed"),
+            Err(FrontmatterError::Yaml(_))
+        ));
+        assert!(matches!(
+            parse_yaml("just a string"),
+            Err(FrontmatterError::NotMapping(_))
+        ));
+        assert!(matches!(
+            parse_yaml("- a\n- b"),
+            Err(FrontmatterError::NotMapping(_))
+        ));
         // A date stays a string: timestamps are interpreted later.
-        assert_eq!(parse_yaml("created: 2026-01-05").unwrap()["created"], json!("2026-01-05"));
+        assert_eq!(
+            parse_yaml("created: 2026-01-05").unwrap()["created"],
+            json!("2026-01-05")
+        );
     }
 
     #[test]
@@ -405,7 +438,12 @@ mod tests {
                 json!("done"),
                 "---\r\ntitle: A\r\nstatus: done\r\n---\r\nbody\r\n",
             ),
-            ("---\n---\nbody", "title", json!("x"), "---\ntitle: x\n---\nbody"),
+            (
+                "---\n---\nbody",
+                "title",
+                json!("x"),
+                "---\ntitle: x\n---\nbody",
+            ),
             (
                 "\u{feff}---\n'title': A\n---\n",
                 "title",
@@ -422,7 +460,10 @@ mod tests {
     fn scalars_are_quoted_only_when_needed() {
         let cases = [
             ("Test Note", "Test Note"),
-            ("Coupon Enable/Disable: v2.0?", "'Coupon Enable/Disable: v2.0?'"),
+            (
+                "Coupon Enable/Disable: v2.0?",
+                "'Coupon Enable/Disable: v2.0?'",
+            ),
             ("it's", "it's"),
             ("#tag", "'#tag'"),
             ("true", "'true'"),
@@ -448,7 +489,10 @@ mod tests {
         );
         let nested = json!({"source": {"origin": "x", "size": 3}, "list": [{"a": 1, "b": 2}]});
         let text = render_map(nested.as_object().unwrap());
-        assert_eq!(text, "source:\n  origin: x\n  size: 3\nlist:\n- a: 1\n  b: 2\n");
+        assert_eq!(
+            text,
+            "source:\n  origin: x\n  size: 3\nlist:\n- a: 1\n  b: 2\n"
+        );
         assert_eq!(parse_yaml(&text).unwrap(), *nested.as_object().unwrap());
     }
 }

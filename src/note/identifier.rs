@@ -37,7 +37,11 @@ pub fn permalink_candidates(identifier: &str, project_slug: &str) -> Vec<String>
 /// A case-insensitive key for titles, paths and aliases: NFC, lowercased, `_` read as `-`.
 pub fn lookup_key(s: &str) -> String {
     use unicode_normalization::UnicodeNormalization;
-    s.trim().nfc().collect::<String>().to_lowercase().replace('_', "-")
+    s.trim()
+        .nfc()
+        .collect::<String>()
+        .to_lowercase()
+        .replace('_', "-")
 }
 
 #[cfg(test)]

@@ -166,7 +166,9 @@ pub fn parse_tags(value: &Value) -> Vec<String> {
             }
             split(trimmed)
         }
-        other => scalar_or_joined(other).map(|s| split(&s)).unwrap_or_default(),
+        other => scalar_or_joined(other)
+            .map(|s| split(&s))
+            .unwrap_or_default(),
     }
 }
 
@@ -182,12 +184,21 @@ pub fn parse_timestamp(raw: &str) -> Option<DateTime<FixedOffset>> {
             .earliest()
             .map(|dt| dt.fixed_offset())
     };
-    for format in ["%Y-%m-%dT%H:%M:%S%.f", "%Y-%m-%d %H:%M:%S%.f", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M"] {
+    for format in [
+        "%Y-%m-%dT%H:%M:%S%.f",
+        "%Y-%m-%d %H:%M:%S%.f",
+        "%Y-%m-%dT%H:%M",
+        "%Y-%m-%d %H:%M",
+    ] {
         if let Ok(naive) = NaiveDateTime::parse_from_str(raw, format) {
             return local(naive);
         }
     }
-    for format in ["%Y-%m-%d %H:%M:%S%.f%:z", "%Y-%m-%dT%H:%M:%S%.f%z", "%Y-%m-%d %H:%M:%S%.f%z"] {
+    for format in [
+        "%Y-%m-%d %H:%M:%S%.f%:z",
+        "%Y-%m-%dT%H:%M:%S%.f%z",
+        "%Y-%m-%d %H:%M:%S%.f%z",
+    ] {
         if let Ok(dt) = DateTime::parse_from_str(raw, format) {
             return Some(dt);
         }
@@ -205,15 +216,33 @@ mod tests {
     #[test]
     fn titles_types_and_permalinks_from_front_matter() {
         let cases: &[(&str, &str, &str, &str, Option<&str>)] = &[
-            ("n/File.md", "---\ntitle: Given\ntype: spec\npermalink: x/y\n---\n# H1", "Given", "spec", Some("x/y")),
+            (
+                "n/File.md",
+                "---\ntitle: Given\ntype: spec\npermalink: x/y\n---\n# H1",
+                "Given",
+                "spec",
+                Some("x/y"),
+            ),
             ("n/File.md", "# H1 is not the title\n", "File", "note", None),
             ("n/File.md", "---\ntitle:\n---\n", "File", "note", None),
             ("n/File.md", "---\ntitle: ''\n---\n", "File", "note", None),
             ("n/File.md", "---\ntitle: None\n---\n", "File", "note", None),
-            ("n/File.md", "---\ntitle: [a, b]\ntype: [x, y]\n---\n", "a, b", "x, y", None),
+            (
+                "n/File.md",
+                "---\ntitle: [a, b]\ntype: [x, y]\n---\n",
+                "a, b",
+                "x, y",
+                None,
+            ),
             ("n/File.md", "---\ntitle: 42\n---\n", "42", "note", None),
             ("n/File.md", "---\ntitle: true\n---\n", "True", "note", None),
-            ("n/File.md", "---\npermalink: '  '\n---\n", "File", "note", None),
+            (
+                "n/File.md",
+                "---\npermalink: '  '\n---\n",
+                "File",
+                "note",
+                None,
+            ),
             ("Version 2.0.0.md", "text", "Version 2.0.0", "note", None),
         ];
         for (path, text, title, note_type, permalink) in cases {
@@ -242,20 +271,39 @@ mod tests {
 
     #[test]
     fn malformed_yaml_is_a_warning_not_a_failure() {
-        let note = parse_note("bad.md", "---\ntitle: [unclosed\n---\n- [fact] still parsed\n");
+        let note = parse_note(
+            "bad.md",
+            "---\ntitle: [unclosed\n---\n- [fact] still parsed\n",
+        );
         assert_eq!(note.title, "bad");
         assert_eq!(note.observations.len(), 1);
         assert_eq!(note.warnings.len(), 1);
-        assert!(note.warnings[0].contains("not valid YAML"), "{:?}", note.warnings);
+        assert!(
+            note.warnings[0].contains("not valid YAML"),
+            "{:?}",
+            note.warnings
+        );
     }
 
     #[test]
     fn timestamps() {
-        let ok = ["2024-01-01", "2024-01-01T10:00:00Z", "2024-01-01T10:00:00+02:00", "2024-01-01 10:00:00", "2024-01-01T10:00"];
+        let ok = [
+            "2024-01-01",
+            "2024-01-01T10:00:00Z",
+            "2024-01-01T10:00:00+02:00",
+            "2024-01-01 10:00:00",
+            "2024-01-01T10:00",
+        ];
         for raw in ok {
             assert!(parse_timestamp(raw).is_some(), "{raw}");
         }
-        assert_eq!(parse_timestamp("2024-01-01T10:00:00+02:00").unwrap().offset().local_minus_utc(), 7200);
+        assert_eq!(
+            parse_timestamp("2024-01-01T10:00:00+02:00")
+                .unwrap()
+                .offset()
+                .local_minus_utc(),
+            7200
+        );
         for raw in ["yesterday", "2024-13-01", ""] {
             assert!(parse_timestamp(raw).is_none(), "{raw}");
         }
@@ -275,7 +323,10 @@ mod tests {
         let keys: Vec<_> = note.metadata.keys().map(String::as_str).collect();
         assert_eq!(keys, ["title", "aliases", "status", "custom"]);
         assert_eq!(&"---\ntitle: A\naliases: [\"First\", Second]\nstatus: draft\ncustom: {k: 1}\n---\nbody"[note.body_start..], "body");
-        assert_eq!(parse_note("b.md", "---\nalias: One\n---\n").aliases, ["One"]);
+        assert_eq!(
+            parse_note("b.md", "---\nalias: One\n---\n").aliases,
+            ["One"]
+        );
     }
 
     #[test]

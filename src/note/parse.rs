@@ -469,17 +469,39 @@ mod tests {
         let cases: Vec<(&str, Option<Observation>)> = vec![
             (
                 "- [tech] Uses SQLite FTS5 #search #db (fast enough)",
-                Some(obs("tech", "Uses SQLite FTS5 #search #db", &["search", "db"], Some("fast enough"))),
+                Some(obs(
+                    "tech",
+                    "Uses SQLite FTS5 #search #db",
+                    &["search", "db"],
+                    Some("fast enough"),
+                )),
             ),
-            ("- plain bullet with #tag", Some(obs("note", "plain bullet with #tag", &["tag"], None))),
+            (
+                "- plain bullet with #tag",
+                Some(obs("note", "plain bullet with #tag", &["tag"], None)),
+            ),
             (
                 "- [complex test] This is #tag1#tag2 with #tag3 content",
-                Some(obs("complex test", "This is #tag1#tag2 with #tag3 content", &["tag1", "tag2", "tag3"], None)),
+                Some(obs(
+                    "complex test",
+                    "This is #tag1#tag2 with #tag3 content",
+                    &["tag1", "tag2", "tag3"],
+                    None,
+                )),
             ),
             ("- [] Empty category", None),
-            ("- [] Empty category #t", Some(obs("note", "Empty category #t", &["t"], None))),
-            ("- [2024] year in review", Some(obs("2024", "year in review", &[], None))),
-            ("- [10:30am] standup", Some(obs("10:30am", "standup", &[], None))),
+            (
+                "- [] Empty category #t",
+                Some(obs("note", "Empty category #t", &["t"], None)),
+            ),
+            (
+                "- [2024] year in review",
+                Some(obs("2024", "year in review", &[], None)),
+            ),
+            (
+                "- [10:30am] standup",
+                Some(obs("10:30am", "standup", &[], None)),
+            ),
             ("- [00:00:11] Speaker: hi", None),
             ("- [1:02.5 - 1:03.0] Speaker: hi", None),
             ("- [x] done", None),
@@ -490,28 +512,55 @@ mod tests {
             ("- [>] deferred", None),
             ("- [?] question", None),
             ("- [!] important", None),
-            ("- [/] in progress #wip", Some(obs("note", "[/] in progress #wip", &["wip"], None))),
+            (
+                "- [/] in progress #wip",
+                Some(obs("note", "[/] in progress #wip", &["wip"], None)),
+            ),
             ("> [!info] Callout", None),
             ("> - [fact] quoted #x", None),
-            ("Issue #123 fixed", Some(obs("note", "Issue #123 fixed", &["123"], None))),
+            (
+                "Issue #123 fixed",
+                Some(obs("note", "Issue #123 fixed", &["123"], None)),
+            ),
             ("## [design] Title", Some(obs("design", "Title", &[], None))),
             (
                 "- [test] Content (with) extra) parens)",
                 Some(obs("test", "Content", &[], Some("with) extra) parens"))),
             ),
-            ("- [test] Unclosed (context", Some(obs("test", "Unclosed (context", &[], None))),
-            ("- [test] ends with no open paren)", Some(obs("test", "ends with no open paren)", &[], None))),
-            ("- [tag] keeps punctuation #db,", Some(obs("tag", "keeps punctuation #db,", &["db,"], None))),
+            (
+                "- [test] Unclosed (context",
+                Some(obs("test", "Unclosed (context", &[], None)),
+            ),
+            (
+                "- [test] ends with no open paren)",
+                Some(obs("test", "ends with no open paren)", &[], None)),
+            ),
+            (
+                "- [tag] keeps punctuation #db,",
+                Some(obs("tag", "keeps punctuation #db,", &["db,"], None)),
+            ),
             ("- [[Target]]", None),
             ("- [link](other.md)", None),
             ("- [idea] (only context)", None),
             ("plain paragraph", None),
-            ("- [fact] first line\n  second line", Some(obs("fact", "first line", &[], None))),
-            ("- [decision] Use [[X]] for storage", Some(obs("decision", "Use [[X]] for storage", &[], None))),
+            (
+                "- [fact] first line\n  second line",
+                Some(obs("fact", "first line", &[], None)),
+            ),
+            (
+                "- [decision] Use [[X]] for storage",
+                Some(obs("decision", "Use [[X]] for storage", &[], None)),
+            ),
             ("```\n- [tech] in code #x\n```", None),
             ("    - [tech] indented code #x", None),
-            ("- [ fact ] spaced category", Some(obs("fact", "spaced category", &[], None))),
-            ("- [tech] `#include` is code", Some(obs("tech", "`#include` is code", &[], None))),
+            (
+                "- [ fact ] spaced category",
+                Some(obs("fact", "spaced category", &[], None)),
+            ),
+            (
+                "- [tech] `#include` is code",
+                Some(obs("tech", "`#include` is code", &[], None)),
+            ),
         ];
         for (input, expected) in cases {
             let (observations, _) = parse_body(input, "");
@@ -529,36 +578,99 @@ mod tests {
     #[test]
     fn relation_lines() {
         let cases: Vec<(&str, Vec<Relation>)> = vec![
-            ("- implements [[Search UI]]", vec![rel("implements", "Search UI", None)]),
-            ("- depends_on [[Database Schema]] (storage)", vec![rel("depends_on", "Database Schema", Some("storage"))]),
-            ("- \"based on\" [[Prior Art]]", vec![rel("based on", "Prior Art", None)]),
-            ("- 'contrasts with' [[Tea]]", vec![rel("contrasts with", "Tea", None)]),
-            ("- \"\" [[Empty Type]]", vec![rel(LINKS_TO, "Empty Type", None)]),
+            (
+                "- implements [[Search UI]]",
+                vec![rel("implements", "Search UI", None)],
+            ),
+            (
+                "- depends_on [[Database Schema]] (storage)",
+                vec![rel("depends_on", "Database Schema", Some("storage"))],
+            ),
+            (
+                "- \"based on\" [[Prior Art]]",
+                vec![rel("based on", "Prior Art", None)],
+            ),
+            (
+                "- 'contrasts with' [[Tea]]",
+                vec![rel("contrasts with", "Tea", None)],
+            ),
+            (
+                "- \"\" [[Empty Type]]",
+                vec![rel(LINKS_TO, "Empty Type", None)],
+            ),
             ("- part-of [[X]] ()", vec![rel("part-of", "X", None)]),
-            ("- part_of [[X]] trailing words", vec![rel(LINKS_TO, "X", None)]),
-            ("- part_of [[X]] (a (nested) ctx)", vec![rel("part_of", "X", Some("a (nested) ctx"))]),
+            (
+                "- part_of [[X]] trailing words",
+                vec![rel(LINKS_TO, "X", None)],
+            ),
+            (
+                "- part_of [[X]] (a (nested) ctx)",
+                vec![rel("part_of", "X", Some("a (nested) ctx"))],
+            ),
             ("- part_of [[X]] (a) (b)", vec![rel(LINKS_TO, "X", None)]),
             ("- [[Target]]", vec![rel(LINKS_TO, "Target", None)]),
-            ("- some other thing [[Target]]", vec![rel(LINKS_TO, "Target", None)]),
-            ("- Added [[A]] to [[B]]", vec![rel(LINKS_TO, "A", None), rel(LINKS_TO, "B", None)]),
-            ("See also [[Coffee Notes]] and [[Search UI]].", vec![rel(LINKS_TO, "Coffee Notes", None), rel(LINKS_TO, "Search UI", None)]),
-            ("- [decision] Use [[X]] for storage", vec![rel(LINKS_TO, "X", None)]),
+            (
+                "- some other thing [[Target]]",
+                vec![rel(LINKS_TO, "Target", None)],
+            ),
+            (
+                "- Added [[A]] to [[B]]",
+                vec![rel(LINKS_TO, "A", None), rel(LINKS_TO, "B", None)],
+            ),
+            (
+                "See also [[Coffee Notes]] and [[Search UI]].",
+                vec![
+                    rel(LINKS_TO, "Coffee Notes", None),
+                    rel(LINKS_TO, "Search UI", None),
+                ],
+            ),
+            (
+                "- [decision] Use [[X]] for storage",
+                vec![rel(LINKS_TO, "X", None)],
+            ),
             ("- [tech] [[X]]", vec![rel("[tech]", "X", None)]),
-            ("[[Target|Alias]]", vec![rel(LINKS_TO, "Target|Alias", None)]),
+            (
+                "[[Target|Alias]]",
+                vec![rel(LINKS_TO, "Target|Alias", None)],
+            ),
             ("See [[A#Heading]].", vec![rel(LINKS_TO, "A#Heading", None)]),
-            ("An embed ![[Diagram]] here", vec![rel(LINKS_TO, "Diagram", None)]),
-            ("- relates_to [[proj::Note]]", vec![rel("relates_to", "proj/Note", None)]),
+            (
+                "An embed ![[Diagram]] here",
+                vec![rel(LINKS_TO, "Diagram", None)],
+            ),
+            (
+                "- relates_to [[proj::Note]]",
+                vec![rel("relates_to", "proj/Note", None)],
+            ),
             ("> quoted [[Q]]", vec![rel(LINKS_TO, "Q", None)]),
             ("> - implements [[Q]]", vec![rel("implements", "Q", None)]),
-            ("Nested [[a [[b]] c]] link", vec![rel(LINKS_TO, "a [[b]] c", None)]),
+            (
+                "Nested [[a [[b]] c]] link",
+                vec![rel(LINKS_TO, "a [[b]] c", None)],
+            ),
             ("Unclosed [[a and [[b]]", vec![]),
             ("[[ ]] empty", vec![]),
             ("Code `[[not a link]]` here", vec![]),
-            ("```rust\nfn main() { println!(\"[[not a link]]\"); }\n```", vec![]),
-            ("- relates_to [[X]]\n- relates_to [[X]]", vec![rel("relates_to", "X", None)]),
-            ("- relates_to [[X]]\n- links [[X]]", vec![rel("relates_to", "X", None), rel("links", "X", None)]),
-            ("A [markdown link](Other%20Note.md) and [web](https://x.io/a.md)", vec![rel(LINKS_TO, "notes/Other Note.md", None)]),
-            ("[up](../specs/Spec.md#part)", vec![rel(LINKS_TO, "specs/Spec.md", None)]),
+            (
+                "```rust\nfn main() { println!(\"[[not a link]]\"); }\n```",
+                vec![],
+            ),
+            (
+                "- relates_to [[X]]\n- relates_to [[X]]",
+                vec![rel("relates_to", "X", None)],
+            ),
+            (
+                "- relates_to [[X]]\n- links [[X]]",
+                vec![rel("relates_to", "X", None), rel("links", "X", None)],
+            ),
+            (
+                "A [markdown link](Other%20Note.md) and [web](https://x.io/a.md)",
+                vec![rel(LINKS_TO, "notes/Other Note.md", None)],
+            ),
+            (
+                "[up](../specs/Spec.md#part)",
+                vec![rel(LINKS_TO, "specs/Spec.md", None)],
+            ),
             ("[not a note](image.png)", vec![]),
             ("# Heading with [[Link]]", vec![rel(LINKS_TO, "Link", None)]),
         ];
@@ -574,7 +686,13 @@ mod tests {
         let (_, relations) = parse_body(body, "");
         let got: Vec<_> = relations
             .iter()
-            .map(|r| (r.relation_type.as_str(), r.target.as_str(), r.context.as_deref()))
+            .map(|r| {
+                (
+                    r.relation_type.as_str(),
+                    r.target.as_str(),
+                    r.context.as_deref(),
+                )
+            })
             .collect();
         assert_eq!(
             got,
@@ -599,7 +717,10 @@ mod tests {
             .collect();
         assert_eq!(
             got,
-            vec![("tech", "Uses SQLite FTS5 #search #db"), ("note", "plain bullet with #tag")]
+            vec![
+                ("tech", "Uses SQLite FTS5 #search #db"),
+                ("note", "plain bullet with #tag")
+            ]
         );
     }
 

@@ -29,7 +29,11 @@ pub fn text(response: &SearchResponse, query: Option<&str>, project: &str) -> St
         response.results.len(),
         response.current_page,
         response.page_size,
-        if response.has_more { " | more available" } else { "" }
+        if response.has_more {
+            " | more available"
+        } else {
+            ""
+        }
     ));
     out
 }

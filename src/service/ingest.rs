@@ -14,7 +14,10 @@ pub fn is_markdown(path: &str) -> bool {
 
 /// A MIME type from the file extension (`.canvas` is JSON Canvas).
 pub fn content_type(path: &str) -> &'static str {
-    let ext = path.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()).unwrap_or_default();
+    let ext = path
+        .rsplit_once('.')
+        .map(|(_, e)| e.to_ascii_lowercase())
+        .unwrap_or_default();
     match ext.as_str() {
         "md" | "markdown" => "text/markdown",
         "txt" | "text" => "text/plain",
@@ -49,7 +52,13 @@ fn mib(bytes: usize) -> String {
 }
 
 /// Builds the index input for one file.
-pub fn note_input(project: &str, include_project_prefix: bool, path: &str, observed: &Observed, bytes: &[u8]) -> NoteInput {
+pub fn note_input(
+    project: &str,
+    include_project_prefix: bool,
+    path: &str,
+    observed: &Observed,
+    bytes: &[u8],
+) -> NoteInput {
     let mtime_ms = ms_from_ns(observed.stat.mtime_ns);
     let created_fallback = observed.created_ns.map(ms_from_ns).unwrap_or(mtime_ms);
     let file_name = path.rsplit('/').next().unwrap_or(path).to_string();
@@ -127,8 +136,14 @@ pub fn note_input(project: &str, include_project_prefix: bool, path: &str, obser
         aliases: parsed.aliases,
         status: parsed.status,
         metadata: parsed.metadata,
-        created_ms: parsed.created.map(|d| d.timestamp_millis()).unwrap_or(created_fallback),
-        updated_ms: parsed.modified.map(|d| d.timestamp_millis()).unwrap_or(mtime_ms),
+        created_ms: parsed
+            .created
+            .map(|d| d.timestamp_millis())
+            .unwrap_or(created_fallback),
+        updated_ms: parsed
+            .modified
+            .map(|d| d.timestamp_millis())
+            .unwrap_or(mtime_ms),
         checksum: observed.checksum.clone(),
         size: observed.stat.size,
         mtime_ns: observed.stat.mtime_ns,
@@ -146,7 +161,10 @@ mod tests {
 
     fn observed(bytes: &[u8]) -> Observed {
         Observed {
-            stat: FileStat { size: bytes.len() as u64, mtime_ns: 1_700_000_000_000_000_000 },
+            stat: FileStat {
+                size: bytes.len() as u64,
+                mtime_ns: 1_700_000_000_000_000_000,
+            },
             checksum: crate::vault::scan::sha256_hex(bytes),
             created_ns: None,
             bytes: None,
@@ -156,15 +174,39 @@ mod tests {
     #[test]
     fn bad_inputs_become_warnings() {
         let cases: Vec<(&str, Vec<u8>, NoteKind, &str)> = vec![
-            ("bin.md", vec![0x89, b'P', 0, 0, 1, 2], NoteKind::File, "binary content"),
-            ("latin1.md", b"caf\xe9 - [fact] x".to_vec(), NoteKind::Markdown, "not valid UTF-8"),
-            ("bad.md", b"---\ntitle: [x\n---\nbody".to_vec(), NoteKind::Markdown, "not valid YAML"),
-            ("big.md", vec![b'a'; SEARCH_TEXT_LIMIT + 10], NoteKind::Markdown, "full-text indexed"),
+            (
+                "bin.md",
+                vec![0x89, b'P', 0, 0, 1, 2],
+                NoteKind::File,
+                "binary content",
+            ),
+            (
+                "latin1.md",
+                b"caf\xe9 - [fact] x".to_vec(),
+                NoteKind::Markdown,
+                "not valid UTF-8",
+            ),
+            (
+                "bad.md",
+                b"---\ntitle: [x\n---\nbody".to_vec(),
+                NoteKind::Markdown,
+                "not valid YAML",
+            ),
+            (
+                "big.md",
+                vec![b'a'; SEARCH_TEXT_LIMIT + 10],
+                NoteKind::Markdown,
+                "full-text indexed",
+            ),
         ];
         for (path, bytes, kind, warning) in cases {
             let input = note_input("main", true, path, &observed(&bytes), &bytes);
             assert_eq!(input.kind, kind, "{path}");
-            assert!(input.warnings.iter().any(|w| w.contains(warning)), "{path}: {:?}", input.warnings);
+            assert!(
+                input.warnings.iter().any(|w| w.contains(warning)),
+                "{path}: {:?}",
+                input.warnings
+            );
             assert!(input.search_text.len() <= SEARCH_TEXT_LIMIT);
         }
     }
@@ -174,12 +216,28 @@ mod tests {
         let bytes = b"# Plain Note\n\nNo frontmatter here.\n";
         let input = note_input("main", true, "ext/plain-note.md", &observed(bytes), bytes);
         assert_eq!(input.title, "plain-note");
-        assert_eq!(input.generated_permalink.as_deref(), Some("main/ext/plain-note"));
+        assert_eq!(
+            input.generated_permalink.as_deref(),
+            Some("main/ext/plain-note")
+        );
         assert_eq!(input.requested_permalink, None);
         assert!(input.warnings.is_empty());
 
-        let image = note_input("main", true, "img/photo.png", &observed(b"\x89PNG"), b"\x89PNG");
-        assert_eq!((image.kind, image.title.as_str(), image.content_type.as_str()), (NoteKind::File, "photo.png", "image/png"));
+        let image = note_input(
+            "main",
+            true,
+            "img/photo.png",
+            &observed(b"\x89PNG"),
+            b"\x89PNG",
+        );
+        assert_eq!(
+            (
+                image.kind,
+                image.title.as_str(),
+                image.content_type.as_str()
+            ),
+            (NoteKind::File, "photo.png", "image/png")
+        );
         assert_eq!(content_type("board.canvas"), "application/json");
     }
 }

@@ -80,7 +80,9 @@ impl App {
     /// too.
     pub fn remove_project(&mut self, name: &str, delete_notes: bool) -> Result<Project> {
         let project = self.config.remove_project(name)?;
-        self.index.write(vec![WriteOp::DeleteProject { project: project.name.clone() }])?;
+        self.index.write(vec![WriteOp::DeleteProject {
+            project: project.name.clone(),
+        }])?;
         if delete_notes && project.path.exists() {
             std::fs::remove_dir_all(&project.path)?;
         }

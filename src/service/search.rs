@@ -179,8 +179,14 @@ impl<'a> ResultBuilder<'a> {
         };
         match kind {
             "observation" => {
-                let Some(obs) = note.observations.get(index) else { return Ok(None) };
-                result.permalink = Some(observation_permalink(&note_permalink, &obs.category, &obs.content));
+                let Some(obs) = note.observations.get(index) else {
+                    return Ok(None);
+                };
+                result.permalink = Some(observation_permalink(
+                    &note_permalink,
+                    &obs.category,
+                    &obs.content,
+                ));
                 result.content = Some(obs.content.clone());
                 result.category = Some(obs.category.clone());
                 result.observation_id = str_field(d, "id").map(String::from);
@@ -188,7 +194,9 @@ impl<'a> ResultBuilder<'a> {
                 result.metadata = json!({ "tags": tags });
             }
             "relation" => {
-                let Some(rel) = note.relations.get(index) else { return Ok(None) };
+                let Some(rel) = note.relations.get(index) else {
+                    return Ok(None);
+                };
                 let to_permalink = match &rel.to_id {
                     Some(to) => self.note(to)?.and_then(|n| n.permalink),
                     None => None,
@@ -205,7 +213,9 @@ impl<'a> ResultBuilder<'a> {
                 result.metadata = json!({});
             }
             _ => {
-                result.content = str_field(d, "content").filter(|c| !c.is_empty()).map(|c| truncate(c, CONTENT_LIMIT));
+                result.content = str_field(d, "content")
+                    .filter(|c| !c.is_empty())
+                    .map(|c| truncate(c, CONTENT_LIMIT));
             }
         }
         Ok(Some(result))
@@ -218,7 +228,9 @@ fn relaxed_terms(query: &str) -> Option<Vec<String>> {
         return None;
     }
     let words: Vec<&str> = query.split_whitespace().collect();
-    let has_cjk = query.chars().any(|c| ('\u{4E00}'..='\u{9FFF}').contains(&c) || ('\u{3040}'..='\u{30FF}').contains(&c));
+    let has_cjk = query
+        .chars()
+        .any(|c| ('\u{4E00}'..='\u{9FFF}').contains(&c) || ('\u{3040}'..='\u{30FF}').contains(&c));
     let min_words = if has_cjk { 2 } else { 3 };
     if words.len() < min_words || words.iter().any(|w| w.chars().all(|c| c.is_ascii_digit())) {
         return None;
@@ -227,7 +239,10 @@ fn relaxed_terms(query: &str) -> Option<Vec<String>> {
     for w in words {
         let w = w.trim_matches(|c: char| "?!.,;:".contains(c));
         let lower = w.to_lowercase();
-        if w.is_empty() || STOPWORDS.contains(&lower.as_str()) || terms.iter().any(|t| t.to_lowercase() == lower) {
+        if w.is_empty()
+            || STOPWORDS.contains(&lower.as_str())
+            || terms.iter().any(|t| t.to_lowercase() == lower)
+        {
             continue;
         }
         terms.push(w.to_string());
@@ -238,15 +253,28 @@ fn relaxed_terms(query: &str) -> Option<Vec<String>> {
 impl App {
     pub fn search(&self, request: &SearchRequest) -> Result<SearchResponse> {
         if request.page < 1 {
-            return Err(ServiceError::Invalid(format!("page must be >= 1, got {}", request.page)));
+            return Err(ServiceError::Invalid(format!(
+                "page must be >= 1, got {}",
+                request.page
+            )));
         }
         if request.page_size < 1 {
-            return Err(ServiceError::Invalid(format!("page_size must be >= 1, got {}", request.page_size)));
+            return Err(ServiceError::Invalid(format!(
+                "page_size must be >= 1, got {}",
+                request.page_size
+            )));
         }
         let project = self.project(request.project.as_deref())?;
         let mut entity_types = request.entity_types.clone();
         if entity_types.is_empty() {
-            entity_types.push(if request.categories.is_empty() { "entity" } else { "observation" }.to_string());
+            entity_types.push(
+                if request.categories.is_empty() {
+                    "entity"
+                } else {
+                    "observation"
+                }
+                .to_string(),
+            );
         }
         for t in &entity_types {
             if !["entity", "observation", "relation"].contains(&t.as_str()) {
@@ -255,7 +283,10 @@ impl App {
                 )));
             }
         }
-        let mut filters = vec![format!("project = {}", filter_literal(&project.name)), any_of("type", &entity_types)];
+        let mut filters = vec![
+            format!("project = {}", filter_literal(&project.name)),
+            any_of("type", &entity_types),
+        ];
         if !request.categories.is_empty() {
             filters.push(any_of("category", &request.categories));
         }
@@ -295,7 +326,11 @@ impl App {
             (strict.total, strict.hits)
         };
         let txn = self.index.read_txn()?;
-        let mut builder = ResultBuilder { tables: self.index.tables(), txn: &txn, notes: HashMap::new() };
+        let mut builder = ResultBuilder {
+            tables: self.index.tables(),
+            txn: &txn,
+            notes: HashMap::new(),
+        };
         let mut results = Vec::with_capacity(hits.len());
         for hit in &hits {
             results.extend(builder.build(hit)?);
@@ -316,7 +351,12 @@ impl App {
         let mut merged: HashMap<String, (f64, Hit)> = HashMap::new();
         let mut matching = roaring::RoaringBitmap::new();
         for term in terms {
-            let q = Query { text: term.clone(), offset: 0, limit: window, ..base.clone() };
+            let q = Query {
+                text: term.clone(),
+                offset: 0,
+                limit: window,
+                ..base.clone()
+            };
             let hits = self.index.search(&q)?;
             matching |= &hits.candidates;
             for hit in hits.hits {
@@ -347,7 +387,10 @@ mod tests {
     #[test]
     fn relaxed_terms_follow_compat() {
         let cases: &[(&str, Option<Vec<&str>>)] = &[
-            ("alice tea acme zebra", Some(vec!["alice", "tea", "acme", "zebra"])),
+            (
+                "alice tea acme zebra",
+                Some(vec!["alice", "tea", "acme", "zebra"]),
+            ),
             ("what is the sync watcher", Some(vec!["sync", "watcher"])),
             ("two words", None),
             ("\"quoted phrase here\"", None),
@@ -358,7 +401,9 @@ mod tests {
         ];
         for (query, expected) in cases {
             let got = relaxed_terms(query);
-            let expected = expected.as_ref().map(|v| v.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+            let expected = expected
+                .as_ref()
+                .map(|v| v.iter().map(|s| s.to_string()).collect::<Vec<_>>());
             assert_eq!(got, expected, "{query}");
         }
     }

@@ -48,15 +48,21 @@ impl App {
                 warnings: Vec::new(),
             };
             for (_, id) in tables.project_paths(&txn, &p.name)? {
-                let Some(note) = tables.get_note(&txn, &id)? else { continue };
+                let Some(note) = tables.get_note(&txn, &id)? else {
+                    continue;
+                };
                 match note.kind {
                     NoteKind::Markdown => s.notes += 1,
                     NoteKind::File => s.files += 1,
                 }
                 s.observations += note.observations.len() as u64;
                 s.relations += note.relations.len() as u64;
-                s.unresolved_relations += note.relations.iter().filter(|r| r.to_id.is_none()).count() as u64;
-                s.warnings.extend(note.warnings.iter().map(|m| FileWarning { path: note.path.clone(), message: m.clone() }));
+                s.unresolved_relations +=
+                    note.relations.iter().filter(|r| r.to_id.is_none()).count() as u64;
+                s.warnings.extend(note.warnings.iter().map(|m| FileWarning {
+                    path: note.path.clone(),
+                    message: m.clone(),
+                }));
             }
             if let Some(state) = tables.project_state(&txn, &p.name)? {
                 s.last_scan = state.last_scan;

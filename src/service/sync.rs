@@ -58,7 +58,10 @@ pub fn known_files(app: &App, project: &str) -> Result<HashMap<String, Known>> {
 
 fn known_of(note: &NoteRecord) -> Known {
     Known {
-        stat: FileStat { size: note.size, mtime_ns: note.mtime_ns },
+        stat: FileStat {
+            size: note.size,
+            mtime_ns: note.mtime_ns,
+        },
         checksum: note.checksum.clone(),
     }
 }
@@ -66,7 +69,12 @@ fn known_of(note: &NoteRecord) -> Known {
 impl App {
     /// Scans a project directory and applies what changed. A directory that cannot be read
     /// changes nothing and returns the error.
-    pub fn sync_project(&self, project: &Project, mode: SyncMode, on_event: &(dyn Fn(SyncEvent) + Sync)) -> Result<SyncReport> {
+    pub fn sync_project(
+        &self,
+        project: &Project,
+        mode: SyncMode,
+        on_event: &(dyn Fn(SyncEvent) + Sync),
+    ) -> Result<SyncReport> {
         let started = Instant::now();
         let rules = IgnoreRules::for_project(&project.path)?;
         let known = match mode {
@@ -75,8 +83,15 @@ impl App {
         };
         let mut scan = scan::scan(&project.path, &rules, &known)?;
         let changes = scan::diff(&known, &scan);
-        tracing::debug!(elapsed_ms = started.elapsed().as_millis() as u64, files = scan.files.len(), "scanned");
-        on_event(SyncEvent::Scanned { files: scan.files.len(), changes: changes.len() });
+        tracing::debug!(
+            elapsed_ms = started.elapsed().as_millis() as u64,
+            files = scan.files.len(),
+            "scanned"
+        );
+        on_event(SyncEvent::Scanned {
+            files: scan.files.len(),
+            changes: changes.len(),
+        });
 
         let mut report = SyncReport {
             project: project.name.clone(),
@@ -87,7 +102,9 @@ impl App {
         let mut to_parse: Vec<String> = Vec::new();
         let mut ops: Vec<WriteOp> = Vec::new();
         if mode == SyncMode::Rebuild {
-            ops.push(WriteOp::DeleteProject { project: project.name.clone() });
+            ops.push(WriteOp::DeleteProject {
+                project: project.name.clone(),
+            });
         }
         for change in changes {
             match change {
@@ -101,15 +118,27 @@ impl App {
                 }
                 Change::Touched(path) => {
                     let stat = scan.files[&path].stat;
-                    ops.push(WriteOp::Touch { project: project.name.clone(), path, size: stat.size, mtime_ns: stat.mtime_ns });
+                    ops.push(WriteOp::Touch {
+                        project: project.name.clone(),
+                        path,
+                        size: stat.size,
+                        mtime_ns: stat.mtime_ns,
+                    });
                 }
                 Change::Deleted(path) => {
                     report.deleted += 1;
-                    ops.push(WriteOp::Delete { project: project.name.clone(), path });
+                    ops.push(WriteOp::Delete {
+                        project: project.name.clone(),
+                        path,
+                    });
                 }
                 Change::Moved { from, to } => {
                     report.moved += 1;
-                    ops.push(WriteOp::Move { project: project.name.clone(), from, to });
+                    ops.push(WriteOp::Move {
+                        project: project.name.clone(),
+                        from,
+                        to,
+                    });
                 }
             }
         }
@@ -132,11 +161,17 @@ impl App {
         let scan_warnings: Vec<FileWarning> = scan
             .warnings
             .iter()
-            .map(|w| FileWarning { path: w.path.clone(), message: w.message.clone() })
+            .map(|w| FileWarning {
+                path: w.path.clone(),
+                message: w.message.clone(),
+            })
             .collect();
         let mut warnings = scan_warnings.clone();
         for input in &inputs {
-            warnings.extend(input.warnings.iter().map(|m| FileWarning { path: input.path.clone(), message: m.clone() }));
+            warnings.extend(input.warnings.iter().map(|m| FileWarning {
+                path: input.path.clone(),
+                message: m.clone(),
+            }));
         }
         ops.extend(inputs.into_iter().map(|i| WriteOp::Upsert(Box::new(i))));
 
@@ -153,7 +188,10 @@ impl App {
         for (len, write) in pending {
             for result in write.wait()? {
                 if let Err(message) = result {
-                    warnings.push(FileWarning { path: String::new(), message });
+                    warnings.push(FileWarning {
+                        path: String::new(),
+                        message,
+                    });
                 }
             }
             done += len;
@@ -167,12 +205,20 @@ impl App {
             files: scan.files.len() as u64,
             warnings: scan_warnings,
         };
-        self.index.write(vec![WriteOp::SetProjectState { project: project.name.clone(), state }])?;
+        self.index.write(vec![WriteOp::SetProjectState {
+            project: project.name.clone(),
+            state,
+        }])?;
         Ok(report)
     }
 
     /// Syncs and then waits until search sees the result.
-    pub fn sync_and_wait(&self, project: &Project, mode: SyncMode, on_event: &(dyn Fn(SyncEvent) + Sync)) -> Result<SyncReport> {
+    pub fn sync_and_wait(
+        &self,
+        project: &Project,
+        mode: SyncMode,
+        on_event: &(dyn Fn(SyncEvent) + Sync),
+    ) -> Result<SyncReport> {
         let report = self.sync_project(project, mode, on_event)?;
         self.index.wait_searchable()?;
         on_event(SyncEvent::Searchable);

@@ -23,7 +23,10 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> io::Result<()> {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     // A dot name keeps scans and watchers from ever indexing the temp file.
-    let tmp = dir.join(format!(".{name}.{}.gitmem-tmp", uuid::Uuid::new_v4().simple()));
+    let tmp = dir.join(format!(
+        ".{name}.{}.gitmem-tmp",
+        uuid::Uuid::new_v4().simple()
+    ));
     let result = (|| {
         let mut file = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
         if let Ok(meta) = fs::metadata(path) {
@@ -79,7 +82,10 @@ mod tests {
         move_file(&a, &b).unwrap();
         assert!(!a.exists());
         atomic_write(&a, b"three").unwrap();
-        assert_eq!(move_file(&a, &b).unwrap_err().kind(), io::ErrorKind::AlreadyExists);
+        assert_eq!(
+            move_file(&a, &b).unwrap_err().kind(),
+            io::ErrorKind::AlreadyExists
+        );
         delete_file(&b).unwrap();
         assert!(!b.exists());
     }

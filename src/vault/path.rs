@@ -109,7 +109,14 @@ mod tests {
 
     #[test]
     fn relative_paths() {
-        let allowed = ["", "notes", "notes/a.md", "a b/c.md", "..hidden-not-parent/x", "tab\there"];
+        let allowed = [
+            "",
+            "notes",
+            "notes/a.md",
+            "a b/c.md",
+            "..hidden-not-parent/x",
+            "tab\there",
+        ];
         for p in allowed {
             assert_eq!(validate_relative(p), Ok(()), "{p:?}");
         }

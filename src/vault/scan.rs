@@ -15,11 +15,41 @@ use sha2::{Digest, Sha256};
 
 /// Compat 8.3 defaults, applied to every project scan.
 pub const DEFAULT_IGNORES: &[&str] = &[
-    ".*", "*.db", "*.db-shm", "*.db-wal", "config.json", ".git", ".svn", "__pycache__", "*.pyc",
-    "*.pyo", "*.pyd", ".pytest_cache", ".coverage", "*.egg-info", ".tox", ".mypy_cache",
-    ".ruff_cache", ".venv", "venv", "env", ".env", "node_modules", "build", "dist", ".cache",
-    ".idea", ".vscode", ".DS_Store", "Thumbs.db", "desktop.ini", ".obsidian", "*.tmp", "*.swp",
-    "*.swo", "*~",
+    ".*",
+    "*.db",
+    "*.db-shm",
+    "*.db-wal",
+    "config.json",
+    ".git",
+    ".svn",
+    "__pycache__",
+    "*.pyc",
+    "*.pyo",
+    "*.pyd",
+    ".pytest_cache",
+    ".coverage",
+    "*.egg-info",
+    ".tox",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".venv",
+    "venv",
+    "env",
+    ".env",
+    "node_modules",
+    "build",
+    "dist",
+    ".cache",
+    ".idea",
+    ".vscode",
+    ".DS_Store",
+    "Thumbs.db",
+    "desktop.ini",
+    ".obsidian",
+    "*.tmp",
+    "*.swp",
+    "*.swo",
+    "*~",
 ];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -114,7 +144,9 @@ impl Scan {
     /// True when `path` is, or is under, something this scan could not read.
     pub fn is_unreadable(&self, path: &str) -> bool {
         self.unreadable.iter().any(|u| {
-            u.is_empty() || path == u || (path.starts_with(u.as_str()) && path[u.len()..].starts_with('/'))
+            u.is_empty()
+                || path == u
+                || (path.starts_with(u.as_str()) && path[u.len()..].starts_with('/'))
         })
     }
 }
@@ -155,10 +187,12 @@ pub fn scan(
         .follow_links(true)
         .min_depth(1)
         .into_iter()
-        .filter_entry(|entry| match crate::vault::path::relative_slash_path(root, entry.path()) {
-            Some(rel) => !rules.is_ignored(&rel, entry.file_type().is_dir()),
-            None => false,
-        });
+        .filter_entry(
+            |entry| match crate::vault::path::relative_slash_path(root, entry.path()) {
+                Some(rel) => !rules.is_ignored(&rel, entry.file_type().is_dir()),
+                None => false,
+            },
+        );
     for entry in walker {
         let entry = match entry {
             Ok(entry) => entry,
@@ -170,9 +204,17 @@ pub fn scan(
                 let message = if err.loop_ancestor().is_some() {
                     "symlink loop; skipped".to_string()
                 } else {
-                    format!("cannot read: {}", err.io_error().map(|e| e.to_string()).unwrap_or_else(|| err.to_string()))
+                    format!(
+                        "cannot read: {}",
+                        err.io_error()
+                            .map(|e| e.to_string())
+                            .unwrap_or_else(|| err.to_string())
+                    )
                 };
-                scan.warnings.push(ScanWarning { path: rel.clone(), message });
+                scan.warnings.push(ScanWarning {
+                    path: rel.clone(),
+                    message,
+                });
                 scan.unreadable.insert(rel);
                 continue;
             }
@@ -197,7 +239,10 @@ pub fn scan(
         let meta = match entry.metadata() {
             Ok(m) => m,
             Err(e) => {
-                scan.warnings.push(ScanWarning { path: rel.clone(), message: format!("cannot stat: {e}") });
+                scan.warnings.push(ScanWarning {
+                    path: rel.clone(),
+                    message: format!("cannot stat: {e}"),
+                });
                 scan.unreadable.insert(rel);
                 continue;
             }
@@ -242,7 +287,10 @@ pub fn scan(
                 scan.files.insert(rel, observed);
             }
             Err(e) => {
-                scan.warnings.push(ScanWarning { path: rel.clone(), message: format!("cannot read: {e}") });
+                scan.warnings.push(ScanWarning {
+                    path: rel.clone(),
+                    message: format!("cannot read: {e}"),
+                });
                 scan.unreadable.insert(rel);
             }
         }
@@ -257,7 +305,10 @@ pub enum Change {
     /// Same bytes, new stat (touched): only the stored stat needs updating.
     Touched(String),
     Deleted(String),
-    Moved { from: String, to: String },
+    Moved {
+        from: String,
+        to: String,
+    },
 }
 
 /// Compares what was known with what a scan found.
@@ -267,7 +318,9 @@ pub fn diff(known: &HashMap<String, Known>, scan: &Scan) -> Vec<Change> {
     for (path, observed) in &scan.files {
         match known.get(path) {
             None => created.push(path),
-            Some(k) if k.checksum != observed.checksum => changes.push(Change::Modified(path.clone())),
+            Some(k) if k.checksum != observed.checksum => {
+                changes.push(Change::Modified(path.clone()))
+            }
             Some(k) if k.stat != observed.stat => changes.push(Change::Touched(path.clone())),
             Some(_) => {}
         }
@@ -289,10 +342,19 @@ pub fn diff(known: &HashMap<String, Known>, scan: &Scan) -> Vec<Change> {
     let mut moved_to: BTreeSet<&String> = BTreeSet::new();
     for from in vanished {
         let candidates = new_by_checksum.get_mut(known[from].checksum.as_str());
-        match candidates.and_then(|c| if c.is_empty() { None } else { Some(c.remove(0)) }) {
+        match candidates.and_then(|c| {
+            if c.is_empty() {
+                None
+            } else {
+                Some(c.remove(0))
+            }
+        }) {
             Some(to) => {
                 moved_to.insert(to);
-                changes.push(Change::Moved { from: from.clone(), to: to.clone() });
+                changes.push(Change::Moved {
+                    from: from.clone(),
+                    to: to.clone(),
+                });
             }
             None => changes.push(Change::Deleted(from.clone())),
         }
@@ -313,14 +375,26 @@ mod tests {
     fn known_from(scan: &Scan) -> HashMap<String, Known> {
         scan.files
             .iter()
-            .map(|(p, o)| (p.clone(), Known { stat: o.stat, checksum: o.checksum.clone() }))
+            .map(|(p, o)| {
+                (
+                    p.clone(),
+                    Known {
+                        stat: o.stat,
+                        checksum: o.checksum.clone(),
+                    },
+                )
+            })
             .collect()
     }
 
     #[test]
     fn ignore_rules_follow_compat() {
         let dir = tempfile::tempdir().unwrap();
-        fs::write(dir.path().join(".gitignore"), "secret.md\n/private/\n# comment\n").unwrap();
+        fs::write(
+            dir.path().join(".gitignore"),
+            "secret.md\n/private/\n# comment\n",
+        )
+        .unwrap();
         let rules = IgnoreRules::for_project(dir.path()).unwrap();
         let cases = [
             ("notes/a.md", false, false),
@@ -356,12 +430,18 @@ mod tests {
         let rules = IgnoreRules::for_project(root).unwrap();
 
         let first = scan(root, &rules, &HashMap::new()).unwrap();
-        assert_eq!(first.files.keys().collect::<Vec<_>>(), ["a/one.md", "three.md", "two.md"]);
+        assert_eq!(
+            first.files.keys().collect::<Vec<_>>(),
+            ["a/one.md", "three.md", "two.md"]
+        );
         assert!(first.files.values().all(|o| o.bytes.is_some()));
         let known = known_from(&first);
 
         let again = scan(root, &rules, &known).unwrap();
-        assert!(again.files.values().all(|o| o.bytes.is_none()), "unchanged files are not read");
+        assert!(
+            again.files.values().all(|o| o.bytes.is_none()),
+            "unchanged files are not read"
+        );
         assert_eq!(again.bytes_read, 0);
         assert!(diff(&known, &again).is_empty());
 
@@ -378,7 +458,10 @@ mod tests {
                 Change::Created("four.md".into()),
                 Change::Deleted("three.md".into()),
                 Change::Modified("two.md".into()),
-                Change::Moved { from: "a/one.md".into(), to: "a/renamed.md".into() },
+                Change::Moved {
+                    from: "a/one.md".into(),
+                    to: "a/renamed.md".into()
+                },
             ]
         );
     }
@@ -411,9 +494,16 @@ mod tests {
         let rules = IgnoreRules::for_project(root).unwrap();
         let s = scan(root, &rules, &HashMap::new()).unwrap();
         assert!(s.files.contains_key("d/n.md"));
-        assert!(s.warnings.iter().any(|w| w.message.contains("loop")), "{:?}", s.warnings);
+        assert!(
+            s.warnings.iter().any(|w| w.message.contains("loop")),
+            "{:?}",
+            s.warnings
+        );
 
         let missing = root.join("nope");
-        assert!(matches!(scan(&missing, &rules, &HashMap::new()), Err(ScanError::RootUnreadable { .. })));
+        assert!(matches!(
+            scan(&missing, &rules, &HashMap::new()),
+            Err(ScanError::RootUnreadable { .. })
+        ));
     }
 }

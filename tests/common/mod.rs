@@ -16,11 +16,16 @@ pub struct Run {
 
 impl Run {
     pub fn json(&self) -> Value {
-        serde_json::from_str(&self.stdout).unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {}", self.stdout))
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {}", self.stdout))
     }
 
     pub fn ok(self) -> Self {
-        assert_eq!(self.code, 0, "command failed\nstdout: {}\nstderr: {}", self.stdout, self.stderr);
+        assert_eq!(
+            self.code, 0,
+            "command failed\nstdout: {}\nstderr: {}",
+            self.stdout, self.stderr
+        );
         self
     }
 }
@@ -57,7 +62,11 @@ pub fn make_vault(dir: &Path, notes: usize) {
         .arg(notes.to_string())
         .output()
         .expect("python3 runs make_vault.py");
-    assert!(out.status.success(), "make_vault.py failed: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "make_vault.py failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// Every file under `dir` with its bytes.
@@ -72,7 +81,17 @@ pub fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
 
 /// A data root with one project `vault` (the default) at `vault_dir`.
 pub fn root_with_project(root: &Path, vault_dir: &Path) {
-    gitmem(root, &["project", "add", "vault", vault_dir.to_str().unwrap(), "--default"]).ok();
+    gitmem(
+        root,
+        &[
+            "project",
+            "add",
+            "vault",
+            vault_dir.to_str().unwrap(),
+            "--default",
+        ],
+    )
+    .ok();
 }
 
 pub fn search_json(root: &Path, query: &str, extra: &[&str]) -> Value {
