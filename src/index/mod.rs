@@ -51,7 +51,8 @@ pub struct Index {
     pub(crate) milli: milli_core::Index,
     writer: WriteHandle,
     dir: PathBuf,
-    /// Set when the index was created or rebuilt just now: every file must be read again.
+    /// Set when an existing index was discarded (other schema, corrupt): every project must be
+    /// read from its files again.
     pub rebuilt: bool,
 }
 
@@ -141,7 +142,7 @@ impl Index {
             milli,
             writer,
             dir: dir.to_path_buf(),
-            rebuilt: fresh,
+            rebuilt: false,
         })
     }
 
@@ -311,7 +312,7 @@ mod tests {
     fn a_search_after_a_write_finds_it() {
         let dir = tempfile::tempdir().unwrap();
         let index = Index::open(dir.path()).unwrap();
-        assert!(index.rebuilt);
+        assert!(!index.rebuilt, "a new index is not a rebuilt one");
         let words = [
             "aardvark", "bison", "capybara", "dingo", "echidna", "ferret", "gazelle", "hyena",
         ];

@@ -501,3 +501,36 @@ pub fn run(milli: &Milli, query: &Query) -> Result<Hits, IndexError> {
         candidates: result.candidates,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn synthetic_permalinks_follow_compat() {
+        assert_eq!(
+            observation_permalink(
+                "main/specs/search-design",
+                "tech",
+                "Uses SQLite FTS5 #search #db"
+            ),
+            "main/specs/search-design/observations/tech/uses-sqlite-fts5-search-db"
+        );
+        let long = "word ".repeat(60);
+        let permalink = observation_permalink("main/n", "fact", &long);
+        let hash = &crate::vault::scan::sha256_hex(long.as_bytes())[..12];
+        assert!(permalink.ends_with(hash), "{permalink}");
+        assert_eq!(
+            relation_permalink(
+                "main/person/alice-smith",
+                "works_at",
+                "main/organization/acme-corp"
+            ),
+            "main/person/alice-smith/works-at/main/organization/acme-corp"
+        );
+        assert_eq!(
+            observation_title("tech", "Uses SQLite FTS5 #search #db"),
+            "tech: Uses SQLite FTS5 #search #db..."
+        );
+    }
+}

@@ -1,5 +1,6 @@
 //! The markdown note model. Pure: text in, values out; no file system, no index.
 
+pub mod filename;
 pub mod frontmatter;
 pub mod identifier;
 pub mod parse;
@@ -338,5 +339,92 @@ mod tests {
         assert_eq!(file_stem(".hidden"), ".hidden");
         assert_eq!(parent_folder("x/y/Z.md"), "x/y");
         assert_eq!(parent_folder("Z.md"), "");
+    }
+}
+
+#[cfg(test)]
+mod canonical_example {
+    use super::*;
+
+    /// The canonical note of compat 4.10.
+    const COFFEE: &str = "---\ntitle: Coffee Brewing Methods\ntype: note\npermalink: main/coffee-brewing-methods\ntags:\n- coffee\n- brewing\n---\n\n# Coffee Brewing Methods\n\n## Observations\n- [method] Pour over provides more flavor clarity than French press\n- [technique] Water temperature at 205°F extracts optimal compounds #brewing\n- [preference] Ethiopian beans work well with lighter roasts (personal experience)\n\n## Relations\n- relates_to [[Coffee Bean Origins]]\n- requires [[Proper Grinding Technique]]\n- \"contrasts with\" [[Tea Brewing Methods]]\n";
+
+    #[test]
+    fn parses_completely() {
+        let note = parse_note("Coffee Brewing Methods.md", COFFEE);
+        assert_eq!(note.title, "Coffee Brewing Methods");
+        assert_eq!(
+            note.permalink.as_deref(),
+            Some("main/coffee-brewing-methods")
+        );
+        assert_eq!(note.tags, ["coffee", "brewing"]);
+        let obs: Vec<_> = note
+            .observations
+            .iter()
+            .map(|o| (o.category.as_str(), o.tags.clone(), o.context.as_deref()))
+            .collect();
+        assert_eq!(
+            obs,
+            vec![
+                ("method", vec![], None),
+                ("technique", vec!["brewing".to_string()], None),
+                ("preference", vec![], Some("personal experience")),
+            ]
+        );
+        let rels: Vec<_> = note
+            .relations
+            .iter()
+            .map(|r| (r.relation_type.as_str(), r.target.as_str()))
+            .collect();
+        assert_eq!(
+            rels,
+            vec![
+                ("relates_to", "Coffee Bean Origins"),
+                ("requires", "Proper Grinding Technique"),
+                ("contrasts with", "Tea Brewing Methods"),
+            ]
+        );
+        assert!(note.warnings.is_empty());
+    }
+
+    /// Arbitrary input never panics, and editing one key keeps the body's bytes.
+    #[test]
+    fn random_inputs_never_panic_and_edits_keep_the_body() {
+        let alphabet: Vec<&str> = vec![
+            "---", "\n", "\r\n", " ", "-", "[", "]", "(", ")", "#", "`", "```", ">", "*", ":", "'",
+            "\"", "|", "title: x", "tags:", "- a", "[[", "]]", "é", "日本", "\u{feff}", "\t", "\0",
+            "[x]", "!", "%", "\\",
+        ];
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..3000 {
+            let len = (next() % 40) as usize;
+            let text: String = (0..len)
+                .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
+                .collect();
+            let note = parse_note("n/x.md", &text);
+            assert!(note.body_start <= text.len());
+            let edited = frontmatter::set_key(&text, "permalink", &serde_json::json!("main/x"));
+            let body = frontmatter::body(&text);
+            assert!(edited.ends_with(body), "body bytes changed for {text:?}");
+            let original_ok = frontmatter::locate(&text)
+                .is_none_or(|b| frontmatter::parse_yaml(&text[b.yaml]).is_ok());
+            if original_ok {
+                let block =
+                    frontmatter::locate(&edited).expect("an edit leaves a front matter block");
+                let map = frontmatter::parse_yaml(&edited[block.yaml])
+                    .unwrap_or_else(|e| panic!("{e} after editing {text:?}"));
+                assert_eq!(
+                    map.get("permalink"),
+                    Some(&serde_json::json!("main/x")),
+                    "{text:?} -> {edited:?}"
+                );
+            }
+        }
     }
 }

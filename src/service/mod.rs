@@ -54,10 +54,25 @@ pub struct App {
 }
 
 impl App {
+    /// Opens a data root. When its index had to be discarded, every project is indexed again
+    /// from its files before anything else runs.
     pub fn open(root: &Path) -> Result<Self> {
         let config = Config::load(root)?;
         let index = Index::open(&config.index_dir())?;
-        Ok(Self { config, index })
+        let app = Self { config, index };
+        if app.index.rebuilt {
+            for project in app.config.projects() {
+                match app.sync_and_wait(project, sync::SyncMode::Rebuild, &|_| {}) {
+                    Ok(report) => tracing::warn!(
+                        "re-indexed project '{}' from its files ({} files)",
+                        project.name,
+                        report.scanned
+                    ),
+                    Err(e) => tracing::warn!("could not re-index project '{}': {e}", project.name),
+                }
+            }
+        }
+        Ok(app)
     }
 
     pub fn project(&self, name: Option<&str>) -> Result<&Project> {

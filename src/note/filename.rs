@@ -1,0 +1,112 @@
+//! From a note's title and folder to its file path (compat 4.7).
+
+use super::permalink::generate_permalink;
+
+fn collapse(s: &str, c: char) -> String {
+    let mut out = String::with_capacity(s.len());
+    for ch in s.chars() {
+        if ch == c && out.ends_with(c) {
+            continue;
+        }
+        out.push(ch);
+    }
+    out
+}
+
+/// `Coupon Enable/Disable: v2.0?` -> `Coupon Enable-Disable- v2.0`. Case and spaces are kept.
+pub fn sanitize_for_filename(title: &str) -> String {
+    let replaced: String = title
+        .chars()
+        .map(|c| if "/\\<>:\"|?*".contains(c) { '-' } else { c })
+        .collect();
+    collapse(&replaced, '-')
+        .trim_matches('.')
+        .trim_matches('-')
+        .to_string()
+}
+
+/// Keeps letters, digits, `.`, space, `-`, `_` and separators; `./a//b/` -> `a/b`.
+pub fn sanitize_for_directory(directory: &str) -> String {
+    let trimmed = directory.trim();
+    let trimmed = trimmed.strip_prefix("./").unwrap_or(trimmed);
+    let kept: String = trimmed
+        .chars()
+        .filter(|c| c.is_alphanumeric() || matches!(c, '.' | ' ' | '-' | '_' | '\\' | '/'))
+        .collect();
+    let unified = kept.trim_end().replace('\\', "/");
+    collapse(&unified, '/').trim_matches('/').to_string()
+}
+
+/// The project-relative path of a note titled `title` in `directory`.
+pub fn note_file_path(directory: &str, title: &str, kebab_filenames: bool) -> String {
+    let mut name = sanitize_for_filename(title);
+    if kebab_filenames {
+        name = generate_permalink(&name, false);
+    }
+    let dir = sanitize_for_directory(directory);
+    if dir.is_empty() {
+        format!("{name}.md")
+    } else {
+        format!("{dir}/{name}.md")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_names_from_titles() {
+        let cases = [
+            (
+                "Coupon Enable/Disable: v2.0?",
+                "Coupon Enable-Disable- v2.0",
+            ),
+            ("Test Note", "Test Note"),
+            ("a<b>c\"d|e*f", "a-b-c-d-e-f"),
+            ("...dots...", "dots"),
+            ("--dash--", "dash"),
+            ("back\\slash", "back-slash"),
+            ("日本語のメモ", "日本語のメモ"),
+        ];
+        for (title, expected) in cases {
+            assert_eq!(sanitize_for_filename(title), expected, "{title:?}");
+        }
+    }
+
+    #[test]
+    fn directories_are_cleaned() {
+        let cases = [
+            ("test", "test"),
+            ("./notes/", "notes"),
+            ("/", ""),
+            ("a\\\\b//c", "a/b/c"),
+            ("  spaced dir  ", "spaced dir"),
+            ("we!rd$chars", "werdchars"),
+            ("Über/ordner", "Über/ordner"),
+        ];
+        for (dir, expected) in cases {
+            assert_eq!(sanitize_for_directory(dir), expected, "{dir:?}");
+        }
+    }
+
+    #[test]
+    fn file_paths() {
+        assert_eq!(
+            note_file_path("test", "Test Note", false),
+            "test/Test Note.md"
+        );
+        assert_eq!(
+            note_file_path("/", "Coupon Enable/Disable: v2.0?", false),
+            "Coupon Enable-Disable- v2.0.md"
+        );
+        assert_eq!(
+            note_file_path("", "My Awesome Note", true),
+            "my-awesome-note.md"
+        );
+        assert_eq!(
+            note_file_path("", "Test 3.0 Version", true),
+            "test-3.0-version.md"
+        );
+    }
+}
