@@ -125,6 +125,17 @@ pub struct Project {
     pub is_default: bool,
 }
 
+impl Project {
+    /// A stable UUID for the project, derived from its name (tools accept it as `project_id`).
+    pub fn external_id(&self) -> String {
+        use sha2::{Digest, Sha256};
+        let digest = Sha256::digest(format!("gitmem-project\0{}", self.name).as_bytes());
+        let mut bytes = [0u8; 16];
+        bytes.copy_from_slice(&digest[..16]);
+        uuid::Uuid::new_v8(bytes).to_string()
+    }
+}
+
 /// The loaded configuration of one data root.
 #[derive(Debug, Clone)]
 pub struct Config {

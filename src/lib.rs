@@ -7,6 +7,7 @@
 pub mod cli;
 pub mod config;
 pub mod index;
+pub mod mcp;
 pub mod note;
 pub mod render;
 pub mod service;

@@ -45,6 +45,26 @@ pub enum Command {
     },
     /// Full-text search (indexes what changed first)
     Search(SearchArgs),
+    /// Run the MCP server (stdio): index every project, watch them, serve the tools
+    Serve {
+        /// Transport; only stdio for now
+        #[arg(long, default_value = "stdio", value_parser = ["stdio"])]
+        transport: String,
+        /// Constrain the server to one project
+        #[arg(long)]
+        project: Option<String>,
+    },
+    /// Call one MCP tool through the server's code path and print its result
+    Tool {
+        /// Tool name, e.g. write_note, search_notes, build_context
+        name: String,
+        /// Arguments as a JSON object
+        #[arg(long, default_value = "{}")]
+        args: String,
+        /// Constrain the call to one project, as `serve --project` does
+        #[arg(long)]
+        project: Option<String>,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -88,13 +108,27 @@ pub struct SearchArgs {
 
 pub fn run(cli: Cli) -> Result<()> {
     let root = cli.root.unwrap_or_else(crate::config::default_root);
-    let mut app =
-        App::open(&root).with_context(|| format!("opening data root {}", root.display()))?;
+    if let Command::Serve { project, .. } = &cli.command {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()?;
+        return runtime.block_on(crate::mcp::server::serve_stdio(&root, project.clone()));
+    }
+    if let Command::Tool {
+        name,
+        args,
+        project,
+    } = &cli.command
+    {
+        return tool(&root, name, args, project.clone());
+    }
+    let app = App::open(&root).with_context(|| format!("opening data root {}", root.display()))?;
     let result = match cli.command {
-        Command::Project(cmd) => project(&mut app, cmd),
+        Command::Project(cmd) => project(&app, cmd),
         Command::Reindex { project } => reindex(&app, project.as_deref()),
         Command::Status { project, json } => status(&app, project.as_deref(), json),
         Command::Search(args) => search(&app, &args),
+        Command::Serve { .. } | Command::Tool { .. } => unreachable!("handled above"),
     };
     app.close();
     result
@@ -105,7 +139,7 @@ fn print_json<T: serde::Serialize>(value: &T) -> Result<()> {
     Ok(())
 }
 
-fn project(app: &mut App, cmd: ProjectCommand) -> Result<()> {
+fn project(app: &App, cmd: ProjectCommand) -> Result<()> {
     match cmd {
         ProjectCommand::Add {
             name,
@@ -121,7 +155,7 @@ fn project(app: &mut App, cmd: ProjectCommand) -> Result<()> {
             );
         }
         ProjectCommand::List { json } => {
-            let projects = app.config.projects();
+            let projects = app.projects(None)?;
             if json {
                 return print_json(&projects);
             }
@@ -219,7 +253,7 @@ fn status(app: &App, project: Option<&str>, json: bool) -> Result<()> {
 }
 
 fn search(app: &App, args: &SearchArgs) -> Result<()> {
-    let project = app.project(args.project.as_deref())?.clone();
+    let project = app.project(args.project.as_deref())?;
     let bar = progress::SyncBar::new(&project.name);
     let report = app.sync_project(&project, SyncMode::Incremental, &|e| bar.event(e))?;
     bar.finish();
@@ -232,18 +266,49 @@ fn search(app: &App, args: &SearchArgs) -> Result<()> {
     }
     let request = SearchRequest {
         query: Some(args.query.clone()),
-        project: Some(project.name.clone()),
         page: args.page,
         page_size: args.page_size,
         ..Default::default()
     };
-    let response: SearchResponse = app.search(&request)?;
+    let response: SearchResponse = app.search(&project, &request)?;
     if args.json {
         return print_json(&response);
     }
     println!(
         "{}",
-        crate::render::search::text(&response, Some(&args.query), &project.name)
+        crate::render::search::text(&response, Some(&args.query), &project.name, false)
     );
+    Ok(())
+}
+
+/// `gitmem tool NAME --args JSON`: brings the index up to date, then runs the tool exactly as
+/// the MCP server would and prints what a client would see.
+fn tool(root: &std::path::Path, name: &str, args: &str, project: Option<String>) -> Result<()> {
+    let parsed: serde_json::Value =
+        serde_json::from_str(args).with_context(|| format!("--args is not valid JSON: {args}"))?;
+    let serde_json::Value::Object(args) = parsed else {
+        anyhow::bail!("--args must be a JSON object, e.g. '{{\"query\": \"search\"}}'");
+    };
+    let app = std::sync::Arc::new(
+        App::open(root).with_context(|| format!("opening data root {}", root.display()))?,
+    );
+    let projects = app.projects(project.as_deref())?;
+    for p in &projects {
+        app.sync_project(p, SyncMode::Incremental, &|_| {})?;
+    }
+    let ctx = crate::mcp::tools::ToolCtx {
+        app: app.clone(),
+        state: std::sync::Arc::new(crate::mcp::state::ServerState::default()),
+        constrained: project,
+    };
+    let reply = crate::mcp::tools::call(&ctx, name, &args);
+    drop(ctx);
+    if let Ok(app) = std::sync::Arc::try_unwrap(app) {
+        app.close();
+    }
+    if reply.is_error() {
+        anyhow::bail!("{}", reply.text());
+    }
+    println!("{}", reply.text());
     Ok(())
 }

@@ -14,7 +14,7 @@ use crate::note::identifier::lookup_key;
 use crate::note::parse::link_lookup_text;
 use crate::note::{file_stem, permalink::generate_permalink};
 
-pub const SCHEMA_VERSION: &str = "gitmem-graph-3";
+pub const SCHEMA_VERSION: &str = "gitmem-graph-4";
 const SEP: char = '\0';
 
 /// Priorities of lookup keys, lowest first (compat 4.5: permalink, title, path, then names).
@@ -43,7 +43,8 @@ pub struct Tables {
     pub unresolved: Database<Str, Unit>,
     /// `project \0 updated_ms (zero-padded) \0 id`
     pub activity: Database<Str, Unit>,
-    /// Notes whose search documents are stale: `id` -> project.
+    /// Notes whose search documents are stale: `id` -> the writer that owes the search commit
+    /// (`pid:nonce`), so that two processes on one root never take each other's work.
     pub search_dirty: Database<Str, Str>,
     /// `id` -> observation and relation document counts (u32 BE each) and the checksum of the
     /// body currently in the search index.
@@ -246,20 +247,23 @@ fn target_keys(target: &str, source_folder: &str, project_slug: &str) -> Vec<Str
 /// The single place that changes graph tables. Runs inside the writer's transaction.
 pub struct GraphWriter<'t> {
     pub tables: &'t Tables,
+    /// This writer's identity in the search outbox.
+    owner: &'t str,
     /// Notes whose relations must be resolved again after this batch.
     pending_relink: BTreeSet<String>,
 }
 
 impl<'t> GraphWriter<'t> {
-    pub fn new(tables: &'t Tables) -> Self {
+    pub fn new(tables: &'t Tables, owner: &'t str) -> Self {
         Self {
             tables,
+            owner,
             pending_relink: BTreeSet::new(),
         }
     }
 
-    fn mark_dirty(&self, txn: &mut RwTxn, id: &str, project: &str) -> Result<(), IndexError> {
-        self.tables.search_dirty.put(txn, id, project)?;
+    fn mark_dirty(&self, txn: &mut RwTxn, id: &str, _project: &str) -> Result<(), IndexError> {
+        self.tables.search_dirty.put(txn, id, self.owner)?;
         Ok(())
     }
 

@@ -174,6 +174,13 @@ impl Index {
         search::run(&self.milli, query)
     }
 
+    /// The body the search index holds for a note (what full-text search sees).
+    pub fn stored_body(&self, note_id: &str) -> Result<Option<String>, IndexError> {
+        self.wait_searchable()?;
+        let rtxn = self.milli.read_txn()?;
+        search::stored_body(&self.milli, &rtxn, note_id)
+    }
+
     /// Bytes the index occupies on disk.
     pub fn disk_size(&self) -> u64 {
         walkdir::WalkDir::new(&self.dir)

@@ -25,6 +25,7 @@ pub const MAX_SEARCH_TEXT: usize = 1 << 20;
 pub const SEARCHABLE: &[&str] = &["title", "tags", "content", "permalink"];
 const FILTERABLE: &[&str] = &[
     "type",
+    "note_id",
     "project",
     "folder",
     "note_type",
@@ -190,6 +191,23 @@ pub fn documents(
     docs
 }
 
+/// Whether the process that owns an outbox entry (`pid:nonce`) still runs; entries of a
+/// process that died are anyone's to finish.
+fn owner_alive(owner: &str) -> bool {
+    let Some(pid) = owner.split(':').next().and_then(|p| p.parse::<i32>().ok()) else {
+        return false;
+    };
+    if pid == std::process::id() as i32 {
+        // Another writer of this process (an index opened twice) finishes its own entries.
+        return true;
+    }
+    // SAFETY: kill with signal 0 only checks that the process exists.
+    unsafe {
+        libc::kill(pid, 0) == 0
+            || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+    }
+}
+
 /// What the search index holds for a note: how many observation and relation documents, and
 /// the checksum of the body it indexed.
 struct Indexed {
@@ -217,7 +235,7 @@ impl Indexed {
 }
 
 /// The body milli stored for a note the last time it was indexed.
-fn stored_body(
+pub fn stored_body(
     milli: &Milli,
     rtxn: &milli_core::heed::RoTxn,
     note_id: &str,
@@ -251,15 +269,18 @@ pub fn flush(
     tables: &Tables,
     milli: &Milli,
     bodies: &mut std::collections::HashMap<String, String>,
+    owner: &str,
     limit: usize,
 ) -> Result<usize, IndexError> {
     let gtxn = env.read_txn()?;
     let mut dirty: Vec<String> = Vec::new();
     for item in tables.search_dirty.iter(&gtxn)? {
-        let (id, _) = item?;
-        dirty.push(id.to_string());
-        if dirty.len() >= limit {
-            break;
+        let (id, entry_owner) = item?;
+        if entry_owner == owner || !owner_alive(entry_owner) {
+            dirty.push(id.to_string());
+            if dirty.len() >= limit {
+                break;
+            }
         }
     }
     if dirty.is_empty() {

@@ -50,12 +50,14 @@ pub(super) fn spawn(env: Env<WithoutTls>, tables: Tables, milli: milli_core::Ind
     let thread = std::thread::Builder::new()
         .name("gitmem-index-writer".into())
         .spawn(move || {
+            let owner = format!("{}:{}", std::process::id(), uuid::Uuid::new_v4().simple());
             let mut writer = Writer {
                 env,
                 tables,
                 milli,
                 bodies: HashMap::new(),
                 progress: thread_progress.clone(),
+                owner,
             };
             writer.run(rx);
             thread_progress.stopped();
@@ -113,6 +115,8 @@ struct Writer {
     /// Bodies of notes written since their last search commit, by note id.
     bodies: HashMap<String, String>,
     progress: SharedProgress,
+    /// `pid:nonce`: marks this writer's entries in the search outbox.
+    owner: String,
 }
 
 impl Writer {
@@ -211,6 +215,7 @@ impl Writer {
                 &self.tables,
                 &self.milli,
                 &mut self.bodies,
+                &self.owner,
                 SEARCH_BATCH,
             ) {
                 Ok(n) if n == SEARCH_BATCH => release_free_memory(),
@@ -235,7 +240,7 @@ impl Writer {
         batch: &mut Batch,
     ) -> Result<Vec<Vec<Result<OpOutcome, String>>>, IndexError> {
         let mut wtxn = self.env.write_txn()?;
-        let mut graph = GraphWriter::new(&self.tables);
+        let mut graph = GraphWriter::new(&self.tables, &self.owner);
         let mut all = Vec::with_capacity(batch.len());
         let mut bodies = Vec::new();
         for (ops, _, _) in batch.iter_mut() {

@@ -1,8 +1,10 @@
 //! The markdown note model. Pure: text in, values out; no file system, no index.
 
+pub mod edit;
 pub mod filename;
 pub mod frontmatter;
 pub mod identifier;
+pub mod memory_url;
 pub mod parse;
 pub mod permalink;
 

@@ -1,12 +1,20 @@
 //! The operations of gitmem as typed Rust functions over config, vault and index. The CLI and
 //! the MCP server are thin adapters over this module.
 
+pub mod activity;
+pub mod content;
+pub mod context;
+pub mod directory;
 pub mod ingest;
+pub mod notes;
+pub mod projects;
 pub mod search;
 pub mod status;
 pub mod sync;
+pub mod timeframe;
 
 use std::path::Path;
+use std::sync::{RwLock, RwLockReadGuard};
 
 use crate::config::{Config, ConfigError, Project};
 use crate::index::{Index, IndexError, WriteOp};
@@ -17,6 +25,13 @@ pub enum ServiceError {
     /// Something the caller can fix; the message says how.
     #[error("{0}")]
     Invalid(String),
+    /// A path-like argument that would leave the project.
+    #[error("{0}")]
+    Security(String),
+    #[error("no search criteria: give a query or at least one filter")]
+    NoSearchCriteria,
+    #[error("Invalid search_type '{0}'. Valid options: hybrid, permalink, semantic, text, title, vector")]
+    InvalidSearchType(String),
     #[error(transparent)]
     Config(#[from] ConfigError),
     #[error(transparent)]
@@ -30,26 +45,31 @@ pub enum ServiceError {
 impl ServiceError {
     /// True when the input was wrong (as opposed to a failure of gitmem or the disk).
     pub fn is_user_error(&self) -> bool {
-        matches!(self, ServiceError::Invalid(_))
-            || matches!(
-                self,
-                ServiceError::Config(
-                    ConfigError::UnknownProject(..)
-                        | ConfigError::DuplicateProject(_)
-                        | ConfigError::BadName(_)
-                        | ConfigError::Overlap { .. }
-                        | ConfigError::ContainsRoot(_)
-                        | ConfigError::RemoveDefault(_)
-                )
+        matches!(
+            self,
+            ServiceError::Invalid(_)
+                | ServiceError::Security(_)
+                | ServiceError::NoSearchCriteria
+                | ServiceError::InvalidSearchType(_)
+        ) || matches!(
+            self,
+            ServiceError::Config(
+                ConfigError::UnknownProject(..)
+                    | ConfigError::DuplicateProject(_)
+                    | ConfigError::BadName(_)
+                    | ConfigError::Overlap { .. }
+                    | ConfigError::ContainsRoot(_)
+                    | ConfigError::RemoveDefault(_)
             )
+        )
     }
 }
 
 pub type Result<T> = std::result::Result<T, ServiceError>;
 
-/// An open data root: its configuration and its index.
+/// An open data root: its configuration and its index. Shared by every request of a server.
 pub struct App {
-    pub config: Config,
+    config: RwLock<Config>,
     pub index: Index,
 }
 
@@ -59,10 +79,13 @@ impl App {
     pub fn open(root: &Path) -> Result<Self> {
         let config = Config::load(root)?;
         let index = Index::open(&config.index_dir())?;
-        let app = Self { config, index };
+        let app = Self {
+            config: RwLock::new(config),
+            index,
+        };
         if app.index.rebuilt {
-            for project in app.config.projects() {
-                match app.sync_and_wait(project, sync::SyncMode::Rebuild, &|_| {}) {
+            for project in app.projects(None)? {
+                match app.sync_and_wait(&project, sync::SyncMode::Rebuild, &|_| {}) {
                     Ok(report) => tracing::warn!(
                         "re-indexed project '{}' from its files ({} files)",
                         project.name,
@@ -75,26 +98,36 @@ impl App {
         Ok(app)
     }
 
-    pub fn project(&self, name: Option<&str>) -> Result<&Project> {
-        Ok(self.config.project_or_default(name)?)
+    pub fn config(&self) -> RwLockReadGuard<'_, Config> {
+        self.config.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn config_mut(&self) -> std::sync::RwLockWriteGuard<'_, Config> {
+        self.config.write().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The named project, or the default one.
+    pub fn project(&self, name: Option<&str>) -> Result<Project> {
+        Ok(self.config().project_or_default(name)?.clone())
     }
 
     /// The projects a command addresses: one by name, or all.
     pub fn projects(&self, name: Option<&str>) -> Result<Vec<Project>> {
+        let config = self.config();
         match name {
-            Some(n) => Ok(vec![self.config.project(n)?.clone()]),
-            None => Ok(self.config.projects().to_vec()),
+            Some(n) => Ok(vec![config.project(n)?.clone()]),
+            None => Ok(config.projects().to_vec()),
         }
     }
 
-    pub fn add_project(&mut self, name: &str, path: &Path, make_default: bool) -> Result<Project> {
-        Ok(self.config.add_project(name, path, make_default)?)
+    pub fn add_project(&self, name: &str, path: &Path, make_default: bool) -> Result<Project> {
+        Ok(self.config_mut().add_project(name, path, make_default)?)
     }
 
     /// Unregisters a project and drops it from the index; with `delete_notes`, its directory
     /// too.
-    pub fn remove_project(&mut self, name: &str, delete_notes: bool) -> Result<Project> {
-        let project = self.config.remove_project(name)?;
+    pub fn remove_project(&self, name: &str, delete_notes: bool) -> Result<Project> {
+        let project = self.config_mut().remove_project(name)?;
         self.index.write(vec![WriteOp::DeleteProject {
             project: project.name.clone(),
         }])?;
@@ -104,11 +137,17 @@ impl App {
         Ok(project)
     }
 
-    pub fn set_default_project(&mut self, name: &str) -> Result<Project> {
-        Ok(self.config.set_default(name)?)
+    pub fn set_default_project(&self, name: &str) -> Result<Project> {
+        Ok(self.config_mut().set_default(name)?)
     }
 
     pub fn close(self) {
         self.index.close();
+    }
+}
+
+impl From<milli_core::heed::Error> for ServiceError {
+    fn from(e: milli_core::heed::Error) -> Self {
+        ServiceError::Index(e.into())
     }
 }

@@ -74,7 +74,7 @@ impl App {
         }
         Ok(Status {
             version: env!("CARGO_PKG_VERSION"),
-            root: self.config.root.display().to_string(),
+            root: self.config().root.display().to_string(),
             index_bytes: self.index.disk_size(),
             projects,
         })

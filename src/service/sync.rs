@@ -75,6 +75,26 @@ impl App {
         mode: SyncMode,
         on_event: &(dyn Fn(SyncEvent) + Sync),
     ) -> Result<SyncReport> {
+        self.sync_with(project, mode, None, on_event)
+    }
+
+    /// Syncs after a file event. A path that vanished may be an editor's save-by-rename in
+    /// flight, so a delete is applied only when a second scan `confirm_after` later agrees.
+    pub fn sync_after_event(
+        &self,
+        project: &Project,
+        confirm_after: std::time::Duration,
+    ) -> Result<SyncReport> {
+        self.sync_with(project, SyncMode::Incremental, Some(confirm_after), &|_| {})
+    }
+
+    fn sync_with(
+        &self,
+        project: &Project,
+        mode: SyncMode,
+        confirm_deletes: Option<std::time::Duration>,
+        on_event: &(dyn Fn(SyncEvent) + Sync),
+    ) -> Result<SyncReport> {
         let started = Instant::now();
         let rules = IgnoreRules::for_project(&project.path)?;
         let known = match mode {
@@ -82,7 +102,14 @@ impl App {
             SyncMode::Rebuild => HashMap::new(),
         };
         let mut scan = scan::scan(&project.path, &rules, &known)?;
-        let changes = scan::diff(&known, &scan);
+        let mut changes = scan::diff(&known, &scan);
+        if let Some(wait) = confirm_deletes {
+            if changes.iter().any(|c| matches!(c, Change::Deleted(_))) {
+                std::thread::sleep(wait);
+                scan = scan::scan(&project.path, &rules, &known)?;
+                changes = scan::diff(&known, &scan);
+            }
+        }
         tracing::debug!(
             elapsed_ms = started.elapsed().as_millis() as u64,
             files = scan.files.len(),
@@ -143,7 +170,7 @@ impl App {
             }
         }
 
-        let include_prefix = self.config.compat.permalinks_include_project;
+        let include_prefix = self.config().compat.permalinks_include_project;
         let inputs: Vec<_> = to_parse
             .par_iter()
             .map(|path| {

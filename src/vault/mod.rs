@@ -3,3 +3,4 @@
 pub mod fs;
 pub mod path;
 pub mod scan;
+pub mod watch;

@@ -1,0 +1,183 @@
+//! Lenient argument parsing: clients send lists as JSON-array strings or comma strings,
+//! objects as JSON strings, numbers and booleans as strings. Basic Memory accepts all of these
+//! (compat 1.5), so gitmem does too.
+
+use serde::de::{self, Deserializer};
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+fn parse_json_string(s: &str) -> Option<Value> {
+    let t = s.trim();
+    if (t.starts_with('[') && t.ends_with(']')) || (t.starts_with('{') && t.ends_with('}')) {
+        serde_json::from_str(t).ok()
+    } else {
+        None
+    }
+}
+
+fn scalar_string(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+/// A list of strings from a list, a JSON-array string, or a comma-separated string.
+pub fn string_list<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<String>>, D::Error> {
+    let value = Option::<Value>::deserialize(d)?;
+    let list = match value {
+        None | Some(Value::Null) => return Ok(None),
+        Some(Value::Array(items)) => items.iter().filter_map(scalar_string).collect(),
+        Some(Value::String(s)) => match parse_json_string(&s) {
+            Some(Value::Array(items)) => items.iter().filter_map(scalar_string).collect(),
+            _ => s
+                .split(',')
+                .map(|p| p.trim().to_string())
+                .filter(|p| !p.is_empty())
+                .collect(),
+        },
+        Some(other) => match scalar_string(&other) {
+            Some(s) => vec![s],
+            None => {
+                return Err(de::Error::custom(format!(
+                    "expected a list of strings, got {other}"
+                )))
+            }
+        },
+    };
+    Ok(Some(list))
+}
+
+/// An object from an object or a JSON-object string.
+pub fn object<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Map<String, Value>>, D::Error> {
+    match Option::<Value>::deserialize(d)? {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Object(map)) => Ok(Some(map)),
+        Some(Value::String(s)) => match parse_json_string(&s) {
+            Some(Value::Object(map)) => Ok(Some(map)),
+            _ => Err(de::Error::custom(format!(
+                "expected an object (or a JSON object string), got '{s}'"
+            ))),
+        },
+        Some(other) => Err(de::Error::custom(format!(
+            "expected an object, got {other}"
+        ))),
+    }
+}
+
+/// An integer from a number or a numeric string.
+pub fn int<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
+    match Option::<Value>::deserialize(d)? {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Number(n)) => n
+            .as_i64()
+            .or_else(|| n.as_f64().filter(|f| f.fract() == 0.0).map(|f| f as i64))
+            .map(Some)
+            .ok_or_else(|| de::Error::custom(format!("'{n}' is not a valid integer"))),
+        Some(Value::String(s)) => s
+            .trim()
+            .parse::<i64>()
+            .map(Some)
+            .map_err(|_| de::Error::custom(format!("'{s}' is not a valid integer"))),
+        Some(other) => Err(de::Error::custom(format!(
+            "'{other}' is not a valid integer"
+        ))),
+    }
+}
+
+/// A boolean from a bool or `"true"`/`"false"`/`"1"`/`"0"`.
+pub fn boolean<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
+    match Option::<Value>::deserialize(d)? {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Bool(b)) => Ok(Some(b)),
+        Some(Value::String(s)) => match s.trim().to_lowercase().as_str() {
+            "true" | "1" | "yes" => Ok(Some(true)),
+            "false" | "0" | "no" => Ok(Some(false)),
+            _ => Err(de::Error::custom(format!("'{s}' is not a boolean"))),
+        },
+        Some(Value::Number(n)) => Ok(Some(n.as_f64() != Some(0.0))),
+        Some(other) => Err(de::Error::custom(format!("'{other}' is not a boolean"))),
+    }
+}
+
+/// A string from a string or a scalar.
+pub fn string<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    match Option::<Value>::deserialize(d)? {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => scalar_string(&v)
+            .map(Some)
+            .ok_or_else(|| de::Error::custom(format!("expected a string, got {v}"))),
+    }
+}
+
+/// A required string: a string or a scalar.
+pub fn required_string<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    let v = Value::deserialize(d)?;
+    scalar_string(&v).ok_or_else(|| de::Error::custom(format!("expected a string, got {v}")))
+}
+
+/// A list of JSON objects from a list or a JSON-array string (canvas nodes and edges).
+pub fn object_list<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Value>, D::Error> {
+    match Value::deserialize(d)? {
+        Value::Array(items) => Ok(items),
+        Value::String(s) => match parse_json_string(&s) {
+            Some(Value::Array(items)) => Ok(items),
+            _ => Err(de::Error::custom(
+                "expected a list (or a JSON array string)",
+            )),
+        },
+        other => Err(de::Error::custom(format!("expected a list, got {other}"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[derive(Deserialize, Debug, PartialEq)]
+    struct P {
+        #[serde(default, deserialize_with = "string_list")]
+        tags: Option<Vec<String>>,
+        #[serde(default, deserialize_with = "object")]
+        metadata: Option<Map<String, Value>>,
+        #[serde(default, deserialize_with = "int")]
+        depth: Option<i64>,
+        #[serde(default, deserialize_with = "boolean")]
+        overwrite: Option<bool>,
+    }
+
+    #[test]
+    fn coercions() {
+        let cases = [
+            (json!({"tags": ["a", "b"]}), Some(vec!["a", "b"])),
+            (json!({"tags": "[\"a\",\"b\"]"}), Some(vec!["a", "b"])),
+            (json!({"tags": "a, b"}), Some(vec!["a", "b"])),
+            (json!({"tags": null}), None),
+            (json!({}), None),
+        ];
+        for (input, expected) in cases {
+            let p: P = serde_json::from_value(input.clone()).unwrap();
+            assert_eq!(
+                p.tags,
+                expected.map(|v| v.into_iter().map(String::from).collect()),
+                "{input}"
+            );
+        }
+        let p: P = serde_json::from_value(
+            json!({"metadata": "{\"k\": 1}", "depth": "2", "overwrite": "true"}),
+        )
+        .unwrap();
+        assert_eq!(p.metadata.unwrap()["k"], 1);
+        assert_eq!(p.depth, Some(2));
+        assert_eq!(p.overwrite, Some(true));
+        let err = serde_json::from_value::<P>(json!({"depth": "x"})).unwrap_err();
+        assert!(
+            err.to_string().contains("'x' is not a valid integer"),
+            "{err}"
+        );
+        assert!(serde_json::from_value::<P>(json!({"metadata": "not json"})).is_err());
+    }
+}

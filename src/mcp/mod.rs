@@ -1,0 +1,11 @@
+//! The MCP server: tool, prompt and resource adapters over `service`, and the stdio transport.
+//! `gitmem tool NAME --args JSON` runs the same `tools::call` the server runs.
+
+mod args;
+pub mod note_tools;
+pub mod project_tools;
+pub mod prompts;
+pub mod query_tools;
+pub mod server;
+pub mod state;
+pub mod tools;

@@ -1,0 +1,235 @@
+//! The four prompts and the resources (compat 3). Prompt texts live in `templates/`.
+
+use serde_json::{json, Map, Value};
+
+use super::server::{GUIDE, GUIDE_URI};
+use super::tools::{self, ToolCtx, ToolReply};
+
+const CONTINUE: &str = include_str!("../../templates/prompt_continue_conversation.md");
+const GETTING_STARTED: &str = include_str!("../../templates/prompt_getting_started.md");
+const RECENT: &str = include_str!("../../templates/prompt_recent_activity.md");
+const SEARCH: &str = include_str!("../../templates/prompt_search_knowledge_base.md");
+
+pub fn list() -> Value {
+    json!([
+        {
+            "name": "continue_conversation",
+            "description": "Continue a previous conversation: loads what the knowledge base holds on a topic, or recent activity",
+            "arguments": [
+                {"name": "topic", "description": "Topic or keyword to search for", "required": false},
+                {"name": "timeframe", "description": "How far back to look for activity (e.g. '1d', '1 week')", "required": false},
+            ],
+        },
+        {
+            "name": "getting_started",
+            "description": "Start a session: choose a project and see what is in it",
+            "arguments": [{"name": "project", "description": "Project to start in", "required": false}],
+        },
+        {
+            "name": "recent_activity",
+            "description": "What changed recently in the knowledge base",
+            "arguments": [
+                {"name": "timeframe", "description": "How far back to look (default 7d)", "required": false},
+                {"name": "project", "description": "Project (default: the default project)", "required": false},
+            ],
+        },
+        {
+            "name": "search_knowledge_base",
+            "description": "Search the knowledge base and present the results",
+            "arguments": [
+                {"name": "query", "description": "What to search for", "required": true},
+                {"name": "timeframe", "description": "Only results changed within this window", "required": false},
+            ],
+        },
+    ])
+}
+
+fn fill(template: &str, values: &[(&str, &str)]) -> String {
+    values.iter().fold(template.to_string(), |t, (k, v)| {
+        t.replace(&format!("{{{{{k}}}}}"), v)
+    })
+}
+
+fn tool(ctx: &ToolCtx, name: &str, args: Value) -> ToolReply {
+    let map = match args {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    };
+    tools::call(ctx, name, &map)
+}
+
+fn search_json(ctx: &ToolCtx, query: &str, timeframe: Option<&str>) -> Vec<Value> {
+    let mut args = json!({"query": query, "output_format": "json"});
+    if let Some(t) = timeframe {
+        args["after_date"] = json!(t);
+    }
+    match tool(ctx, "search_notes", args) {
+        ToolReply::Json(v) => v["results"].as_array().cloned().unwrap_or_default(),
+        _ => Vec::new(),
+    }
+}
+
+fn short(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        format!("{}...", s.chars().take(n).collect::<String>())
+    }
+}
+
+/// Renders a prompt: (description, user message text), or an error for bad arguments.
+pub fn render(
+    ctx: &ToolCtx,
+    name: &str,
+    args: &Map<String, Value>,
+) -> Result<(String, String), String> {
+    let arg = |k: &str| {
+        args.get(k)
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+    };
+    match name {
+        "continue_conversation" => {
+            let timeframe = arg("timeframe");
+            let (topic, context) = match arg("topic") {
+                Some(topic) => {
+                    let results = search_json(ctx, topic, timeframe);
+                    let context = if results.is_empty() {
+                        format!(
+                            "No previous context found for '{topic}'.\n\nConsider capturing what you learn with `write_note(title=\"{topic}\", content=\"...\", directory=\"notes\")`."
+                        )
+                    } else {
+                        let mut c = format!("## Previous Context for '{topic}'\n\nFound {} results related to '{topic}'.\n", results.len());
+                        for r in &results {
+                            let p = r["permalink"].as_str().unwrap_or("");
+                            c.push_str(&format!(
+                                "\n### {}\npermalink: {p}\nRead with: `read_note(\"{p}\")`\n\n{}\n",
+                                r["title"].as_str().unwrap_or(""),
+                                short(r["content"].as_str().unwrap_or(""), 300)
+                            ));
+                        }
+                        c
+                    };
+                    (topic.to_string(), context)
+                }
+                None => {
+                    let activity = tool(ctx, "recent_activity", json!({"timeframe": timeframe.unwrap_or("7d")}));
+                    ("recent activity".to_string(), activity.text())
+                }
+            };
+            Ok((format!("Continue the conversation on {topic}"), fill(CONTINUE, &[("topic", &topic), ("context", &context)])))
+        }
+        "getting_started" => {
+            let project = match arg("project") {
+                Some(p) => ctx.app.project(Some(p)).map_err(|e| e.to_string())?,
+                None => match &ctx.constrained {
+                    Some(c) => ctx.app.project(Some(c)).map_err(|e| e.to_string())?,
+                    None => ctx.app.project(None).map_err(|e| e.to_string())?,
+                },
+            };
+            let activity = tool(ctx, "recent_activity", json!({"timeframe": "30d", "project": project.name}));
+            Ok((
+                "Get started with gitmem".into(),
+                fill(GETTING_STARTED, &[("project", &project.name), ("activity", &activity.text())]),
+            ))
+        }
+        "recent_activity" => {
+            let timeframe = arg("timeframe").unwrap_or("7d");
+            let mut call = json!({"timeframe": timeframe});
+            if let Some(p) = arg("project") {
+                call["project"] = json!(p);
+            }
+            let activity = tool(ctx, "recent_activity", call);
+            if let ToolReply::Error(e) = activity {
+                return Err(e);
+            }
+            let label = arg("project").unwrap_or("all projects");
+            Ok((
+                "Recent activity".into(),
+                fill(RECENT, &[("project", label), ("timeframe", timeframe), ("activity", &activity.text())]),
+            ))
+        }
+        "search_knowledge_base" => {
+            let Some(query) = arg("query") else {
+                return Err("search_knowledge_base needs a 'query' argument".into());
+            };
+            let results = search_json(ctx, query, arg("timeframe"));
+            let mut listing = format!("Found {} results:\n", results.len());
+            for r in &results {
+                listing.push_str(&format!(
+                    "\n- **{}**\n  permalink: {}\n  {}\n",
+                    r["title"].as_str().unwrap_or(""),
+                    r["permalink"].as_str().unwrap_or(""),
+                    short(r["content"].as_str().unwrap_or(""), 200)
+                ));
+            }
+            Ok((format!("Search results for {query}"), fill(SEARCH, &[("query", query), ("results", &listing)])))
+        }
+        other => Err(format!(
+            "Unknown prompt '{other}'. Available prompts: continue_conversation, getting_started, recent_activity, search_knowledge_base"
+        )),
+    }
+}
+
+/// Reads a resource: (mime type, text).
+pub fn read_resource(ctx: &ToolCtx, uri: &str) -> Result<(String, String), String> {
+    if uri == GUIDE_URI {
+        return Ok(("text/markdown".into(), GUIDE.to_string()));
+    }
+    let path = uri
+        .strip_prefix("memory://")
+        .ok_or_else(|| format!("Unknown resource: {uri}"))?;
+    let parts: Vec<&str> = path.split('/').collect();
+    let project_name = match parts.as_slice() {
+        [_, project, "info"] => *project,
+        [project, "info"] => *project,
+        _ => return Err(format!("Unknown resource: {uri}")),
+    };
+    let project = ctx
+        .app
+        .project(Some(project_name))
+        .map_err(|e| e.to_string())?;
+    let stats = ctx
+        .app
+        .project_statistics(&project)
+        .map_err(|e| e.to_string())?;
+    let projects = ctx.app.projects(None).map_err(|e| e.to_string())?;
+    let available: Map<String, Value> = projects
+        .iter()
+        .map(|p| (p.name.clone(), json!({"name": p.name, "path": p.path, "external_id": p.external_id(), "is_default": p.is_default})))
+        .collect();
+    let recent = ctx
+        .app
+        .notes_updated_since(&project, chrono::Utc::now() - chrono::Duration::days(30))
+        .map_err(|e| e.to_string())?;
+    let recently: Vec<Value> = recent
+        .iter()
+        .take(10)
+        .map(|n| json!({"title": n.title, "permalink": n.permalink, "updated_at": crate::service::search::iso_from_ms(n.updated_ms)}))
+        .collect();
+    let status = ctx
+        .app
+        .status(Some(&project.name))
+        .map_err(|e| e.to_string())?;
+    let info = json!({
+        "project_name": project.name,
+        "project_path": project.path,
+        "available_projects": available,
+        "default_project": ctx.app.project(None).ok().map(|p| p.name),
+        "statistics": stats,
+        "activity": {"recently_created": [], "recently_updated": recently, "monthly_growth": {}},
+        "system": {
+            "version": env!("CARGO_PKG_VERSION"),
+            "database_path": ctx.app.config().index_dir(),
+            "database_size": format!("{:.1} MB", status.index_bytes as f64 / 1e6),
+            "watch_status": null,
+            "timestamp": chrono::Utc::now().to_rfc3339(),
+        },
+        "embedding_status": null,
+    });
+    Ok((
+        "application/json".into(),
+        serde_json::to_string_pretty(&info).unwrap_or_default(),
+    ))
+}

@@ -1,0 +1,269 @@
+//! The MCP server on rmcp: tools, prompts and resources over stdio, plus the background work
+//! of a running server (initial indexing, watching project directories).
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
+    GetPromptResponse, Implementation, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
+    ReadResourceResponse, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use serde_json::{json, Value};
+
+use super::prompts;
+use super::state::{ProjectSync, ServerState};
+use super::tools::{self, ToolCtx, ToolReply};
+use crate::service::App;
+
+pub const INSTRUCTIONS: &str = include_str!("../../templates/instructions.md");
+pub const GUIDE: &str = include_str!("../../templates/ai_assistant_guide.md");
+pub const GUIDE_URI: &str = "memory://ai_assistant_guide";
+
+/// A delete seen by the watcher is applied only if a second scan this much later agrees.
+const DELETE_CONFIRMATION: Duration = Duration::from_millis(150);
+
+#[derive(Clone)]
+pub struct GitmemServer {
+    ctx: ToolCtx,
+}
+
+impl GitmemServer {
+    pub fn new(ctx: ToolCtx) -> Self {
+        Self { ctx }
+    }
+}
+
+/// A tool reply as MCP content: one text item, plus structured content for JSON.
+pub fn to_result(reply: ToolReply) -> CallToolResult {
+    match reply {
+        ToolReply::Text(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
+        ToolReply::Error(text) => CallToolResult::error(vec![ContentBlock::text(text)]),
+        ToolReply::Json(value) => {
+            let text = serde_json::to_string(&value).unwrap_or_default();
+            let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+            result.structured_content = Some(match value {
+                Value::Array(_) => json!({ "result": value }),
+                other => other,
+            });
+            result
+        }
+    }
+}
+
+fn from_json<T: serde::de::DeserializeOwned>(value: Value) -> Result<T, ErrorData> {
+    serde_json::from_value(value).map_err(|e| ErrorData::internal_error(e.to_string(), None))
+}
+
+impl ServerHandler for GitmemServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_prompts()
+                .enable_resources()
+                .build(),
+        )
+        .with_server_info(Implementation::new(
+            "Basic Memory",
+            env!("CARGO_PKG_VERSION"),
+        ))
+        .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult {
+            tools: tools::tool_list(),
+            ..Default::default()
+        })
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let ctx = self.ctx.clone();
+        let name = request.name.to_string();
+        let args = request.arguments.unwrap_or_default();
+        let reply = tokio::task::spawn_blocking(move || tools::call(&ctx, &name, &args))
+            .await
+            .unwrap_or_else(|e| ToolReply::Error(format!("the tool call failed: {e}")));
+        Ok(to_result(reply).into())
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        from_json(json!({ "prompts": prompts::list() }))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let ctx = self.ctx.clone();
+        let name = request.name.clone();
+        let args = request.arguments.clone().unwrap_or_default();
+        let rendered = tokio::task::spawn_blocking(move || prompts::render(&ctx, &name, &args))
+            .await
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        match rendered {
+            Ok((description, text)) => {
+                let result: rmcp::model::GetPromptResult = from_json(json!({
+                    "description": description,
+                    "messages": [{"role": "user", "content": {"type": "text", "text": text}}],
+                }))?;
+                Ok(result.into())
+            }
+            Err(message) => Err(ErrorData::invalid_params(message, None)),
+        }
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        from_json(json!({ "resources": [{
+            "uri": GUIDE_URI,
+            "name": "ai assistant guide",
+            "description": "How an AI assistant works with gitmem: tools, note format, memory:// URLs",
+            "mimeType": "text/markdown",
+        }]}))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        from_json(json!({ "resourceTemplates": [{
+            "uriTemplate": "memory://{workspace}/{project}/info",
+            "name": "project info",
+            "description": "Get information and statistics about a project (use workspace 'local').",
+            "mimeType": "application/json",
+        }]}))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let uri = request.uri.clone();
+        let ctx = self.ctx.clone();
+        let read = tokio::task::spawn_blocking(move || prompts::read_resource(&ctx, &uri))
+            .await
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        match read {
+            Ok((mime, text)) => {
+                let result: rmcp::model::ReadResourceResult = from_json(json!({
+                    "contents": [{"uri": request.uri, "mimeType": mime, "text": text}],
+                }))?;
+                Ok(result.into())
+            }
+            Err(message) => Err(ErrorData::resource_not_found(message, None)),
+        }
+    }
+}
+
+/// Indexes every project in the background (tools answer meanwhile), then watches them.
+/// The returned guard keeps the watcher alive.
+pub fn start_background(
+    ctx: &ToolCtx,
+) -> std::thread::JoinHandle<Option<crate::vault::watch::WatchGuard>> {
+    let ctx = ctx.clone();
+    let projects = match &ctx.constrained {
+        Some(c) => ctx.app.projects(Some(c)).unwrap_or_default(),
+        None => ctx.app.projects(None).unwrap_or_default(),
+    };
+    for p in &projects {
+        ctx.state.set(&p.name, ProjectSync::Pending);
+    }
+    std::thread::Builder::new()
+        .name("gitmem-initial-index".into())
+        .spawn(move || {
+            for project in &projects {
+                ctx.state
+                    .set(&project.name, ProjectSync::Running { done: 0, total: 0 });
+                let state = ctx.state.clone();
+                let name = project.name.clone();
+                let report = ctx.app.sync_project(
+                    project,
+                    crate::service::sync::SyncMode::Incremental,
+                    &move |e| {
+                        if let crate::service::sync::SyncEvent::Indexed { done, total } = e {
+                            state.set(&name, ProjectSync::Running { done, total });
+                        }
+                    },
+                );
+                match report {
+                    Ok(_) => ctx.state.set(&project.name, ProjectSync::Done),
+                    Err(e) => {
+                        tracing::warn!("indexing project '{}' failed: {e}", project.name);
+                        ctx.state
+                            .set(&project.name, ProjectSync::Failed(e.to_string()));
+                    }
+                }
+            }
+            let roots: Vec<_> = projects
+                .iter()
+                .map(|p| (p.name.clone(), p.path.clone()))
+                .collect();
+            let app = ctx.app.clone();
+            let watched = crate::vault::watch::watch(roots, move |name| {
+                if let Ok(project) = app.project(Some(name)) {
+                    if let Err(e) = app.sync_after_event(&project, DELETE_CONFIRMATION) {
+                        tracing::warn!("re-indexing project '{name}' after a change failed: {e}");
+                    }
+                }
+            });
+            match watched {
+                Ok(guard) => Some(guard),
+                Err(e) => {
+                    tracing::warn!("cannot watch project directories: {e}");
+                    None
+                }
+            }
+        })
+        .expect("spawning the indexing thread")
+}
+
+/// `gitmem serve` over stdio.
+pub async fn serve_stdio(root: &Path, constrained: Option<String>) -> anyhow::Result<()> {
+    let root = root.to_path_buf();
+    let app = tokio::task::spawn_blocking(move || App::open(&root)).await??;
+    let app = Arc::new(app);
+    if let Some(name) = &constrained {
+        if app.project(Some(name)).is_err() {
+            anyhow::bail!("No project found named: {name}");
+        }
+    }
+    let ctx = ToolCtx {
+        app: app.clone(),
+        state: Arc::new(ServerState::default()),
+        constrained,
+    };
+    let background = start_background(&ctx);
+    let service = GitmemServer::new(ctx)
+        .serve(rmcp::transport::stdio())
+        .await?;
+    service.waiting().await?;
+    drop(background);
+    if let Ok(app) = Arc::try_unwrap(app) {
+        app.close();
+    }
+    Ok(())
+}

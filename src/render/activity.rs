@@ -1,0 +1,187 @@
+//! recent_activity text (compat 2.9).
+
+use crate::service::activity::ActivityItem;
+
+fn shorten(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_string();
+    }
+    let cut: String = s.chars().take(max).collect();
+    let cut = cut
+        .rsplit_once(' ')
+        .map(|(a, _)| a.to_string())
+        .unwrap_or(cut);
+    format!("{cut}...")
+}
+
+pub fn project_text(
+    project: &str,
+    project_id: &str,
+    label: &str,
+    items: &[ActivityItem],
+    page: usize,
+    has_more: bool,
+    filtered: bool,
+) -> String {
+    let mut out = format!("## Recent Activity: {project} ({label})\n\n");
+    if items.is_empty() {
+        if page > 1 {
+            out.push_str(&format!(
+                "No recent activity was found on page {page} for '{project}' within {label}.\nTry page={} or return to page=1.",
+                page - 1
+            ));
+        } else if filtered {
+            out.push_str(&format!(
+                "No recent activity matched the requested type filter in '{project}' within {label}.\nTry another type or omit `type` to see recent notes and documents."
+            ));
+        } else {
+            out.push_str(&format!(
+                "No recent activity in '{project}' within {label}.\n\nIf the user is just getting started and has no notes yet, briefly explain that gitmem keeps notes that persist across conversations and are shared between the user and their AI, then offer to save something useful from this conversation as their first note — wait for them to agree before writing:\n```\nwrite_note(project_id=\"{project_id}\", title=\"...\", content=\"...\", directory=\"notes\")\n```\nOtherwise, widen the window with recent_activity(project_id=\"{project_id}\", timeframe=\"30d\") or find a topic with search_notes(project_id=\"{project_id}\", query=\"...\")."
+            ));
+        }
+        return out;
+    }
+    let entities: Vec<_> = items.iter().filter(|i| i.kind == "entity").collect();
+    let observations: Vec<_> = items.iter().filter(|i| i.kind == "observation").collect();
+    let relations: Vec<_> = items.iter().filter(|i| i.kind == "relation").collect();
+    if !entities.is_empty() {
+        out.push_str(&format!(
+            "**📄 Recent Notes & Documents ({}):**\n",
+            entities.len()
+        ));
+        for e in &entities {
+            if e.folder.is_empty() {
+                out.push_str(&format!("  • {} [id: {}]\n", e.title, e.id));
+            } else {
+                out.push_str(&format!("  • {} ({}) [id: {}]\n", e.title, e.folder, e.id));
+            }
+        }
+        out.push('\n');
+    }
+    if !observations.is_empty() {
+        out.push_str(&format!(
+            "**🔍 Recent Observations ({}):**\n",
+            observations.len()
+        ));
+        let mut by_category: Vec<(String, Vec<&ActivityItem>)> = Vec::new();
+        for o in observations.iter().take(10) {
+            let category = o.category.clone().unwrap_or_default();
+            match by_category.iter_mut().find(|(c, _)| *c == category) {
+                Some((_, list)) => list.push(o),
+                None => by_category.push((category, vec![o])),
+            }
+        }
+        for (category, list) in by_category.iter().take(5) {
+            out.push_str(&format!("  **{category}:** {} items\n", list.len()));
+            for o in list.iter().take(2) {
+                out.push_str(&format!(
+                    "    - {}\n",
+                    shorten(o.content.as_deref().unwrap_or(""), 80)
+                ));
+            }
+        }
+        out.push('\n');
+    }
+    if !relations.is_empty() {
+        out.push_str(&format!(
+            "**🔗 Recent Connections ({}):**\n",
+            relations.len()
+        ));
+        for r in &relations {
+            if let Some((kind, target, resolved)) = &r.relation {
+                let target = if *resolved {
+                    format!("[[{target}]]")
+                } else {
+                    "[Missing Link]".to_string()
+                };
+                out.push_str(&format!("  • [[{}]] → {kind} → {target}\n", r.title));
+            }
+        }
+        out.push('\n');
+    }
+    if has_more {
+        out.push_str(&format!(
+            "**Activity Summary:** Showing {} items (page {page}). Use page={} to see more.",
+            items.len(),
+            page + 1
+        ));
+    } else {
+        out.push_str(&format!(
+            "**Activity Summary:** {} items found.",
+            items.len()
+        ));
+    }
+    out
+}
+
+/// Discovery mode: activity across every project.
+pub fn discovery_text(label: &str, per_project: &[(String, Vec<ActivityItem>)]) -> String {
+    let mut out = format!("## Recent Activity Summary ({label})\n\n");
+    let mut active: Vec<&(String, Vec<ActivityItem>)> = per_project
+        .iter()
+        .filter(|(_, items)| !items.is_empty())
+        .collect();
+    active.sort_by_key(|b| std::cmp::Reverse(b.1.len()));
+    let total: usize = active.iter().map(|(_, i)| i.len()).sum();
+    if let Some((name, items)) = active.first() {
+        out.push_str(&format!(
+            "**Most Active Project:** {name} ({} items)\n",
+            items.len()
+        ));
+        if let Some(latest) = items.first() {
+            out.push_str(&format!("- 🔧 **Latest:** {}\n", latest.title));
+        }
+        let mut folders: Vec<&str> = items
+            .iter()
+            .map(|i| i.folder.as_str())
+            .filter(|f| !f.is_empty())
+            .collect();
+        folders.dedup();
+        if !folders.is_empty() {
+            out.push_str(&format!(
+                "- 📋 **Focus areas:** {}\n",
+                folders.into_iter().take(3).collect::<Vec<_>>().join(", ")
+            ));
+        }
+        if active.len() > 1 {
+            out.push_str("\n**Other Active Projects:**\n");
+            for (name, items) in active.iter().skip(1) {
+                out.push_str(&format!("- **{name}** ({} items)\n", items.len()));
+            }
+        }
+        let key: Vec<&str> = active
+            .iter()
+            .flat_map(|(_, items)| items.iter())
+            .map(|i| i.title.as_str())
+            .filter(|t| {
+                ["complete", "fix", "test", "spec"]
+                    .iter()
+                    .any(|k| t.to_lowercase().contains(k))
+            })
+            .take(5)
+            .collect();
+        if !key.is_empty() {
+            out.push_str("\n**Key Developments:**\n");
+            for t in key {
+                out.push_str(&format!("- {t}\n"));
+            }
+        }
+    } else {
+        out.push_str(&format!(
+            "No recent activity in any project within {label}.\n"
+        ));
+    }
+    out.push_str(&format!(
+        "\n**Summary:** {} active projects, {total} recent items\n",
+        active.len()
+    ));
+    out.push_str(&format!("\n{}\n", "─".repeat(40)));
+    if let Some((name, items)) = active.first() {
+        out.push_str(&format!(
+            "Suggested project: '{name}' (most active with {} items)\nAsk user: 'Should I use {name} for this task, or would you prefer a different project?'\n",
+            items.len()
+        ));
+    }
+    out.push_str("Session reminder: Remember their project choice throughout this conversation.");
+    out
+}

@@ -1,0 +1,67 @@
+//! list_directory text (compat 2.11).
+
+use crate::service::directory::{DirectoryListing, DirectoryRequest};
+
+pub fn text(listing: &DirectoryListing, request: &DirectoryRequest) -> String {
+    let dir = &listing.dir_name;
+    let glob = request.glob.as_deref().filter(|g| !g.is_empty());
+    if listing.total == 0 {
+        return match glob {
+            Some(g) => format!("No files found in directory '{dir}' matching '{g}'"),
+            None => format!("No files found in directory '{dir}'"),
+        };
+    }
+    let mut out = match glob {
+        Some(g) => format!(
+            "Files in '{dir}' matching '{g}' (depth {}):\n",
+            request.depth
+        ),
+        None => format!("Contents of '{dir}' (depth {}):\n", request.depth),
+    };
+    out.push_str(&format!(
+        "Page {} (page size {}, {} total items)\n\n",
+        listing.page, listing.page_size, listing.total
+    ));
+    let dirs: Vec<_> = listing
+        .nodes
+        .iter()
+        .filter(|n| n.kind == "directory")
+        .collect();
+    let files: Vec<_> = listing.nodes.iter().filter(|n| n.kind == "file").collect();
+    for d in &dirs {
+        out.push_str(&format!("📁 {:<30} {}\n", d.name, d.directory_path));
+    }
+    if !dirs.is_empty() && !files.is_empty() {
+        out.push('\n');
+    }
+    for f in &files {
+        let mut line = format!("📄 {:<30} {}", f.name, f.file_path.as_deref().unwrap_or(""));
+        if let Some(title) = f.title.as_deref().filter(|t| *t != f.name) {
+            line.push_str(&format!(" | {title}"));
+        }
+        if let Some(updated) = &f.updated_at {
+            line.push_str(&format!(" | {}", &updated[..10.min(updated.len())]));
+        }
+        if let Some(id) = &f.external_id {
+            line.push_str(&format!(" | id: {id}"));
+        }
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out.push_str(&format!(
+        "\nTotal: {} items ({} directories, {} files)",
+        listing.total, listing.directories, listing.files
+    ));
+    if listing.has_more {
+        let glob_arg = glob
+            .map(|g| format!(", file_name_glob='{g}'"))
+            .unwrap_or_default();
+        out.push_str(&format!(
+            "\n\nMore results available. Call list_directory(dir_name='{dir}', depth={}, page={}, page_size={}{glob_arg}) to continue.",
+            request.depth,
+            listing.page + 1,
+            listing.page_size
+        ));
+    }
+    out
+}

@@ -1,0 +1,167 @@
+//! recent_activity: what changed in a project within a timeframe (compat 2.9).
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+use super::{App, Result, ServiceError};
+use crate::config::Project;
+use crate::index::search::observation_permalink;
+use crate::index::NoteRecord;
+use crate::service::search::iso_from_ms;
+
+pub const ACTIVITY_TYPES: [&str; 3] = ["entity", "observation", "relation"];
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ActivityItem {
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The note's title (observation and relation rows carry their note's title).
+    pub title: String,
+    pub permalink: Option<String>,
+    pub file_path: String,
+    pub created_at: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub project: Option<String>,
+    #[serde(skip)]
+    pub id: String,
+    #[serde(skip)]
+    pub folder: String,
+    #[serde(skip)]
+    pub updated_ms: i64,
+    #[serde(skip)]
+    pub category: Option<String>,
+    #[serde(skip)]
+    pub content: Option<String>,
+    /// For relation rows: (relation type, target title or text, resolved).
+    #[serde(skip)]
+    pub relation: Option<(String, String, bool)>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Activity {
+    pub items: Vec<ActivityItem>,
+    pub has_more: bool,
+}
+
+/// Validates and normalises the `type` filter.
+pub fn activity_types(types: &[String]) -> Result<Vec<String>> {
+    if types.is_empty() {
+        return Ok(vec!["entity".to_string()]);
+    }
+    types
+        .iter()
+        .map(|t| {
+            let lower = t.trim().to_lowercase();
+            if ACTIVITY_TYPES.contains(&lower.as_str()) {
+                Ok(lower)
+            } else {
+                Err(ServiceError::Invalid(format!(
+                    "Invalid type: {t}. Valid types are: ['entity', 'observation', 'relation']"
+                )))
+            }
+        })
+        .collect()
+}
+
+impl App {
+    /// Notes of a project updated after `since`, newest first.
+    pub fn notes_updated_since(
+        &self,
+        project: &Project,
+        since: DateTime<Utc>,
+    ) -> Result<Vec<NoteRecord>> {
+        let since_ms = since.timestamp_millis();
+        let txn = self.index.read_txn()?;
+        let tables = self.index.tables();
+        let prefix = format!("{}\0", project.name);
+        let mut ids = Vec::new();
+        for item in tables.activity.rev_prefix_iter(&txn, &prefix)? {
+            let (key, ()) = item?;
+            let mut parts = key[prefix.len()..].splitn(2, '\0');
+            let updated: i64 = parts.next().and_then(|t| t.parse().ok()).unwrap_or(0);
+            if updated <= since_ms {
+                break;
+            }
+            ids.extend(parts.next().map(String::from));
+        }
+        let mut notes = Vec::with_capacity(ids.len());
+        for id in ids {
+            notes.extend(tables.get_note(&txn, &id)?);
+        }
+        Ok(notes)
+    }
+
+    /// Activity rows of the given types, newest first, paginated.
+    pub fn recent_activity(
+        &self,
+        project: &Project,
+        types: &[String],
+        since: DateTime<Utc>,
+        page: usize,
+        page_size: usize,
+    ) -> Result<Activity> {
+        let mut items = Vec::new();
+        let wanted = |t: &str| types.iter().any(|w| w == t);
+        for note in self.notes_updated_since(project, since)? {
+            let permalink = note.permalink.clone();
+            let base = ActivityItem {
+                kind: "entity".into(),
+                title: note.title.clone(),
+                permalink: permalink.clone(),
+                file_path: note.path.clone(),
+                created_at: iso_from_ms(note.created_ms),
+                project: None,
+                id: note.id.clone(),
+                folder: note.folder().to_string(),
+                updated_ms: note.updated_ms,
+                category: None,
+                content: None,
+                relation: None,
+            };
+            if wanted("entity") {
+                items.push(base.clone());
+            }
+            if wanted("observation") {
+                for obs in &note.observations {
+                    items.push(ActivityItem {
+                        kind: "observation".into(),
+                        permalink: Some(observation_permalink(
+                            permalink.as_deref().unwrap_or(""),
+                            &obs.category,
+                            &obs.content,
+                        )),
+                        category: Some(obs.category.clone()),
+                        content: Some(obs.content.clone()),
+                        ..base.clone()
+                    });
+                }
+            }
+            if wanted("relation") {
+                for rel in &note.relations {
+                    let target = match &rel.to_id {
+                        Some(id) => self.note_by_id(id)?,
+                        None => None,
+                    };
+                    let shown = target
+                        .as_ref()
+                        .map(|t| t.title.clone())
+                        .unwrap_or_else(|| rel.relation.target.clone());
+                    items.push(ActivityItem {
+                        kind: "relation".into(),
+                        permalink: None,
+                        relation: Some((
+                            rel.relation.relation_type.clone(),
+                            shown,
+                            target.is_some(),
+                        )),
+                        ..base.clone()
+                    });
+                }
+            }
+        }
+        let offset = (page - 1) * page_size;
+        let has_more = items.len() > offset + page_size;
+        let items = items.into_iter().skip(offset).take(page_size).collect();
+        Ok(Activity { items, has_more })
+    }
+}

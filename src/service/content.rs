@@ -1,0 +1,328 @@
+//! `read_content`: the payload returned for a file's raw bytes (compat 2.7).
+//!
+//! Text is returned as text, images are re-encoded as JPEG small enough for a model's context,
+//! and anything else is returned base64-encoded as a document, up to a size limit.
+
+use std::io::Cursor;
+
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine as _;
+use image::imageops::FilterType;
+use image::{DynamicImage, ImageReader, RgbImage};
+use serde_json::{json, Value};
+
+/// The largest document (non-text, non-image file) returned, in bytes.
+pub const MAX_DOCUMENT_BYTES: usize = 350_000;
+
+/// A re-encoded image must be strictly smaller than this many bytes.
+const MAX_IMAGE_BYTES: usize = 350_000;
+/// The lowest JPEG quality tried.
+const MIN_QUALITY: u8 = 20;
+/// The smallest longest side (in pixels) tried.
+const MIN_DIMENSION: u32 = 300;
+
+/// The read_content payload for a file's bytes (compat 2.7).
+pub fn read_content_payload(bytes: &[u8], content_type: &str) -> Value {
+    let mime = content_type
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    if is_text(&mime) {
+        return json!({
+            "type": "text",
+            "text": String::from_utf8_lossy(bytes),
+            "content_type": format!("{mime}; charset=utf-8"),
+            "encoding": "utf-8",
+        });
+    }
+    if mime.starts_with("image/") {
+        if let Some(jpeg) = optimized_jpeg(bytes) {
+            return json!({
+                "type": "image",
+                "source": {
+                    "type": "base64",
+                    "media_type": "image/jpeg",
+                    "data": STANDARD.encode(jpeg),
+                },
+            });
+        }
+    }
+    document_payload(bytes, &mime)
+}
+
+/// True for content types returned as text: text/*, JSON and SVG.
+fn is_text(mime: &str) -> bool {
+    mime.starts_with("text/")
+        || mime == "application/json"
+        || mime.ends_with("+json")
+        || mime == "image/svg+xml"
+}
+
+/// A file returned as base64, or an error when it is too large.
+fn document_payload(bytes: &[u8], mime: &str) -> Value {
+    if bytes.len() > MAX_DOCUMENT_BYTES {
+        return json!({
+            "type": "error",
+            "error": format!("Document size {} bytes exceeds maximum allowed size", bytes.len()),
+        });
+    }
+    let media_type = if mime.is_empty() {
+        "application/octet-stream"
+    } else {
+        mime
+    };
+    json!({
+        "type": "document",
+        "source": {
+            "type": "base64",
+            "media_type": media_type,
+            "data": STANDARD.encode(bytes),
+        },
+    })
+}
+
+/// The starting JPEG quality and longest side for an input of `len` bytes.
+fn initial_params(len: usize) -> (u8, u32) {
+    if len < 500_000 {
+        (70, 1000)
+    } else if len < 2_000_000 {
+        (60, 800)
+    } else {
+        (50, 600)
+    }
+}
+
+/// Decodes an image and re-encodes it as JPEG under [`MAX_IMAGE_BYTES`], lowering quality and
+/// size step by step; at the floor (quality 20, 300 px) returns whatever that produces. `None`
+/// when the bytes are not a decodable image.
+fn optimized_jpeg(bytes: &[u8]) -> Option<Vec<u8>> {
+    let image = ImageReader::new(Cursor::new(bytes))
+        .with_guessed_format()
+        .ok()?
+        .decode()
+        .ok()?;
+    let rgb = to_rgb8(image);
+    let (mut quality, mut size) = initial_params(bytes.len());
+    loop {
+        let resized = fit_within(&rgb, size);
+        let encoded = encode_jpeg(resized.as_ref().unwrap_or(&rgb), quality)?;
+        let at_floor = quality <= MIN_QUALITY && size <= MIN_DIMENSION;
+        if encoded.len() < MAX_IMAGE_BYTES || at_floor {
+            return Some(encoded);
+        }
+        quality = quality.saturating_sub(10).max(MIN_QUALITY);
+        size = ((size as u64 * 8 / 10) as u32).max(MIN_DIMENSION);
+    }
+}
+
+/// The image as 8-bit RGB; transparent pixels are composited onto white, since JPEG has no
+/// alpha channel.
+fn to_rgb8(image: DynamicImage) -> RgbImage {
+    if !image.color().has_alpha() {
+        return image.into_rgb8();
+    }
+    let rgba = image.into_rgba8();
+    let (w, h) = rgba.dimensions();
+    RgbImage::from_fn(w, h, |x, y| {
+        let [r, g, b, a] = rgba.get_pixel(x, y).0;
+        let a = a as u32;
+        let blend = |c: u8| ((c as u32 * a + 255 * (255 - a) + 127) / 255) as u8;
+        image::Rgb([blend(r), blend(g), blend(b)])
+    })
+}
+
+/// The image scaled down (keeping its aspect ratio) so its longest side is at most `max_side`;
+/// `None` when it already fits (images are never upscaled).
+fn fit_within(image: &RgbImage, max_side: u32) -> Option<RgbImage> {
+    let (w, h) = image.dimensions();
+    let longest = w.max(h);
+    if longest <= max_side {
+        return None;
+    }
+    let scale =
+        |d: u32| ((d as u64 * max_side as u64 + longest as u64 / 2) / longest as u64) as u32;
+    let (nw, nh) = (scale(w).clamp(1, max_side), scale(h).clamp(1, max_side));
+    Some(image::imageops::resize(image, nw, nh, FilterType::Triangle))
+}
+
+fn encode_jpeg(image: &RgbImage, quality: u8) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, quality)
+        .encode_image(image)
+        .ok()?;
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use image::{GenericImageView, ImageFormat, RgbaImage};
+
+    fn decode_b64(s: &str) -> Vec<u8> {
+        STANDARD.decode(s).expect("valid base64")
+    }
+
+    struct XorShift(u64);
+
+    impl XorShift {
+        fn next(&mut self) -> u64 {
+            let mut x = self.0;
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            self.0 = x;
+            x
+        }
+
+        fn bytes(&mut self, n: usize) -> Vec<u8> {
+            (0..n).map(|_| self.next() as u8).collect()
+        }
+    }
+
+    fn png(image: RgbaImage) -> Vec<u8> {
+        let mut out = Vec::new();
+        image
+            .write_to(&mut Cursor::new(&mut out), ImageFormat::Png)
+            .unwrap();
+        out
+    }
+
+    fn noise_png(w: u32, h: u32) -> Vec<u8> {
+        let mut rng = XorShift(0x9E37_79B9_7F4A_7C15);
+        png(RgbaImage::from_fn(w, h, |_, _| {
+            let v = rng.next();
+            image::Rgba([v as u8, (v >> 8) as u8, (v >> 16) as u8, 255])
+        }))
+    }
+
+    fn image_jpeg(payload: &Value) -> Vec<u8> {
+        assert_eq!(payload["type"], "image", "{payload}");
+        assert_eq!(payload["source"]["type"], "base64");
+        assert_eq!(payload["source"]["media_type"], "image/jpeg");
+        decode_b64(payload["source"]["data"].as_str().unwrap())
+    }
+
+    #[test]
+    fn markdown_is_text() {
+        let p = read_content_payload("# Title\n\nhé\n".as_bytes(), "text/markdown");
+        assert_eq!(
+            p,
+            json!({
+                "type": "text",
+                "text": "# Title\n\nhé\n",
+                "content_type": "text/markdown; charset=utf-8",
+                "encoding": "utf-8",
+            })
+        );
+    }
+
+    #[test]
+    fn invalid_utf8_text_is_lossy() {
+        let p = read_content_payload(b"a\xffb", "text/plain");
+        assert_eq!(p["text"], "a\u{FFFD}b");
+        assert_eq!(p["content_type"], "text/plain; charset=utf-8");
+    }
+
+    #[test]
+    fn json_is_text() {
+        let p = read_content_payload(br#"{"nodes":[]}"#, "application/json");
+        assert_eq!(p["type"], "text");
+        assert_eq!(p["text"], r#"{"nodes":[]}"#);
+        assert_eq!(p["content_type"], "application/json; charset=utf-8");
+        assert_eq!(p["encoding"], "utf-8");
+    }
+
+    #[test]
+    fn svg_is_text() {
+        let svg = r#"<svg xmlns="http://www.w3.org/2000/svg"/>"#;
+        let p = read_content_payload(svg.as_bytes(), "image/svg+xml");
+        assert_eq!(p["type"], "text");
+        assert_eq!(p["text"], svg);
+        assert_eq!(p["content_type"], "image/svg+xml; charset=utf-8");
+    }
+
+    #[test]
+    fn large_noisy_png_is_shrunk_below_limit() {
+        let bytes = noise_png(2000, 1500);
+        assert!(bytes.len() > MAX_IMAGE_BYTES, "noise should not compress");
+        let p = read_content_payload(&bytes, "image/png");
+        let jpeg = image_jpeg(&p);
+        assert!(jpeg.len() < 350_000, "{} bytes", jpeg.len());
+        let decoded = image::load_from_memory_with_format(&jpeg, ImageFormat::Jpeg).unwrap();
+        let (w, h) = decoded.dimensions();
+        assert!(w.max(h) <= 1000, "{w}x{h}");
+        // The aspect ratio is kept.
+        assert_eq!(w * 3, h * 4, "{w}x{h}");
+    }
+
+    #[test]
+    fn small_png_keeps_its_size() {
+        let bytes = png(RgbaImage::from_fn(40, 30, |x, y| {
+            image::Rgba([
+                (x * 6) as u8,
+                (y * 8) as u8,
+                128,
+                if x < 20 { 255 } else { 0 },
+            ])
+        }));
+        let p = read_content_payload(&bytes, "image/png");
+        let jpeg = image_jpeg(&p);
+        assert!(jpeg.len() < 350_000);
+        let decoded = image::load_from_memory(&jpeg).unwrap();
+        assert_eq!(decoded.dimensions(), (40, 30), "never upscaled nor shrunk");
+        // Transparent pixels are composited onto white.
+        let px = decoded.to_rgb8().get_pixel(35, 15).0;
+        assert!(px.iter().all(|&c| c > 230), "{px:?}");
+    }
+
+    #[test]
+    fn undecodable_image_falls_back_to_document() {
+        let bytes = XorShift(42).bytes(1000);
+        let p = read_content_payload(&bytes, "image/png");
+        assert_eq!(p["type"], "document");
+        assert_eq!(p["source"]["type"], "base64");
+        assert_eq!(p["source"]["media_type"], "image/png");
+        assert_eq!(decode_b64(p["source"]["data"].as_str().unwrap()), bytes);
+    }
+
+    #[test]
+    fn pdf_is_document() {
+        let mut bytes = b"%PDF-1.7\n".to_vec();
+        bytes.extend(XorShift(7).bytes(5000));
+        bytes.extend_from_slice(b"\n%%EOF\n");
+        let p = read_content_payload(&bytes, "application/pdf");
+        assert_eq!(p["type"], "document");
+        assert_eq!(p["source"]["type"], "base64");
+        assert_eq!(p["source"]["media_type"], "application/pdf");
+        assert_eq!(decode_b64(p["source"]["data"].as_str().unwrap()), bytes);
+    }
+
+    #[test]
+    fn document_at_limit_is_returned() {
+        let bytes = vec![0u8; MAX_DOCUMENT_BYTES];
+        let p = read_content_payload(&bytes, "application/octet-stream");
+        assert_eq!(p["type"], "document");
+    }
+
+    #[test]
+    fn oversize_document_is_an_error() {
+        let bytes = vec![0u8; MAX_DOCUMENT_BYTES + 1];
+        let p = read_content_payload(&bytes, "application/pdf");
+        assert_eq!(
+            p,
+            json!({
+                "type": "error",
+                "error": "Document size 350001 bytes exceeds maximum allowed size",
+            })
+        );
+    }
+
+    #[test]
+    fn initial_params_depend_on_input_size() {
+        assert_eq!(initial_params(100_000), (70, 1000));
+        assert_eq!(initial_params(1_000_000), (60, 800));
+        assert_eq!(initial_params(3_000_000), (50, 600));
+    }
+}

@@ -1,0 +1,332 @@
+//! build_context: a note (or the notes a wildcard names), its observations, and the notes
+//! around it in the graph (compat 5.3).
+
+use std::collections::{BTreeSet, HashMap};
+
+use chrono::{DateTime, Utc};
+use serde_json::{json, Value};
+
+use super::notes::Lookup;
+use super::search::iso_from_ms;
+use super::{App, Result};
+use crate::config::Project;
+use crate::index::search::observation_permalink;
+use crate::index::NoteRecord;
+use crate::note::permalink::generate_permalink;
+
+pub const CONTENT_LIMIT: usize = 4000;
+
+#[derive(Debug, Clone)]
+pub struct ContextRequest {
+    /// The canonical path: project-prefixed permalink, possibly with `*`.
+    pub uri: String,
+    pub depth: usize,
+    /// Only related notes updated since then (given only when the caller asked).
+    pub since: Option<DateTime<Utc>>,
+    pub page: usize,
+    pub page_size: usize,
+    pub max_related: usize,
+}
+
+/// GraphContext as JSON (compat 2.10), plus what text rendering needs.
+#[derive(Debug, Clone)]
+pub struct GraphContext {
+    pub json: Value,
+    pub primaries: Vec<ContextPrimary>,
+}
+
+#[derive(Debug, Clone)]
+pub struct ContextPrimary {
+    pub note: NoteRecord,
+    pub content: String,
+    /// Related notes as (title, permalink).
+    pub related: Vec<(String, Option<String>)>,
+    /// Relations of the primary as (type, target shown).
+    pub relations: Vec<(String, String)>,
+}
+
+fn truncate(s: &str, n: usize) -> String {
+    match s.char_indices().nth(n) {
+        Some((i, _)) => s[..i].to_string(),
+        None => s.to_string(),
+    }
+}
+
+fn entity_row(note: &NoteRecord, content: Option<String>) -> Value {
+    json!({
+        "type": "entity",
+        "external_id": note.id,
+        "entity_id": note.id,
+        "permalink": note.permalink,
+        "title": note.title,
+        "content": content,
+        "file_path": note.path,
+        "created_at": iso_from_ms(note.created_ms),
+    })
+}
+
+impl App {
+    /// The primary notes a canonical path names.
+    fn context_primaries(&self, project: &Project, uri: &str) -> Result<Vec<NoteRecord>> {
+        if uri.contains('*') {
+            let pattern: String = uri
+                .split('*')
+                .map(|part| {
+                    // Slug each part but keep the separators around the wildcard, so that
+                    // `specs/*` means the folder `specs` only.
+                    let lead = if part.starts_with('/') { "/" } else { "" };
+                    let trail = if part.ends_with('/') && part.len() > 1 {
+                        "/"
+                    } else {
+                        ""
+                    };
+                    let slug = generate_permalink(part.trim_matches('/'), false);
+                    if slug.is_empty() {
+                        lead.to_string()
+                    } else {
+                        format!("{lead}{slug}{trail}")
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join("*");
+            let re = regex::Regex::new(&format!(
+                "(?i)^{}$",
+                pattern
+                    .split('*')
+                    .map(regex::escape)
+                    .collect::<Vec<_>>()
+                    .join(".*")
+            ))
+            .expect("an escaped pattern is a valid regex");
+            let mut notes: Vec<NoteRecord> = self
+                .all_notes(project)?
+                .into_iter()
+                .filter(|n| n.permalink.as_deref().is_some_and(|p| re.is_match(p)))
+                .collect();
+            notes.sort_by(|a, b| a.path.cmp(&b.path));
+            return Ok(notes);
+        }
+        let slug = generate_permalink(uri, false);
+        let txn = self.index.read_txn()?;
+        let tables = self.index.tables();
+        for candidate in [uri.to_string(), slug] {
+            if let Some(id) = tables.id_by_permalink(&txn, &project.name, &candidate)? {
+                if let Some(note) = tables.get_note(&txn, &id)? {
+                    return Ok(vec![note]);
+                }
+            }
+        }
+        drop(txn);
+        let without_project = uri
+            .strip_prefix(&format!("{}/", project.permalink))
+            .unwrap_or(uri);
+        match self.resolve(project, without_project)? {
+            Lookup::Found(note) => Ok(vec![*note]),
+            Lookup::Ambiguous(mut notes) => Ok(vec![notes.remove(0)]),
+            Lookup::NotFound => Ok(Vec::new()),
+        }
+    }
+
+    fn note_content(&self, project: &Project, note: &NoteRecord) -> String {
+        self.read_note_file(project, note)
+            .map(|f| truncate(crate::note::frontmatter::body(&f.text), CONTENT_LIMIT))
+            .unwrap_or_default()
+    }
+
+    pub fn build_context(
+        &self,
+        project: &Project,
+        request: &ContextRequest,
+    ) -> Result<GraphContext> {
+        let all = self.context_primaries(project, &request.uri)?;
+        let offset = (request.page - 1) * request.page_size;
+        let has_more = all.len() > offset + request.page_size;
+        let primaries: Vec<NoteRecord> = all
+            .into_iter()
+            .skip(offset)
+            .take(request.page_size)
+            .collect();
+        let since_ms = request.since.map(|s| s.timestamp_millis());
+        let mut cache: HashMap<String, Option<NoteRecord>> = HashMap::new();
+        let mut load = |app: &App, id: &str| -> Result<Option<NoteRecord>> {
+            if !cache.contains_key(id) {
+                cache.insert(id.to_string(), app.note_by_id(id)?);
+            }
+            Ok(cache[id].clone())
+        };
+        let mut results = Vec::new();
+        let mut rendered = Vec::new();
+        let (mut total_observations, mut total_relations, mut related_count) =
+            (0usize, 0usize, 0usize);
+        for primary in &primaries {
+            let content = self.note_content(project, primary);
+            let observations: Vec<Value> = primary
+                .observations
+                .iter()
+                .enumerate()
+                .map(|(i, obs)| {
+                    json!({
+                        "type": "observation",
+                        "observation_id": format!("{}-o{i}", primary.id),
+                        "entity_id": primary.id,
+                        "entity_external_id": primary.id,
+                        "title": primary.title,
+                        "file_path": primary.path,
+                        "permalink": observation_permalink(primary.permalink.as_deref().unwrap_or(""), &obs.category, &obs.content),
+                        "category": obs.category,
+                        "content": obs.content,
+                        "created_at": iso_from_ms(primary.created_ms),
+                    })
+                })
+                .collect();
+            total_observations += observations.len();
+
+            // Breadth-first over links in both directions; a relation is one step, the note
+            // at its other end is one more.
+            let mut visited: BTreeSet<String> = BTreeSet::from([primary.id.clone()]);
+            let mut seen_relations: BTreeSet<(String, usize)> = BTreeSet::new();
+            let mut frontier = vec![primary.clone()];
+            let mut related: Vec<(usize, u8, String, Value)> = Vec::new();
+            for hop in 1..=request.depth {
+                let mut next = Vec::new();
+                for note in &frontier {
+                    let mut edges: Vec<(NoteRecord, usize, Option<NoteRecord>)> = Vec::new();
+                    for (i, rel) in note.relations.iter().enumerate() {
+                        let target = match &rel.to_id {
+                            Some(id) => load(self, id)?,
+                            None => None,
+                        };
+                        edges.push((note.clone(), i, target));
+                    }
+                    let txn = self.index.read_txn()?;
+                    let sources =
+                        self.index
+                            .tables()
+                            .incoming_ids(&txn, &project.name, &note.id)?;
+                    drop(txn);
+                    for source_id in sources {
+                        if let Some(source) = load(self, &source_id)? {
+                            for (i, rel) in source.relations.iter().enumerate() {
+                                if rel.to_id.as_deref() == Some(note.id.as_str()) {
+                                    edges.push((source.clone(), i, Some(note.clone())));
+                                }
+                            }
+                        }
+                    }
+                    for (from, i, to) in edges {
+                        if !seen_relations.insert((from.id.clone(), i)) {
+                            continue;
+                        }
+                        let rel = &from.relations[i];
+                        let other = if from.id == note.id {
+                            to.clone()
+                        } else {
+                            Some(from.clone())
+                        };
+                        if let (Some(since), Some(o)) = (since_ms, &other) {
+                            if o.updated_ms < since {
+                                continue;
+                            }
+                        }
+                        related.push((
+                            2 * hop - 1,
+                            1,
+                            format!("{}-r{i}", from.id),
+                            json!({
+                                "type": "relation",
+                                "relation_id": format!("{}-r{i}", from.id),
+                                "entity_id": null,
+                                "title": format!("{}: {}", rel.relation.relation_type, to.as_ref().map(|t| t.title.clone()).unwrap_or_else(|| rel.relation.target.clone())),
+                                "file_path": from.path,
+                                "permalink": "",
+                                "relation_type": rel.relation.relation_type,
+                                "from_entity": from.title,
+                                "from_entity_id": from.id,
+                                "from_entity_external_id": from.id,
+                                "to_entity": to.as_ref().map(|t| t.title.clone()),
+                                "to_name": rel.relation.target,
+                                "to_entity_id": to.as_ref().map(|t| t.id.clone()),
+                                "to_entity_external_id": to.as_ref().map(|t| t.id.clone()),
+                                "created_at": iso_from_ms(from.created_ms),
+                            }),
+                        ));
+                        if let Some(other) = other {
+                            if visited.insert(other.id.clone()) {
+                                related.push((
+                                    2 * hop,
+                                    0,
+                                    other.id.clone(),
+                                    entity_row(&other, None),
+                                ));
+                                next.push(other);
+                            }
+                        }
+                    }
+                }
+                frontier = next;
+            }
+            related.sort_by(|a, b| (a.0, a.1, &a.2).cmp(&(b.0, b.1, &b.2)));
+            related.truncate(request.max_related);
+            let related_values: Vec<Value> = related.into_iter().map(|r| r.3).collect();
+            total_relations += related_values
+                .iter()
+                .filter(|v| v["type"] == "relation")
+                .count();
+            related_count += related_values.len();
+            let related_shown: Vec<(String, Option<String>)> = related_values
+                .iter()
+                .filter(|v| v["type"] == "entity")
+                .map(|v| {
+                    (
+                        v["title"].as_str().unwrap_or_default().to_string(),
+                        v["permalink"].as_str().map(String::from),
+                    )
+                })
+                .collect();
+            results.push(json!({
+                "primary_result": entity_row(primary, Some(content.clone())),
+                "observations": observations,
+                "related_results": related_values,
+            }));
+            let mut relations_shown = Vec::new();
+            for rel in &primary.relations {
+                let shown = match &rel.to_id {
+                    Some(id) => load(self, id)?
+                        .map(|t| t.title)
+                        .unwrap_or_else(|| rel.relation.target.clone()),
+                    None => rel.relation.target.clone(),
+                };
+                relations_shown.push((rel.relation.relation_type.clone(), shown));
+            }
+            relations_shown.sort();
+            rendered.push(ContextPrimary {
+                note: primary.clone(),
+                content,
+                related: related_shown,
+                relations: relations_shown,
+            });
+        }
+        let json = json!({
+            "results": results,
+            "metadata": {
+                "uri": request.uri,
+                "types": null,
+                "depth": request.depth,
+                "timeframe": request.since.map(|s| s.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)),
+                "generated_at": Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+                "primary_count": primaries.len(),
+                "related_count": related_count,
+                "total_results": primaries.len() + related_count,
+                "total_relations": total_relations,
+                "total_observations": total_observations,
+            },
+            "page": request.page,
+            "page_size": request.page_size,
+            "has_more": has_more,
+        });
+        Ok(GraphContext {
+            json,
+            primaries: rendered,
+        })
+    }
+}

@@ -1,0 +1,232 @@
+//! list_directory: folders and files of a project as the index knows them (compat 2.11).
+
+use std::collections::BTreeSet;
+
+use serde::Serialize;
+
+use super::search::iso_from_ms;
+use super::{App, Result, ServiceError};
+use crate::config::Project;
+use crate::index::NoteRecord;
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct DirectoryNode {
+    pub name: String,
+    pub file_path: Option<String>,
+    pub directory_path: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub children: Vec<DirectoryNode>,
+    pub title: Option<String>,
+    pub permalink: Option<String>,
+    pub external_id: Option<String>,
+    pub entity_id: Option<String>,
+    pub note_type: Option<String>,
+    pub content_type: Option<String>,
+    pub updated_at: Option<String>,
+    #[serde(skip)]
+    pub updated_ms: i64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct DirectoryListing {
+    pub nodes: Vec<DirectoryNode>,
+    pub page: usize,
+    pub page_size: usize,
+    pub total: usize,
+    pub has_more: bool,
+    #[serde(skip)]
+    pub dir_name: String,
+    #[serde(skip)]
+    pub directories: usize,
+    #[serde(skip)]
+    pub files: usize,
+}
+
+#[derive(Debug, Clone)]
+pub struct DirectoryRequest {
+    pub dir_name: String,
+    pub depth: usize,
+    pub glob: Option<String>,
+    pub sort: Option<String>,
+    pub page: usize,
+    pub page_size: usize,
+}
+
+/// `./a/b/` -> `/a/b`; `""` -> `/`.
+pub fn normalize_dir_name(dir: &str) -> String {
+    let trimmed = dir.trim();
+    let trimmed = trimmed.strip_prefix("./").unwrap_or(trimmed);
+    let inner = trimmed.trim_matches('/');
+    format!("/{inner}")
+}
+
+/// Shell-style match of a node name (`*`, `?`, `[abc]`).
+fn name_matches(glob: &str, name: &str) -> bool {
+    globset::GlobBuilder::new(glob)
+        .literal_separator(false)
+        .build()
+        .map(|g| g.compile_matcher().is_match(name))
+        .unwrap_or(false)
+}
+
+fn file_node(note: &NoteRecord) -> DirectoryNode {
+    let name = note
+        .path
+        .rsplit('/')
+        .next()
+        .unwrap_or(&note.path)
+        .to_string();
+    DirectoryNode {
+        name,
+        file_path: Some(note.path.clone()),
+        directory_path: format!("/{}", note.path),
+        kind: "file".into(),
+        children: Vec::new(),
+        title: Some(note.title.clone()),
+        permalink: note.permalink.clone(),
+        external_id: Some(note.id.clone()),
+        entity_id: Some(note.id.clone()),
+        note_type: Some(note.note_type.clone()),
+        content_type: Some(note.content_type.clone()),
+        updated_at: Some(iso_from_ms(note.updated_ms)),
+        updated_ms: note.updated_ms,
+    }
+}
+
+fn dir_node(path: &str) -> DirectoryNode {
+    DirectoryNode {
+        name: path.rsplit('/').next().unwrap_or(path).to_string(),
+        file_path: None,
+        directory_path: format!("/{path}"),
+        kind: "directory".into(),
+        children: Vec::new(),
+        title: None,
+        permalink: None,
+        external_id: None,
+        entity_id: None,
+        note_type: None,
+        content_type: None,
+        updated_at: None,
+        updated_ms: 0,
+    }
+}
+
+impl App {
+    pub fn list_directory(
+        &self,
+        project: &Project,
+        request: &DirectoryRequest,
+    ) -> Result<DirectoryListing> {
+        if request.page < 1 {
+            return Err(ServiceError::Invalid(format!(
+                "page must be >= 1, got {}",
+                request.page
+            )));
+        }
+        if !(1..=200).contains(&request.page_size) {
+            return Err(ServiceError::Invalid(format!(
+                "page_size must be between 1 and 200, got {}",
+                request.page_size
+            )));
+        }
+        let dir_name = normalize_dir_name(&request.dir_name);
+        let base = dir_name.trim_start_matches('/').to_string();
+        crate::vault::path::validate_relative(&base)
+            .map_err(|_| super::notes::security_error("Directory", &request.dir_name))?;
+        let depth = request.depth.max(1);
+        let mut directories: BTreeSet<String> = BTreeSet::new();
+        let mut files = Vec::new();
+        for note in self.notes_under(project, &base)? {
+            let relative = if base.is_empty() {
+                note.path.clone()
+            } else {
+                note.path[base.len() + 1..].to_string()
+            };
+            let parts: Vec<&str> = relative.split('/').collect();
+            // Every folder between the listed one and the file, within the depth.
+            for level in 1..parts.len() {
+                if level <= depth {
+                    let folder = parts[..level].join("/");
+                    directories.insert(if base.is_empty() {
+                        folder
+                    } else {
+                        format!("{base}/{folder}")
+                    });
+                }
+            }
+            if parts.len() <= depth {
+                files.push(note);
+            }
+        }
+        let glob = request.glob.as_deref().filter(|g| !g.is_empty());
+        let mut dir_nodes: Vec<DirectoryNode> = directories
+            .iter()
+            .map(|d| dir_node(d))
+            .filter(|n| glob.is_none_or(|g| name_matches(g, &n.name)))
+            .collect();
+        let mut file_nodes: Vec<DirectoryNode> = files
+            .iter()
+            .map(file_node)
+            .filter(|n| glob.is_none_or(|g| name_matches(g, &n.name)))
+            .collect();
+        let folded = |s: &str| s.to_lowercase();
+        dir_nodes.sort_by_key(|n| folded(&n.directory_path));
+        match request.sort.as_deref() {
+            None | Some("") => file_nodes.sort_by_key(|n| folded(&n.directory_path)),
+            Some("title_asc") => file_nodes.sort_by_key(|n| folded(n.title.as_deref().unwrap_or(&n.name))),
+            Some("title_desc") => {
+                file_nodes.sort_by_key(|n| folded(n.title.as_deref().unwrap_or(&n.name)));
+                file_nodes.reverse();
+                dir_nodes.reverse();
+            }
+            Some("updated_asc") => file_nodes.sort_by_key(|n| n.updated_ms),
+            Some("updated_desc") => file_nodes.sort_by_key(|n| std::cmp::Reverse(n.updated_ms)),
+            Some(other) => {
+                return Err(ServiceError::Invalid(format!(
+                    "Invalid sort '{other}'. Valid options: title_asc, title_desc, updated_asc, updated_desc"
+                )))
+            }
+        }
+        let (n_dirs, n_files) = (dir_nodes.len(), file_nodes.len());
+        let all: Vec<DirectoryNode> = dir_nodes.into_iter().chain(file_nodes).collect();
+        let total = all.len();
+        let offset = (request.page - 1) * request.page_size;
+        let nodes: Vec<DirectoryNode> = all
+            .into_iter()
+            .skip(offset)
+            .take(request.page_size)
+            .collect();
+        Ok(DirectoryListing {
+            has_more: offset + nodes.len() < total,
+            nodes,
+            page: request.page,
+            page_size: request.page_size,
+            total,
+            dir_name,
+            directories: n_dirs,
+            files: n_files,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dir_names_and_globs() {
+        for (raw, expected) in [
+            ("/", "/"),
+            ("", "/"),
+            ("./specs/", "/specs"),
+            ("specs", "/specs"),
+            ("/a/b/", "/a/b"),
+        ] {
+            assert_eq!(normalize_dir_name(raw), expected, "{raw}");
+        }
+        assert!(name_matches("*.md", "Note.md"));
+        assert!(!name_matches("*.md", "image.png"));
+        assert!(name_matches("Se?rch*", "Search Design.md"));
+    }
+}

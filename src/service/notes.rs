@@ -1,0 +1,611 @@
+//! Note operations: resolving identifiers, and writing, reading, editing, moving and deleting
+//! notes. Every write goes to disk first (atomically) and is then handed to the index; the call
+//! returns once the graph tables know the result.
+
+use std::path::PathBuf;
+
+use serde_json::{Map, Value};
+
+use super::{ingest, App, Result, ServiceError};
+use crate::config::Project;
+use crate::index::graph::KeyKind;
+use crate::index::{NoteKind, NoteRecord, OpOutcome, WriteOp};
+use crate::note::identifier::{lookup_key, normalize_identifier, permalink_candidates};
+use crate::note::permalink::{generate_permalink, normalize_note_type, note_permalink};
+use crate::note::{self, filename, frontmatter};
+use crate::vault::{self, scan::FileStat, scan::Observed};
+
+/// What an identifier names.
+#[derive(Debug, Clone)]
+pub enum Lookup {
+    Found(Box<NoteRecord>),
+    /// Several notes share the title; none was named exactly.
+    Ambiguous(Vec<NoteRecord>),
+    NotFound,
+}
+
+/// Why a path-like argument was refused.
+pub fn security_error(what: &str, value: &str) -> ServiceError {
+    ServiceError::Security(format!(
+        "{what} '{value}' is not allowed - paths must stay within project boundaries"
+    ))
+}
+
+fn short_checksum(bytes: &[u8]) -> String {
+    vault::scan::sha256_hex(bytes)[..8].to_string()
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct WriteNoteRequest {
+    pub title: String,
+    pub content: String,
+    pub directory: String,
+    pub tags: Option<Vec<String>>,
+    pub note_type: Option<String>,
+    pub metadata: Option<Map<String, Value>>,
+    pub overwrite: Option<bool>,
+}
+
+/// The result of writing or editing a note, for rendering.
+#[derive(Debug, Clone)]
+pub struct NoteWritten {
+    pub title: String,
+    pub permalink: Option<String>,
+    pub file_path: String,
+    pub checksum: String,
+    pub created: bool,
+    pub id: String,
+    /// Observation counts by category, sorted by category.
+    pub categories: Vec<(String, usize)>,
+    pub resolved_relations: usize,
+    pub unresolved_relations: usize,
+    pub tags: Vec<String>,
+}
+
+#[derive(Debug, Clone)]
+pub enum WriteNoteOutcome {
+    Written(NoteWritten),
+    /// A note already exists at that path (or an equivalent one) and overwrite was not asked.
+    Conflict {
+        title: String,
+        permalink: String,
+        existing_path: String,
+    },
+}
+
+/// A note's file, read from disk.
+#[derive(Debug, Clone)]
+pub struct NoteFile {
+    pub note: NoteRecord,
+    pub text: String,
+}
+
+impl App {
+    /// The absolute path of a project-relative path, refusing anything that leaves the project.
+    pub fn project_file(&self, project: &Project, relative: &str) -> Result<PathBuf> {
+        vault::path::resolve_inside(&project.path, relative)
+            .map_err(|e| ServiceError::Security(e.to_string()))
+    }
+
+    pub fn note_by_id(&self, id: &str) -> Result<Option<NoteRecord>> {
+        let txn = self.index.read_txn()?;
+        Ok(self.index.tables().get_note(&txn, id)?)
+    }
+
+    pub fn note_by_path(&self, project: &Project, path: &str) -> Result<Option<NoteRecord>> {
+        let txn = self.index.read_txn()?;
+        let tables = self.index.tables();
+        match tables.id_by_path(&txn, &project.name, path)? {
+            Some(id) => Ok(tables.get_note(&txn, &id)?),
+            None => Ok(None),
+        }
+    }
+
+    /// Resolves an identifier the way Basic Memory does (compat 4.9): a note UUID, a permalink
+    /// (with or without the project prefix, or its slug), a title, a file path (with or without
+    /// `.md`), an alias or a file name. Never a fuzzy match.
+    pub fn resolve(&self, project: &Project, identifier: &str) -> Result<Lookup> {
+        let ident = normalize_identifier(identifier);
+        if ident.is_empty() {
+            return Ok(Lookup::NotFound);
+        }
+        let txn = self.index.read_txn()?;
+        let tables = self.index.tables();
+        let load = |id: &str| -> Result<Option<NoteRecord>> {
+            Ok(tables
+                .get_note(&txn, id)?
+                .filter(|n| n.project == project.name))
+        };
+        if uuid::Uuid::parse_str(&ident).is_ok() {
+            if let Some(note) = load(&ident.to_lowercase())? {
+                return Ok(Lookup::Found(Box::new(note)));
+            }
+        }
+        for candidate in permalink_candidates(&ident, &project.permalink) {
+            if let Some(id) = tables.id_by_permalink(&txn, &project.name, &candidate)? {
+                if let Some(note) = load(&id)? {
+                    return Ok(Lookup::Found(Box::new(note)));
+                }
+            }
+        }
+        for path in [ident.clone(), format!("{ident}.md")] {
+            if let Some(id) = tables.id_by_path(&txn, &project.name, &path)? {
+                if let Some(note) = load(&id)? {
+                    return Ok(Lookup::Found(Box::new(note)));
+                }
+            }
+        }
+        let key = lookup_key(&ident);
+        let matches = tables.ids_by_key(&txn, &project.name, &key)?;
+        for kind in [
+            KeyKind::Title,
+            KeyKind::Path,
+            KeyKind::PathWithoutExtension,
+            KeyKind::Alias,
+            KeyKind::FileName,
+        ] {
+            let mut notes: Vec<NoteRecord> = Vec::new();
+            for (k, _, id) in &matches {
+                if *k == kind as u8 {
+                    notes.extend(load(id)?);
+                }
+            }
+            match notes.len() {
+                0 => continue,
+                1 => return Ok(Lookup::Found(Box::new(notes.remove(0)))),
+                _ => {
+                    // An exact (case-sensitive) title wins over case-folded look-alikes.
+                    let exact: Vec<_> =
+                        notes.iter().filter(|n| n.title == ident).cloned().collect();
+                    if exact.len() == 1 {
+                        return Ok(Lookup::Found(Box::new(exact[0].clone())));
+                    }
+                    notes.sort_by_key(|n| n.path.len());
+                    return Ok(Lookup::Ambiguous(notes));
+                }
+            }
+        }
+        Ok(Lookup::NotFound)
+    }
+
+    /// Reads a note's file as text.
+    pub fn read_note_file(&self, project: &Project, note: &NoteRecord) -> Result<NoteFile> {
+        let path = self.project_file(project, &note.path)?;
+        let bytes = std::fs::read(&path)?;
+        Ok(NoteFile {
+            note: note.clone(),
+            text: String::from_utf8_lossy(&bytes).into_owned(),
+        })
+    }
+
+    /// Hands a file gitmem just wrote (or found) to the index and waits until the graph has it.
+    pub fn index_written_file(&self, project: &Project, relative: &str) -> Result<NoteRecord> {
+        let absolute = self.project_file(project, relative)?;
+        let bytes = std::fs::read(&absolute)?;
+        let meta = std::fs::metadata(&absolute)?;
+        let mtime_ns = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map(|d| d.as_nanos() as i64)
+            .unwrap_or(0);
+        let observed = Observed {
+            stat: FileStat {
+                size: meta.len(),
+                mtime_ns,
+            },
+            checksum: vault::scan::sha256_hex(&bytes),
+            created_ns: meta
+                .created()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map(|d| d.as_nanos() as i64),
+            bytes: None,
+        };
+        let include_prefix = self.config().compat.permalinks_include_project;
+        let input = ingest::note_input(&project.name, include_prefix, relative, &observed, &bytes);
+        let outcome = self.index.write(vec![WriteOp::Upsert(Box::new(input))])?;
+        let id = match outcome.into_iter().next() {
+            Some(Ok(OpOutcome::Upserted { id, .. })) => id,
+            Some(Err(message)) => return Err(ServiceError::Invalid(message)),
+            _ => return Err(ServiceError::Invalid(format!("{relative} was not indexed"))),
+        };
+        self.note_by_id(&id)?
+            .ok_or_else(|| ServiceError::Invalid(format!("{relative} vanished from the index")))
+    }
+
+    fn written(&self, note: &NoteRecord, bytes: &[u8], created: bool) -> NoteWritten {
+        let mut categories: std::collections::BTreeMap<String, usize> = Default::default();
+        for obs in &note.observations {
+            *categories.entry(obs.category.clone()).or_default() += 1;
+        }
+        NoteWritten {
+            title: note.title.clone(),
+            permalink: note.permalink.clone(),
+            file_path: note.path.clone(),
+            checksum: short_checksum(bytes),
+            created,
+            id: note.id.clone(),
+            categories: categories.into_iter().collect(),
+            resolved_relations: note.relations.iter().filter(|r| r.to_id.is_some()).count(),
+            unresolved_relations: note.relations.iter().filter(|r| r.to_id.is_none()).count(),
+            tags: note.tags.clone(),
+        }
+    }
+
+    /// A permalink for a new note: `wanted` if no other note has it, else `wanted-1`, `-2`, ...
+    fn free_permalink(
+        &self,
+        project: &Project,
+        wanted: &str,
+        except_id: Option<&str>,
+    ) -> Result<String> {
+        let txn = self.index.read_txn()?;
+        let tables = self.index.tables();
+        let taken = |p: &str| -> Result<bool> {
+            Ok(tables
+                .id_by_permalink(&txn, &project.name, p)?
+                .is_some_and(|owner| Some(owner.as_str()) != except_id))
+        };
+        if !taken(wanted)? {
+            return Ok(wanted.to_string());
+        }
+        let mut n = 1;
+        loop {
+            let candidate = format!("{wanted}-{n}");
+            if !taken(&candidate)? {
+                return Ok(candidate);
+            }
+            n += 1;
+        }
+    }
+
+    /// A note whose file name is equivalent to `path`: same path ignoring case, or the same
+    /// generated permalink (compat 4.7).
+    fn equivalent_note(&self, project: &Project, path: &str) -> Result<Option<NoteRecord>> {
+        if let Some(note) = self.note_by_path(project, path)? {
+            return Ok(Some(note));
+        }
+        let include = self.config().compat.permalinks_include_project;
+        let txn = self.index.read_txn()?;
+        let tables = self.index.tables();
+        let folded = lookup_key(path);
+        for key in [folded] {
+            for (kind, _, id) in tables.ids_by_key(&txn, &project.name, &key)? {
+                if kind == KeyKind::Path as u8 {
+                    if let Some(note) = tables.get_note(&txn, &id)? {
+                        return Ok(Some(note));
+                    }
+                }
+            }
+        }
+        let generated = note_permalink(&project.name, path, include);
+        for (existing_path, id) in tables.project_paths(&txn, &project.name)? {
+            if existing_path.ends_with(".md")
+                && note_permalink(&project.name, &existing_path, include) == generated
+            {
+                return Ok(tables.get_note(&txn, &id)?);
+            }
+        }
+        Ok(None)
+    }
+
+    /// write_note (compat 2.1).
+    pub fn write_note(
+        &self,
+        project: &Project,
+        req: &WriteNoteRequest,
+    ) -> Result<WriteNoteOutcome> {
+        let directory = if req.directory.trim() == "/" {
+            ""
+        } else {
+            req.directory.as_str()
+        };
+        if vault::path::validate_relative(directory).is_err() {
+            return Err(ServiceError::Security(format!(
+                "Directory path '{}' is not allowed - paths must stay within project boundaries",
+                req.directory
+            )));
+        }
+        if req.title.trim().is_empty() {
+            return Err(ServiceError::Invalid("title must not be empty".into()));
+        }
+        let path = filename::note_file_path(directory, &req.title, false);
+        if filename::sanitize_for_filename(&req.title).is_empty() {
+            return Err(ServiceError::Invalid(format!(
+                "title '{}' has no characters usable in a file name",
+                req.title
+            )));
+        }
+        self.project_file(project, &path)?;
+        let include = self.config().compat.permalinks_include_project;
+        let overwrite = req
+            .overwrite
+            .unwrap_or(self.config().compat.write_note_overwrite_default);
+
+        let existing = self.equivalent_note(project, &path)?;
+        if let Some(existing) = &existing {
+            if !overwrite {
+                let client_permalink = existing
+                    .permalink
+                    .clone()
+                    .map(|p| {
+                        p.strip_prefix(&format!("{}/", project.permalink))
+                            .map(String::from)
+                            .unwrap_or(p)
+                    })
+                    .unwrap_or_else(|| generate_permalink(&path, true));
+                return Ok(WriteNoteOutcome::Conflict {
+                    title: req.title.clone(),
+                    permalink: client_permalink,
+                    existing_path: existing.path.clone(),
+                });
+            }
+        } else if self.project_file(project, &path)?.exists() && !overwrite {
+            return Ok(WriteNoteOutcome::Conflict {
+                title: req.title.clone(),
+                permalink: generate_permalink(&path, true),
+                existing_path: path.clone(),
+            });
+        }
+
+        // Front matter: title, type, permalink, then the content's own keys, then metadata,
+        // then tags; an overwrite keeps the old file's other keys.
+        let content_block = frontmatter::locate(&req.content);
+        let (content_meta, body) = match &content_block {
+            Some(block) => (
+                frontmatter::parse_yaml(&req.content[block.yaml.clone()]).unwrap_or_default(),
+                &req.content[block.body_start..],
+            ),
+            None => (Map::new(), req.content.as_str()),
+        };
+        let note_type = content_meta
+            .get("type")
+            .and_then(Value::as_str)
+            .map(String::from)
+            .unwrap_or_else(|| normalize_note_type(req.note_type.as_deref().unwrap_or("note")));
+        let old_meta = match &existing {
+            Some(old) => {
+                let text = std::fs::read_to_string(self.project_file(project, &old.path)?)
+                    .unwrap_or_default();
+                frontmatter::locate(&text)
+                    .and_then(|b| frontmatter::parse_yaml(&text[b.yaml]).ok())
+                    .unwrap_or_default()
+            }
+            None => Map::new(),
+        };
+        let permalink = match &existing {
+            Some(old) if old.permalink.is_some() => old.permalink.clone().unwrap_or_default(),
+            _ => {
+                let wanted = content_meta
+                    .get("permalink")
+                    .and_then(Value::as_str)
+                    .map(String::from)
+                    .unwrap_or_else(|| note_permalink(&project.name, &path, include));
+                self.free_permalink(project, &wanted, existing.as_ref().map(|n| n.id.as_str()))?
+            }
+        };
+        let mut fm = Map::new();
+        fm.insert("title".into(), Value::String(req.title.clone()));
+        fm.insert("type".into(), Value::String(note_type));
+        fm.insert("permalink".into(), Value::String(permalink));
+        let reserved = |k: &str| matches!(k, "title" | "type" | "permalink");
+        for (k, v) in old_meta.iter().chain(content_meta.iter()) {
+            if !reserved(k) {
+                fm.insert(k.clone(), v.clone());
+            }
+        }
+        if let Some(metadata) = &req.metadata {
+            for (k, v) in metadata {
+                if !(reserved(k) || (k == "tags" && req.tags.is_some())) {
+                    fm.insert(k.clone(), v.clone());
+                }
+            }
+        }
+        if let Some(tags) = &req.tags {
+            fm.remove("tags");
+            fm.insert(
+                "tags".into(),
+                Value::Array(tags.iter().cloned().map(Value::String).collect()),
+            );
+        }
+        let text = format!(
+            "---\n{}---\n\n{}",
+            frontmatter::render_map(&fm),
+            body.trim_start_matches('\n')
+        );
+        let absolute = self.project_file(project, &path)?;
+        vault::fs::atomic_write(&absolute, text.as_bytes())?;
+        if let Some(old) = &existing {
+            if old.path != path {
+                // A file-name twin is replaced by the new name (compat 2.1, overwrite).
+                self.index.write(vec![WriteOp::Move {
+                    project: project.name.clone(),
+                    from: old.path.clone(),
+                    to: path.clone(),
+                }])?;
+                let old_file = self.project_file(project, &old.path)?;
+                if old_file.exists() {
+                    vault::fs::delete_file(&old_file)?;
+                }
+            }
+        }
+        let note = self.index_written_file(project, &path)?;
+        Ok(WriteNoteOutcome::Written(self.written(
+            &note,
+            text.as_bytes(),
+            existing.is_none(),
+        )))
+    }
+
+    /// Writes new text to an existing note's file and re-indexes it.
+    pub fn replace_note_text(
+        &self,
+        project: &Project,
+        note: &NoteRecord,
+        text: &str,
+    ) -> Result<NoteWritten> {
+        let absolute = self.project_file(project, &note.path)?;
+        vault::fs::atomic_write(&absolute, text.as_bytes())?;
+        let updated = self.index_written_file(project, &note.path)?;
+        Ok(self.written(&updated, text.as_bytes(), false))
+    }
+
+    /// Creates a note at `path` with exactly `text`, for auto-created notes.
+    pub fn create_note_file(
+        &self,
+        project: &Project,
+        path: &str,
+        text: &str,
+    ) -> Result<NoteWritten> {
+        let absolute = self.project_file(project, path)?;
+        if absolute.exists() {
+            return Err(ServiceError::Invalid(format!("{path} already exists")));
+        }
+        vault::fs::atomic_write(&absolute, text.as_bytes())?;
+        let note = self.index_written_file(project, path)?;
+        Ok(self.written(&note, text.as_bytes(), true))
+    }
+
+    /// Moves one note's file; the note keeps its id, permalink and links.
+    pub fn move_note_file(
+        &self,
+        project: &Project,
+        note: &NoteRecord,
+        destination: &str,
+    ) -> Result<NoteRecord> {
+        let from = self.project_file(project, &note.path)?;
+        let to = self.project_file(project, destination)?;
+        vault::fs::move_file(&from, &to)?;
+        let outcome = self.index.write(vec![WriteOp::Move {
+            project: project.name.clone(),
+            from: note.path.clone(),
+            to: destination.to_string(),
+        }])?;
+        if let Some(Err(message)) = outcome.into_iter().next() {
+            return Err(ServiceError::Invalid(message));
+        }
+        self.note_by_id(&note.id)?
+            .ok_or_else(|| ServiceError::Invalid(format!("{destination} vanished from the index")))
+    }
+
+    /// Deletes one note's file and its index entry.
+    pub fn delete_note_file(&self, project: &Project, note: &NoteRecord) -> Result<()> {
+        let path = self.project_file(project, &note.path)?;
+        match vault::fs::delete_file(&path) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e.into()),
+        }
+        self.index.write(vec![WriteOp::Delete {
+            project: project.name.clone(),
+            path: note.path.clone(),
+        }])?;
+        Ok(())
+    }
+
+    /// Every indexed note or file under `folder` (project-relative, `""` = everything).
+    pub fn notes_under(&self, project: &Project, folder: &str) -> Result<Vec<NoteRecord>> {
+        let folder = folder.trim_matches('/');
+        let txn = self.index.read_txn()?;
+        let tables = self.index.tables();
+        let mut out = Vec::new();
+        for (path, id) in tables.project_paths(&txn, &project.name)? {
+            let inside = folder.is_empty()
+                || path
+                    .strip_prefix(folder)
+                    .is_some_and(|rest| rest.starts_with('/'));
+            if inside {
+                out.extend(tables.get_note(&txn, &id)?);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Every note of a project (markdown and other files).
+    pub fn all_notes(&self, project: &Project) -> Result<Vec<NoteRecord>> {
+        self.notes_under(project, "")
+    }
+
+    /// Indexes a single file that exists on disk but not (yet) in the index.
+    pub fn index_file_if_present(
+        &self,
+        project: &Project,
+        identifier: &str,
+    ) -> Result<Option<NoteRecord>> {
+        let ident = normalize_identifier(identifier);
+        for candidate in [
+            ident.clone(),
+            format!("{ident}.md"),
+            format!("{ident}.markdown"),
+        ] {
+            if vault::path::validate_relative(&candidate).is_err() {
+                return Ok(None);
+            }
+            let absolute = self.project_file(project, &candidate)?;
+            if absolute.is_file() && ingest::is_markdown(&candidate) {
+                return Ok(Some(self.index_written_file(project, &candidate)?));
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// A note's body (after front matter) and its parsed front matter.
+pub fn split_note_text(text: &str) -> (String, Option<Map<String, Value>>) {
+    match frontmatter::locate(text) {
+        Some(block) => (
+            text[block.body_start..].to_string(),
+            frontmatter::parse_yaml(&text[block.yaml.clone()]).ok(),
+        ),
+        None => (frontmatter::body(text).to_string(), None),
+    }
+}
+
+/// True when a note record is a markdown note (not an attachment).
+pub fn is_markdown(note: &NoteRecord) -> bool {
+    note.kind == NoteKind::Markdown
+}
+
+/// The folder and title an auto-created note gets from an identifier: `inbox/new-idea` ->
+/// (`inbox`, `new-idea`).
+pub fn split_identifier_path(identifier: &str) -> (String, String) {
+    let ident = normalize_identifier(identifier);
+    let ident = ident.strip_suffix(".md").unwrap_or(&ident).to_string();
+    match ident.rsplit_once('/') {
+        Some((dir, title)) => (dir.to_string(), title.to_string()),
+        None => (String::new(), ident),
+    }
+}
+
+/// The file text of a new note in Basic Memory's format.
+pub fn new_note_text(
+    title: &str,
+    permalink: &str,
+    metadata: &Map<String, Value>,
+    body: &str,
+) -> String {
+    let mut fm = Map::new();
+    fm.insert("title".into(), Value::String(title.into()));
+    fm.insert("type".into(), Value::String("note".into()));
+    fm.insert("permalink".into(), Value::String(permalink.into()));
+    for (k, v) in metadata {
+        if !matches!(k.as_str(), "title" | "type" | "permalink") {
+            fm.insert(k.clone(), v.clone());
+        }
+    }
+    format!("---\n{}---\n\n{}", frontmatter::render_map(&fm), body)
+}
+
+/// The H1 rule of edit_note: when the first `# ` heading equalled the title and the edit
+/// changed it, the front matter title follows.
+pub fn follow_h1(before: &str, after: &str, title: &str) -> String {
+    let (Some(old), Some(new)) = (note::edit::first_h1(before), note::edit::first_h1(after)) else {
+        return after.to_string();
+    };
+    if old == title && new != old && frontmatter::locate(after).is_some() {
+        frontmatter::set_key(after, "title", &Value::String(new))
+    } else {
+        after.to_string()
+    }
+}
