@@ -211,11 +211,16 @@ pub fn read_note(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
         Ok(f) => f,
         Err(e) => return service_error(TOOL, e),
     };
-    if let Some(note) = found {
-        let file = match ctx.app.read_note_file(&project, &note) {
-            Ok(f) => f,
-            Err(e) => return service_error(TOOL, e),
-        };
+    // A note whose file just vanished (renamed or deleted, the watcher not yet done) reads as
+    // not found rather than as a server failure.
+    let file = match found.map(|note| ctx.app.read_note_file(&project, &note)) {
+        Some(Ok(f)) => Some(f),
+        Some(Err(ServiceError::Io(e))) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Some(Err(e)) => return service_error(TOOL, e),
+        None => None,
+    };
+    if let Some(file) = file {
+        let note = file.note.clone();
         return match format {
             Format::Text => ToolReply::Text(file.text),
             Format::Json => {

@@ -1,0 +1,155 @@
+//! A minimal MCP client over stdio for tests: newline-delimited JSON-RPC to `gitmem serve`.
+
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+pub struct Mcp {
+    child: Child,
+    stdin: ChildStdin,
+    lines: mpsc::Receiver<String>,
+    next_id: u64,
+    pub initialize: Value,
+}
+
+/// The result of a tools/call.
+#[derive(Debug, Clone)]
+pub struct Reply {
+    pub is_error: bool,
+    pub text: String,
+    pub structured: Option<Value>,
+}
+
+impl Reply {
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.text).unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.text))
+    }
+
+    pub fn ok(self) -> Self {
+        assert!(!self.is_error, "tool error: {}", self.text);
+        self
+    }
+}
+
+impl Mcp {
+    pub fn start(root: &Path) -> Self {
+        Self::start_with(root, &[])
+    }
+
+    pub fn start_with(root: &Path, extra: &[&str]) -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_gitmem"))
+            .arg("--root")
+            .arg(root)
+            .arg("serve")
+            .args(extra)
+            .env_remove("GITMEM_ROOT")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("starting gitmem serve");
+        let stdin = child.stdin.take().unwrap();
+        let stdout: ChildStdout = child.stdout.take().unwrap();
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                match line {
+                    Ok(l) => {
+                        if tx.send(l).is_err() {
+                            return;
+                        }
+                    }
+                    Err(_) => return,
+                }
+            }
+        });
+        let mut mcp = Mcp {
+            child,
+            stdin,
+            lines,
+            next_id: 1,
+            initialize: Value::Null,
+        };
+        mcp.initialize = mcp.request(
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "gitmem-tests", "version": "1"}}),
+        );
+        mcp.notify("notifications/initialized", json!({}));
+        mcp
+    }
+
+    pub fn notify(&mut self, method: &str, params: Value) {
+        let msg = json!({"jsonrpc": "2.0", "method": method, "params": params});
+        writeln!(self.stdin, "{msg}").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// Sends a request and returns its `result` (or `error`) object.
+    pub fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        let msg = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        writeln!(self.stdin, "{msg}").unwrap();
+        self.stdin.flush().unwrap();
+        loop {
+            let line = self
+                .lines
+                .recv_timeout(Duration::from_secs(30))
+                .unwrap_or_else(|_| panic!("no answer to {method}"));
+            let v: Value = serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("stdout carries only JSON-RPC, got {line:?}: {e}"));
+            if v["id"] == json!(id) {
+                return if v.get("error").is_some() {
+                    json!({"error": v["error"]})
+                } else {
+                    v["result"].clone()
+                };
+            }
+        }
+    }
+
+    pub fn call(&mut self, tool: &str, args: Value) -> Reply {
+        let r = self.request("tools/call", json!({"name": tool, "arguments": args}));
+        assert!(
+            r.get("error").is_none(),
+            "protocol error calling {tool}: {r}"
+        );
+        Reply {
+            is_error: r["isError"].as_bool().unwrap_or(false),
+            text: r["content"][0]["text"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string(),
+            structured: r.get("structuredContent").cloned(),
+        }
+    }
+
+    pub fn text(&mut self, tool: &str, args: Value) -> String {
+        self.call(tool, args).ok().text
+    }
+}
+
+impl Drop for Mcp {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Polls `check` until it is true or `timeout` passes; returns whether it became true.
+pub fn eventually(timeout: Duration, mut check: impl FnMut() -> bool) -> bool {
+    let start = std::time::Instant::now();
+    while start.elapsed() < timeout {
+        if check() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    check()
+}
