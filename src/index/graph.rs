@@ -249,21 +249,26 @@ pub struct GraphWriter<'t> {
     pub tables: &'t Tables,
     /// This writer's identity in the search outbox.
     owner: &'t str,
+    /// Distinguishes this batch's outbox marks from earlier ones.
+    stamp: u64,
     /// Notes whose relations must be resolved again after this batch.
     pending_relink: BTreeSet<String>,
 }
 
 impl<'t> GraphWriter<'t> {
-    pub fn new(tables: &'t Tables, owner: &'t str) -> Self {
+    pub fn new(tables: &'t Tables, owner: &'t str, stamp: u64) -> Self {
         Self {
             tables,
             owner,
+            stamp,
             pending_relink: BTreeSet::new(),
         }
     }
 
     fn mark_dirty(&self, txn: &mut RwTxn, id: &str, _project: &str) -> Result<(), IndexError> {
-        self.tables.search_dirty.put(txn, id, self.owner)?;
+        self.tables
+            .search_dirty
+            .put(txn, id, &format!("{}#{}", self.owner, self.stamp))?;
         Ok(())
     }
 
@@ -313,6 +318,27 @@ impl<'t> GraphWriter<'t> {
             WriteOp::RefreshSearch { project } => {
                 for (_, id) in self.tables.project_paths(txn, project)? {
                     self.mark_dirty(txn, &id, project)?;
+                }
+                Ok(OpOutcome::Done)
+            }
+            WriteOp::SearchDone(done) => {
+                for (id, token, state) in &done.entries {
+                    if self.tables.search_dirty.get(txn, id)? == Some(token.as_str()) {
+                        self.tables.search_dirty.delete(txn, id)?;
+                    }
+                    match state {
+                        Some(bytes) => self.tables.search_docs.put(txn, id, bytes)?,
+                        None => {
+                            self.tables.search_docs.delete(txn, id)?;
+                        }
+                    }
+                }
+                for id in &done.stale {
+                    if let Some(mut note) = self.tables.get_note(txn, id)? {
+                        tracing::warn!(path = %note.path, "the search text of this note was lost; the next scan reads it again");
+                        note.checksum.clear();
+                        self.tables.put_note(txn, &note)?;
+                    }
                 }
                 Ok(OpOutcome::Done)
             }

@@ -235,6 +235,10 @@ impl Progress {
         self.changed.notify_all();
     }
 
+    fn graph_seq(&self) -> u64 {
+        self.state.lock().unwrap().0
+    }
+
     fn stopped(&self) {
         let mut s = self.state.lock().unwrap();
         s.2 = true;

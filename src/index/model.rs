@@ -139,6 +139,8 @@ pub enum WriteOp {
         project: String,
         state: ProjectState,
     },
+    /// Sent by the search indexer after a milli commit; not for other callers.
+    SearchDone(super::search::SearchDone),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

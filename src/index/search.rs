@@ -259,33 +259,47 @@ pub fn stored_body(
         .and_then(|raw| serde_json::from_slice::<String>(raw).ok()))
 }
 
+/// What a search commit did, for the graph writer to record: which outbox entries it served
+/// (with the token it read, so an entry dirtied again meanwhile stays), what each note now has in
+/// the search index, and which notes lost their body.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SearchDone {
+    pub entries: Vec<(String, String, Option<Vec<u8>>)>,
+    pub stale: Vec<String>,
+}
+
 /// Applies the search outbox: re-indexes up to `limit` dirty notes in one milli transaction.
 /// Bodies come from `bodies` (handed over by this process's writes) or, for a note whose file
 /// did not change, from milli's own stored copy. The graph tables never keep bodies. A note
-/// whose new body is unknown (the process stopped between its two commits) gets its checksum
-/// cleared, so the next scan reads the file again. Returns how many notes were processed.
+/// whose new body is unknown (the process stopped between its two commits) is reported stale,
+/// so that its checksum is cleared and the next scan reads the file again. Returns `None` when
+/// the outbox holds nothing for this writer.
 pub fn flush(
     env: &milli_core::heed::Env<milli_core::heed::WithoutTls>,
     tables: &Tables,
     milli: &Milli,
-    bodies: &mut std::collections::HashMap<String, String>,
+    bodies: &std::sync::Mutex<std::collections::HashMap<String, String>>,
     owner: &str,
     limit: usize,
-) -> Result<usize, IndexError> {
+) -> Result<Option<SearchDone>, IndexError> {
     let gtxn = env.read_txn()?;
     let mut dirty: Vec<String> = Vec::new();
+    let mut tokens: Vec<String> = Vec::new();
     for item in tables.search_dirty.iter(&gtxn)? {
-        let (id, entry_owner) = item?;
+        let (id, token) = item?;
+        let entry_owner = token.split('#').next().unwrap_or(token);
         if entry_owner == owner || !owner_alive(entry_owner) {
             dirty.push(id.to_string());
+            tokens.push(token.to_string());
             if dirty.len() >= limit {
                 break;
             }
         }
     }
     if dirty.is_empty() {
-        return Ok(0);
+        return Ok(None);
     }
+    let mut bodies = bodies.lock().unwrap_or_else(|e| e.into_inner());
     let mut payload = tempfile::tempfile()?;
     let mut writer = std::io::BufWriter::new(&mut payload);
     let mut deletions: Vec<String> = Vec::new();
@@ -356,6 +370,7 @@ pub fn flush(
     writer.flush()?;
     drop(writer);
     drop(gtxn);
+    drop(bodies);
 
     let mmap = unsafe { memmap2::Mmap::map(&payload)? };
     let config = IndexerConfig::default();
@@ -415,25 +430,14 @@ pub fn flush(
         "search commit"
     );
 
-    let mut gw = env.write_txn()?;
-    for (id, state) in indexed {
-        match state {
-            Some(state) => tables.search_docs.put(&mut gw, &id, &state.encode())?,
-            None => {
-                tables.search_docs.delete(&mut gw, &id)?;
-            }
-        }
-        tables.search_dirty.delete(&mut gw, &id)?;
-    }
-    for id in stale {
-        if let Some(mut note) = tables.get_note(&gw, &id)? {
-            tracing::warn!(path = %note.path, "search text of this note was lost; the next scan reads it again");
-            note.checksum.clear();
-            tables.notes.put(&mut gw, &id, &note.encode())?;
-        }
-    }
-    gw.commit()?;
-    Ok(dirty.len())
+    Ok(Some(SearchDone {
+        entries: indexed
+            .into_iter()
+            .zip(tokens)
+            .map(|((id, state), token)| (id, token, state.map(|s| s.encode())))
+            .collect(),
+        stale,
+    }))
 }
 
 fn search_err(e: milli_core::Error) -> IndexError {

@@ -1,11 +1,14 @@
-//! The single writer: every change to the index is a message to this thread. It applies
-//! whatever is queued in one graph transaction (group commit), answers the callers, and then
-//! brings the search index up to date in one milli transaction, deferring that while more
-//! writes keep arriving so bulk loads pay milli's per-transaction cost only a few times.
+//! The writers. Every change to the graph tables is a message to one graph writer thread: it
+//! applies whatever is queued in one transaction (group commit) and answers the callers. A
+//! search indexer thread drains the search outbox into milli in the background; while one
+//! milli transaction runs, new writes accumulate and the next transaction takes them all, so
+//! milli's per-transaction cost is paid per batch, never per note, and a caller never waits for
+//! it. The indexer reports each commit back to the graph writer as a message, so the graph
+//! tables still have one writer.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 use crossbeam_channel::{Receiver, Sender};
@@ -21,10 +24,11 @@ use super::{IndexError, Progress, SharedProgress};
 const SEARCH_BATCH: usize = 2_500;
 /// Operations in one graph transaction: bounds the transaction's dirty pages.
 const MAX_GRAPH_BATCH: usize = 5_000;
-/// Writes applied to the graph before search must catch up, even under continuous load.
-const MAX_DEFERRED: usize = 20_000;
+/// Longest time search indexing waits for a busy graph writer.
+const MAX_SEARCH_DEFERRAL: std::time::Duration = std::time::Duration::from_secs(10);
 
-type Reply = Sender<Result<Vec<Result<OpOutcome, String>>, IndexError>>;
+type Answer = Result<Vec<Result<OpOutcome, String>>, IndexError>;
+type Reply = Sender<Answer>;
 
 enum Message {
     Write {
@@ -35,53 +39,83 @@ enum Message {
     Shutdown,
 }
 
+/// State the two threads share.
+struct Shared {
+    env: Env<WithoutTls>,
+    tables: Tables,
+    milli: milli_core::Index,
+    /// Bodies of notes written since their last search commit, by note id.
+    bodies: Mutex<HashMap<String, String>>,
+    progress: SharedProgress,
+    /// `pid:nonce`: marks this process's entries in the search outbox.
+    owner: String,
+}
+
 #[derive(Clone)]
 pub struct WriteHandle {
     tx: Sender<Message>,
+    /// Wakes the search indexer; `None` asks it to stop.
+    kick: Sender<Option<()>>,
     next_seq: Arc<AtomicU64>,
     progress: SharedProgress,
-    thread: Arc<std::sync::Mutex<Option<JoinHandle<()>>>>,
+    threads: Arc<Mutex<Vec<JoinHandle<()>>>>,
 }
 
 pub(super) fn spawn(env: Env<WithoutTls>, tables: Tables, milli: milli_core::Index) -> WriteHandle {
     let (tx, rx) = crossbeam_channel::unbounded();
+    let (kick, kicked) = crossbeam_channel::unbounded::<Option<()>>();
     let progress: SharedProgress = Arc::new(Progress::default());
-    let thread_progress = progress.clone();
-    let thread = std::thread::Builder::new()
-        .name("gitmem-index-writer".into())
+    let shared = Arc::new(Shared {
+        env,
+        tables,
+        milli,
+        bodies: Mutex::new(HashMap::new()),
+        progress: progress.clone(),
+        owner: format!("{}:{}", std::process::id(), uuid::Uuid::new_v4().simple()),
+    });
+    let next_seq = Arc::new(AtomicU64::new(1));
+    let handle = WriteHandle {
+        tx: tx.clone(),
+        kick: kick.clone(),
+        next_seq: next_seq.clone(),
+        progress: progress.clone(),
+        threads: Arc::new(Mutex::new(Vec::new())),
+    };
+    let graph_shared = shared.clone();
+    let graph_kick = kick.clone();
+    let graph = std::thread::Builder::new()
+        .name("gitmem-graph-writer".into())
         .spawn(move || {
-            let owner = format!("{}:{}", std::process::id(), uuid::Uuid::new_v4().simple());
-            let mut writer = Writer {
-                env,
-                tables,
-                milli,
-                bodies: HashMap::new(),
-                progress: thread_progress.clone(),
-                owner,
-            };
-            writer.run(rx);
-            thread_progress.stopped();
+            run_graph(&graph_shared, rx, &graph_kick);
+            graph_shared.progress.stopped();
         })
-        .expect("spawning the index writer thread");
-    WriteHandle {
-        tx,
-        next_seq: Arc::new(AtomicU64::new(1)),
-        progress,
-        thread: Arc::new(std::sync::Mutex::new(Some(thread))),
-    }
+        .expect("spawning the graph writer thread");
+    let indexer_handle = handle.clone();
+    let search = std::thread::Builder::new()
+        .name("gitmem-search-indexer".into())
+        .spawn(move || run_search(&shared, &kicked, &indexer_handle))
+        .expect("spawning the search indexer thread");
+    handle
+        .threads
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .extend([search, graph]);
+    // Leftovers of an earlier process that stopped between its two commits.
+    let _ = kick.send(Some(()));
+    handle
 }
 
 /// The answer to a queued write; `wait` blocks until the graph tables have it.
-pub struct PendingWrite(Receiver<Result<Vec<Result<OpOutcome, String>>, IndexError>>);
+pub struct PendingWrite(Receiver<Answer>);
 
 impl PendingWrite {
-    pub fn wait(self) -> Result<Vec<Result<OpOutcome, String>>, IndexError> {
+    pub fn wait(self) -> Answer {
         self.0.recv().map_err(|_| IndexError::WriterGone)?
     }
 }
 
 impl WriteHandle {
-    pub fn write(&self, ops: Vec<WriteOp>) -> Result<Vec<Result<OpOutcome, String>>, IndexError> {
+    pub fn write(&self, ops: Vec<WriteOp>) -> Answer {
         self.queue(ops)?.wait()
     }
 
@@ -100,126 +134,165 @@ impl WriteHandle {
         self.progress.wait_search()
     }
 
+    /// Finishes the search work of every acknowledged write, then stops both threads.
     pub fn shutdown(&self) {
+        let _ = self.wait_searchable();
+        let _ = self.kick.send(None);
         let _ = self.tx.send(Message::Shutdown);
-        if let Some(thread) = self.thread.lock().unwrap().take() {
+        let threads: Vec<_> =
+            std::mem::take(&mut *self.threads.lock().unwrap_or_else(|e| e.into_inner()));
+        for thread in threads {
             let _ = thread.join();
         }
     }
 }
 
-struct Writer {
-    env: Env<WithoutTls>,
-    tables: Tables,
-    milli: milli_core::Index,
-    /// Bodies of notes written since their last search commit, by note id.
-    bodies: HashMap<String, String>,
-    progress: SharedProgress,
-    /// `pid:nonce`: marks this writer's entries in the search outbox.
-    owner: String,
-}
+type Batch = Vec<(Vec<WriteOp>, u64, Reply)>;
 
-impl Writer {
-    fn run(&mut self, rx: Receiver<Message>) {
-        // Leftovers of an earlier process that stopped between its two commits.
-        self.catch_up(0);
-        let mut deferred = 0usize;
-        let mut last_seq = 0u64;
-        loop {
-            let first = if deferred > 0 {
-                match rx.try_recv() {
-                    Ok(m) => m,
-                    Err(crossbeam_channel::TryRecvError::Empty) => {
-                        // The queue is empty: let search catch up, then wait for more.
-                        self.catch_up(last_seq);
-                        deferred = 0;
-                        continue;
-                    }
-                    Err(crossbeam_channel::TryRecvError::Disconnected) => {
-                        return self.catch_up(last_seq)
-                    }
+fn run_graph(shared: &Shared, rx: Receiver<Message>, kick: &Sender<Option<()>>) {
+    let stamps = AtomicU64::new(0);
+    loop {
+        let Ok(first) = rx.recv() else { return };
+        let mut batch: Batch = Vec::new();
+        let mut batch_ops = 0;
+        let mut stop = false;
+        let mut next = Some(first);
+        while let Some(message) = next.take() {
+            match message {
+                Message::Write { ops, seq, reply } => {
+                    batch_ops += ops.len();
+                    batch.push((ops, seq, reply));
                 }
-            } else {
-                match rx.recv() {
-                    Ok(m) => m,
-                    Err(_) => return,
-                }
-            };
-            let mut batch: Batch = Vec::new();
-            let mut batch_ops = 0;
-            let mut stop = false;
-            let mut next = Some(first);
-            while let Some(message) = next.take() {
-                match message {
-                    Message::Write { ops, seq, reply } => {
-                        batch_ops += ops.len();
-                        batch.push((ops, seq, reply));
-                    }
-                    Message::Shutdown => {
-                        stop = true;
-                        break;
-                    }
-                }
-                if batch_ops < MAX_GRAPH_BATCH {
-                    next = rx.try_recv().ok();
+                Message::Shutdown => {
+                    stop = true;
+                    break;
                 }
             }
-            if !batch.is_empty() {
-                let started = std::time::Instant::now();
-                let outcome = self.apply_batch(&mut batch);
-                tracing::debug!(
-                    ops = batch_ops,
-                    elapsed_ms = started.elapsed().as_millis() as u64,
-                    "graph commit"
-                );
-                let max_seq = batch
-                    .iter()
-                    .map(|(_, seq, _)| *seq)
-                    .max()
-                    .unwrap_or(last_seq);
-                self.progress.graph_applied(max_seq);
-                match outcome {
-                    Ok(results) => {
-                        for ((_, _, reply), result) in batch.into_iter().zip(results) {
-                            let _ = reply.send(Ok(result));
-                        }
-                    }
-                    Err(e) => {
-                        tracing::error!("index write failed: {e}");
-                        let message = e.to_string();
-                        for (_, _, reply) in batch {
-                            let _ = reply.send(Err(IndexError::Search(message.clone())));
-                        }
-                    }
-                }
-                last_seq = max_seq;
-                deferred += batch_ops;
-            }
-            if stop {
-                return self.catch_up(last_seq);
-            }
-            if deferred >= MAX_DEFERRED {
-                self.catch_up(last_seq);
-                deferred = 0;
+            if batch_ops < MAX_GRAPH_BATCH {
+                next = rx.try_recv().ok();
             }
         }
+        if !batch.is_empty() {
+            let started = std::time::Instant::now();
+            let stamp = stamps.fetch_add(1, Ordering::Relaxed);
+            let outcome = apply_batch(shared, &mut batch, stamp);
+            tracing::debug!(
+                ops = batch_ops,
+                elapsed_ms = started.elapsed().as_millis() as u64,
+                "graph commit"
+            );
+            let max_seq = batch.iter().map(|(_, seq, _)| *seq).max().unwrap_or(0);
+            shared.progress.graph_applied(max_seq);
+            match outcome {
+                Ok(results) => {
+                    for ((_, _, reply), result) in batch.into_iter().zip(results) {
+                        let _ = reply.send(Ok(result));
+                    }
+                }
+                Err(e) => {
+                    tracing::error!("index write failed: {e}");
+                    let message = e.to_string();
+                    for (_, _, reply) in batch {
+                        let _ = reply.send(Err(IndexError::Search(message.clone())));
+                    }
+                }
+            }
+            let _ = kick.send(Some(()));
+        }
+        if stop {
+            return;
+        }
     }
+}
 
-    /// Brings search up to date and releases readers waiting for writes up to `seq`.
-    fn catch_up(&mut self, seq: u64) {
+/// One graph transaction for the whole batch. Operations check what they need before they
+/// write, so an `Err` outcome has changed nothing; a storage error fails the whole batch.
+fn apply_batch(
+    shared: &Shared,
+    batch: &mut Batch,
+    stamp: u64,
+) -> Result<Vec<Vec<Result<OpOutcome, String>>>, IndexError> {
+    let mut wtxn = shared.env.write_txn()?;
+    let mut graph = GraphWriter::new(&shared.tables, &shared.owner, stamp);
+    let mut all = Vec::with_capacity(batch.len());
+    let mut bodies = Vec::new();
+    for (ops, _, _) in batch.iter_mut() {
+        let mut results = Vec::with_capacity(ops.len());
+        for op in ops.iter_mut() {
+            match graph.apply(&mut wtxn, op) {
+                Ok(outcome) => {
+                    if let (
+                        WriteOp::Upsert(input),
+                        OpOutcome::Upserted {
+                            id, changed: true, ..
+                        },
+                    ) = (&mut *op, &outcome)
+                    {
+                        bodies.push((id.clone(), std::mem::take(&mut input.search_text)));
+                    }
+                    results.push(Ok(outcome));
+                }
+                Err(IndexError::NotFound(what)) => {
+                    results.push(Err(format!("not in the index: {what}")))
+                }
+                Err(other) => return Err(other),
+            }
+        }
+        all.push(results);
+    }
+    graph.finish(&mut wtxn)?;
+    // Bodies go in before the commit is visible, so the indexer never sees an entry without
+    // its body.
+    shared
+        .bodies
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .extend(bodies);
+    wtxn.commit()?;
+    Ok(all)
+}
+
+fn run_search(shared: &Shared, kicked: &Receiver<Option<()>>, writer: &WriteHandle) {
+    loop {
+        match kicked.recv() {
+            Ok(Some(())) => {}
+            Ok(None) | Err(_) => return,
+        }
+        // Several kicks may have piled up; one pass serves them all.
+        let mut stop = false;
+        for extra in kicked.try_iter() {
+            stop |= extra.is_none();
+        }
+        // During a bulk load the graph writer's queue is full: let it finish first, so that
+        // milli sees large batches (cheaper per note) instead of competing for the two cores.
+        let deferred_since = std::time::Instant::now();
+        while !writer.tx.is_empty() && deferred_since.elapsed() < MAX_SEARCH_DEFERRAL {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        let target = shared.progress.graph_seq();
         let started = std::time::Instant::now();
         release_free_memory();
         loop {
             match super::search::flush(
-                &self.env,
-                &self.tables,
-                &self.milli,
-                &mut self.bodies,
-                &self.owner,
+                &shared.env,
+                &shared.tables,
+                &shared.milli,
+                &shared.bodies,
+                &shared.owner,
                 SEARCH_BATCH,
             ) {
-                Ok(n) if n == SEARCH_BATCH => release_free_memory(),
-                Ok(_) => break,
+                Ok(Some(done)) => {
+                    let full = done.entries.len() == SEARCH_BATCH;
+                    if let Err(e) = writer.write(vec![WriteOp::SearchDone(done)]) {
+                        tracing::error!("recording a search commit failed: {e}");
+                        break;
+                    }
+                    if !full {
+                        break;
+                    }
+                    release_free_memory();
+                }
+                Ok(None) => break,
                 Err(e) => {
                     tracing::error!("search indexing failed (the files are unaffected; `gitmem reindex` rebuilds): {e}");
                     break;
@@ -230,51 +303,12 @@ impl Writer {
             elapsed_ms = started.elapsed().as_millis() as u64,
             "search caught up"
         );
-        self.progress.search_applied(seq);
-    }
-
-    /// One graph transaction for the whole batch. Operations check what they need before they
-    /// write, so an `Err` outcome has changed nothing; a storage error fails the whole batch.
-    fn apply_batch(
-        &mut self,
-        batch: &mut Batch,
-    ) -> Result<Vec<Vec<Result<OpOutcome, String>>>, IndexError> {
-        let mut wtxn = self.env.write_txn()?;
-        let mut graph = GraphWriter::new(&self.tables, &self.owner);
-        let mut all = Vec::with_capacity(batch.len());
-        let mut bodies = Vec::new();
-        for (ops, _, _) in batch.iter_mut() {
-            let mut results = Vec::with_capacity(ops.len());
-            for op in ops.iter_mut() {
-                match graph.apply(&mut wtxn, op) {
-                    Ok(outcome) => {
-                        if let (
-                            WriteOp::Upsert(input),
-                            OpOutcome::Upserted {
-                                id, changed: true, ..
-                            },
-                        ) = (&mut *op, &outcome)
-                        {
-                            bodies.push((id.clone(), std::mem::take(&mut input.search_text)));
-                        }
-                        results.push(Ok(outcome));
-                    }
-                    Err(IndexError::NotFound(what)) => {
-                        results.push(Err(format!("not in the index: {what}")))
-                    }
-                    Err(other) => return Err(other),
-                }
-            }
-            all.push(results);
+        shared.progress.search_applied(target);
+        if stop {
+            return;
         }
-        graph.finish(&mut wtxn)?;
-        wtxn.commit()?;
-        self.bodies.extend(bodies);
-        Ok(all)
     }
 }
-
-type Batch = Vec<(Vec<WriteOp>, u64, Reply)>;
 
 /// Hands memory freed by the previous phase back to the OS. glibc keeps it in per-thread arenas
 /// that milli's indexing threads cannot reuse, so a bulk load would otherwise hold the parse

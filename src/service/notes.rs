@@ -269,22 +269,24 @@ impl App {
         let include = self.config().compat.permalinks_include_project;
         let txn = self.index.read_txn()?;
         let tables = self.index.tables();
-        let folded = lookup_key(path);
-        for key in [folded] {
-            for (kind, _, id) in tables.ids_by_key(&txn, &project.name, &key)? {
-                if kind == KeyKind::Path as u8 {
-                    if let Some(note) = tables.get_note(&txn, &id)? {
-                        return Ok(Some(note));
-                    }
+        for (kind, _, id) in tables.ids_by_key(&txn, &project.name, &lookup_key(path))? {
+            if kind == KeyKind::Path as u8 {
+                if let Some(note) = tables.get_note(&txn, &id)? {
+                    return Ok(Some(note));
                 }
             }
         }
+        // A note whose own path slugs to the same permalink (`notes/My Note.md` and
+        // `notes/my-note.md`) is a twin; notes keep the permalink of their path unless they
+        // asked for another, so the permalink table finds it.
         let generated = note_permalink(&project.name, path, include);
-        for (existing_path, id) in tables.project_paths(&txn, &project.name)? {
-            if existing_path.ends_with(".md")
-                && note_permalink(&project.name, &existing_path, include) == generated
-            {
-                return Ok(tables.get_note(&txn, &id)?);
+        if let Some(id) = tables.id_by_permalink(&txn, &project.name, &generated)? {
+            if let Some(note) = tables.get_note(&txn, &id)? {
+                if note.kind == NoteKind::Markdown
+                    && note_permalink(&project.name, &note.path, include) == generated
+                {
+                    return Ok(Some(note));
+                }
             }
         }
         Ok(None)

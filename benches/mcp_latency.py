@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""Latency of gitmem's MCP tools over stdio on a generated vault.
+
+usage: benches/mcp_latency.py [--notes 10000] [--writes 500] [--queries 300]
+
+Generates the vault with ../shared/tools/make_vault.py (cached under $TMPDIR), registers it as
+the default project of a fresh data root, starts `gitmem serve`, waits until the initial index
+is done, then times, as seen by the client (request written -> response read):
+  - write_note (new notes, concurrency 1)
+  - search_notes (1-3 words from the vault's vocabulary, limit 10)
+  - build_context depth 2 (random notes of the vault)
+Needs a release build (cargo build --release).
+"""
+import argparse, json, os, random, shutil, statistics, subprocess, sys, tempfile, time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+WORDS = ("memory index search vault note graph link sync folder project context rust markdown "
+         "parser token query filter cache journal permalink title relation observation tag schema "
+         "latency throughput replica commit branch design decision meeting roadmap release bug fix "
+         "test benchmark storage engine lmdb watcher poll checksum jitter canvas agent client server "
+         "protocol session prompt resource template migration import export").split()
+
+
+def binary():
+    target = os.environ.get("CARGO_TARGET_DIR", os.path.join(REPO, "target"))
+    path = os.path.join(target, "release", "gitmem")
+    if not os.path.exists(path):
+        sys.exit("build first: cargo build --release")
+    return path
+
+
+class Client:
+    def __init__(self, cmd):
+        self.p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL, text=True, bufsize=1)
+        self.id = 0
+
+    def request(self, method, params):
+        self.id += 1
+        self.p.stdin.write(json.dumps({"jsonrpc": "2.0", "id": self.id, "method": method, "params": params}) + "\n")
+        self.p.stdin.flush()
+        while True:
+            msg = json.loads(self.p.stdout.readline())
+            if msg.get("id") == self.id:
+                return msg
+
+    def call(self, tool, args):
+        start = time.perf_counter()
+        msg = self.request("tools/call", {"name": tool, "arguments": args})
+        elapsed = (time.perf_counter() - start) * 1000
+        if "error" in msg or msg["result"].get("isError"):
+            sys.exit(f"{tool} failed: {msg}")
+        return elapsed, msg["result"]["content"][0]["text"]
+
+    def close(self):
+        self.p.stdin.close()
+        self.p.wait(timeout=30)
+
+
+def pct(values, p):
+    values = sorted(values)
+    k = max(0, min(len(values) - 1, round(p / 100 * (len(values) - 1))))
+    return values[k]
+
+
+def report(name, values):
+    print(f"{name:28} n={len(values):4}  p50 {pct(values, 50):6.2f} ms  p95 {pct(values, 95):6.2f} ms"
+          f"  p99 {pct(values, 99):6.2f} ms  max {max(values):6.2f} ms")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--notes", type=int, default=10000)
+    ap.add_argument("--writes", type=int, default=500)
+    ap.add_argument("--queries", type=int, default=300)
+    a = ap.parse_args()
+    work = os.path.join(tempfile.gettempdir(), f"gitmem-bench-{a.notes}")
+    vault = os.path.join(work, "vault")
+    if not os.path.isdir(vault):
+        subprocess.run([sys.executable, os.path.join(REPO, "..", "shared", "tools", "make_vault.py"),
+                        vault, "--notes", str(a.notes)], check=True, stdout=subprocess.DEVNULL)
+    root = os.path.join(work, "mcp-root")
+    shutil.rmtree(root, ignore_errors=True)
+    # The benchmark writes notes: work on a copy, keep the generated vault pristine.
+    project = os.path.join(root, "vault")
+    shutil.copytree(vault, project)
+    gitmem = binary()
+    subprocess.run([gitmem, "--root", root, "project", "add", "vault", project, "--default"],
+                   check=True, stdout=subprocess.DEVNULL)
+    subprocess.run([gitmem, "--root", root, "reindex"], check=True, stdout=subprocess.DEVNULL)
+    client = Client([gitmem, "--root", root, "serve"])
+    client.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                  "clientInfo": {"name": "bench", "version": "1"}})
+    client.p.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
+    client.p.stdin.flush()
+    while "ready for use" not in client.call("sync_status", {})[1]:
+        time.sleep(0.2)
+    rng = random.Random(7)
+    print(f"vault: {a.notes} notes; {os.cpu_count()} cores")
+
+    # Warm-up, not measured.
+    for _ in range(20):
+        client.call("search_notes", {"query": rng.choice(WORDS)})
+
+    writes = []
+    for i in range(a.writes):
+        body = " ".join(rng.choice(WORDS) for _ in range(60))
+        t, _ = client.call("write_note", {"title": f"Bench Note {i}", "directory": "bench",
+                                          "content": f"# Bench {i}\n\n{body}\n\n- [fact] {rng.choice(WORDS)} #bench\n- relates_to [[Bench Note {max(0, i - 1)}]]\n"})
+        writes.append(t)
+
+    searches = []
+    for _ in range(a.queries):
+        q = " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 3)))
+        t, _ = client.call("search_notes", {"query": q})
+        searches.append(t)
+
+    permalinks = []
+    for _ in range(40):
+        _, text = client.call("search_notes", {"query": rng.choice(WORDS), "output_format": "json", "page_size": 10})
+        permalinks += [r["permalink"] for r in json.loads(text)["results"] if r.get("permalink")]
+    contexts = []
+    for _ in range(a.queries):
+        t, _ = client.call("build_context", {"url": f"memory://{rng.choice(permalinks)}", "depth": 2})
+        contexts.append(t)
+    client.close()
+
+    report("write_note", writes)
+    report("search_notes", searches)
+    report("build_context depth=2", contexts)
+
+
+if __name__ == "__main__":
+    main()
