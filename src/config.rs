@@ -277,11 +277,8 @@ impl Config {
             &std::env::current_dir().unwrap_or_default(),
             &path.to_string_lossy(),
         );
-        std::fs::create_dir_all(&absolute).map_err(|source| ConfigError::CreateDir {
-            path: absolute.clone(),
-            source,
-        })?;
-        let canonical = absolute.canonicalize().unwrap_or(absolute);
+        // Every check runs before the directory is made: a refused project leaves nothing.
+        let canonical = crate::vault::path::canonicalize_existing_prefix(&absolute);
         if self.root.starts_with(&canonical) {
             return Err(ConfigError::ContainsRoot(canonical.display().to_string()));
         }
@@ -295,6 +292,10 @@ impl Config {
                 });
             }
         }
+        std::fs::create_dir_all(&canonical).map_err(|source| ConfigError::CreateDir {
+            path: canonical.clone(),
+            source,
+        })?;
         let project = Project {
             name: name.to_string(),
             permalink: generate_permalink(name, false),

@@ -12,7 +12,11 @@ use serde_json::json;
 const WITHIN: Duration = Duration::from_secs(1);
 
 fn hits(mcp: &mut Mcp, query: &str) -> u64 {
-    mcp.call("search_notes", json!({"query": query, "output_format": "json"})).json()["total"]
+    mcp.call(
+        "search_notes",
+        json!({"query": query, "output_format": "json"}),
+    )
+    .json()["total"]
         .as_u64()
         .unwrap_or(0)
 }
@@ -27,7 +31,10 @@ fn ready(mcp: &mut Mcp) {
 /// loaded CI machine (the budget itself is checked by the benchmark, not here).
 fn reflected(what: &str, mut check: impl FnMut() -> bool) {
     let start = Instant::now();
-    assert!(eventually(WITHIN * 5, &mut check), "{what} was never reflected");
+    assert!(
+        eventually(WITHIN * 5, &mut check),
+        "{what} was never reflected"
+    );
     eprintln!("{what}: reflected after {} ms", start.elapsed().as_millis());
 }
 
@@ -39,26 +46,58 @@ fn files_created_edited_renamed_and_deleted_on_disk_are_reflected() {
     let mut mcp = Mcp::start(dir.path());
     ready(&mut mcp);
 
-    fs::write(main.join("wombat.md"), "# Wombat\n\n- [fact] wombats dig burrows\n").unwrap();
+    fs::write(
+        main.join("wombat.md"),
+        "# Wombat\n\n- [fact] wombats dig burrows\n",
+    )
+    .unwrap();
     reflected("a created file", || hits(&mut mcp, "burrows") == 1);
 
-    fs::write(main.join("wombat.md"), "# Wombat\n\n- [fact] wombats eat grass\n").unwrap();
-    reflected("an edit", || hits(&mut mcp, "grass") == 1 && hits(&mut mcp, "burrows") == 0);
-    let id = mcp.call("search_notes", json!({"query": "grass", "output_format": "json"})).json()["results"][0]["external_id"].clone();
+    fs::write(
+        main.join("wombat.md"),
+        "# Wombat\n\n- [fact] wombats eat grass\n",
+    )
+    .unwrap();
+    reflected("an edit", || {
+        hits(&mut mcp, "grass") == 1 && hits(&mut mcp, "burrows") == 0
+    });
+    let id = mcp
+        .call(
+            "search_notes",
+            json!({"query": "grass", "output_format": "json"}),
+        )
+        .json()["results"][0]["external_id"]
+        .clone();
 
     // vim and Obsidian: write a temp file, then rename it over the note.
     fs::write(main.join(".wombat.md.swp"), "swap").unwrap();
-    fs::write(main.join("wombat.md.tmp"), "# Wombat\n\n- [fact] wombats are marsupials\n").unwrap();
+    fs::write(
+        main.join("wombat.md.tmp"),
+        "# Wombat\n\n- [fact] wombats are marsupials\n",
+    )
+    .unwrap();
     fs::rename(main.join("wombat.md.tmp"), main.join("wombat.md")).unwrap();
     fs::remove_file(main.join(".wombat.md.swp")).unwrap();
     reflected("a save by rename", || hits(&mut mcp, "marsupials") == 1);
-    let after = mcp.call("search_notes", json!({"query": "marsupials", "output_format": "json"})).json();
-    assert_eq!(after["results"][0]["external_id"], id, "the note keeps its id");
+    let after = mcp
+        .call(
+            "search_notes",
+            json!({"query": "marsupials", "output_format": "json"}),
+        )
+        .json();
+    assert_eq!(
+        after["results"][0]["external_id"], id,
+        "the note keeps its id"
+    );
 
     fs::create_dir_all(main.join("animals")).unwrap();
     fs::rename(main.join("wombat.md"), main.join("animals/wombat.md")).unwrap();
     reflected("a rename", || {
-        mcp.call("search_notes", json!({"query": "marsupials", "output_format": "json"})).json()["results"][0]["file_path"]
+        mcp.call(
+            "search_notes",
+            json!({"query": "marsupials", "output_format": "json"}),
+        )
+        .json()["results"][0]["file_path"]
             == "animals/wombat.md"
     });
 
@@ -82,11 +121,19 @@ fn two_servers_on_one_root_see_each_others_writes() {
     reflected("B's writes in A", || hits(&mut a, "numbat") == 5);
     let read = b.text("read_note", json!({"identifier": "a/from-a-3"}));
     assert!(read.contains("quokka3 written by a"), "{read}");
-    b.text("edit_note", json!({"identifier": "a/from-a-0", "operation": "append", "content": "edited by b"}));
+    b.text(
+        "edit_note",
+        json!({"identifier": "a/from-a-0", "operation": "append", "content": "edited by b"}),
+    );
     reflected("B's edit in A", || hits(&mut a, "edited") == 1);
     drop(a);
     drop(b);
 
-    let status = common::gitmem(dir.path(), &["status", "--json"]).ok().json();
-    assert_eq!(status["projects"][0]["notes"], 10, "nothing lost or duplicated");
+    let status = common::gitmem(dir.path(), &["status", "--json"])
+        .ok()
+        .json();
+    assert_eq!(
+        status["projects"][0]["notes"], 10,
+        "nothing lost or duplicated"
+    );
 }

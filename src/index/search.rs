@@ -464,6 +464,8 @@ pub struct Query {
 pub struct Hit {
     pub doc: Map<String, Value>,
     pub score: f64,
+    /// milli's internal id: its order among equal scores.
+    pub docid: u32,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -510,7 +512,7 @@ pub fn run(milli: &Milli, query: &Query) -> Result<Hits, IndexError> {
     let result = search.execute().map_err(search_err)?;
     let fields = milli.fields_ids_map(&rtxn)?;
     let mut hits = Vec::with_capacity(result.documents_ids.len());
-    for ((_, obkv), scores) in milli
+    for ((docid, obkv), scores) in milli
         .documents(&rtxn, result.documents_ids.iter().copied())
         .map_err(search_err)?
         .into_iter()
@@ -518,7 +520,7 @@ pub fn run(milli: &Milli, query: &Query) -> Result<Hits, IndexError> {
     {
         let doc = milli_core::all_obkv_to_json(obkv, &fields).map_err(search_err)?;
         let score = milli_core::score_details::ScoreDetails::global_score(scores.iter());
-        hits.push(Hit { doc, score });
+        hits.push(Hit { doc, score, docid });
     }
     Ok(Hits {
         total: result.candidates.len(),

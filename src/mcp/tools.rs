@@ -96,13 +96,31 @@ pub fn output_format(raw: Option<&str>, default: Format) -> Result<Format, ToolR
     }
 }
 
-/// Parses a tool's arguments; a schema violation is an MCP error result.
+/// Parses a tool's arguments; a schema violation is an MCP error result naming the parameter.
 pub fn parse<T: DeserializeOwned>(tool: &str, args: &Map<String, Value>) -> Result<T, ToolReply> {
-    serde_json::from_value(Value::Object(args.clone())).map_err(|e| {
-        ToolReply::Error(format!(
-            "Error calling tool '{tool}': invalid arguments: {e}"
-        ))
-    })
+    let error = match serde_json::from_value::<T>(Value::Object(args.clone())) {
+        Ok(parsed) => return Ok(parsed),
+        Err(e) => e.to_string(),
+    };
+    if error.starts_with("missing field") {
+        return Err(ToolReply::Error(format!(
+            "Error calling tool '{tool}': invalid arguments: {error}"
+        )));
+    }
+    // serde does not say which field a custom coercion rejected: the culprit is the argument
+    // whose removal changes the error.
+    let culprit = args.keys().find(|key| {
+        let mut without = args.clone();
+        without.remove(*key);
+        match serde_json::from_value::<T>(Value::Object(without)) {
+            Ok(_) => true,
+            Err(e) => e.to_string() != error,
+        }
+    });
+    Err(ToolReply::Error(match culprit {
+        Some(key) => format!("Error calling tool '{tool}': invalid argument '{key}': {error}"),
+        None => format!("Error calling tool '{tool}': invalid arguments: {error}"),
+    }))
 }
 
 /// A service error as the MCP error result of `tool`.

@@ -735,10 +735,12 @@ impl App {
         })
     }
 
-    /// Documents matching any of `queries`, best combined score first.
+    /// Documents matching any of `queries`, ranked by their best score in any of them. Taking
+    /// the top `offset + limit` of each query gives the exact top of the union, so pages are
+    /// consistent with each other.
     fn search_union(&self, base: &Query, queries: &[String]) -> Result<(u64, Vec<Hit>)> {
         let window = base.offset + base.limit;
-        let mut merged: HashMap<String, (f64, Hit)> = HashMap::new();
+        let mut merged: HashMap<String, Hit> = HashMap::new();
         let mut matching = roaring::RoaringBitmap::new();
         for text in queries {
             let q = Query {
@@ -751,20 +753,22 @@ impl App {
             matching |= &hits.candidates;
             for hit in hits.hits {
                 let id = str_field(&hit.doc, "id").unwrap_or_default().to_string();
-                let entry = merged.entry(id).or_insert((0.0, hit.clone()));
-                entry.0 += hit.score;
+                match merged.get(&id) {
+                    Some(best) if best.score >= hit.score => {}
+                    _ => {
+                        merged.insert(id, hit);
+                    }
+                }
             }
         }
-        let mut ranked: Vec<(f64, Hit)> = merged.into_values().collect();
-        ranked.sort_by(|a, b| b.0.total_cmp(&a.0));
+        // Same order as milli's within each query (score, then internal id), so the top of the
+        // union is exact.
+        let mut ranked: Vec<Hit> = merged.into_values().collect();
+        ranked.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.docid.cmp(&b.docid)));
         let page = ranked
             .into_iter()
             .skip(base.offset)
             .take(base.limit)
-            .map(|(score, mut hit)| {
-                hit.score = (score / queries.len() as f64).min(1.0);
-                hit
-            })
             .collect();
         Ok((matching.len(), page))
     }

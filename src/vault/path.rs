@@ -61,7 +61,7 @@ pub fn resolve_inside(root: &Path, relative: &str) -> Result<PathBuf, PathError>
 }
 
 /// Canonicalises the longest existing ancestor of `path` and appends the rest lexically.
-fn canonicalize_existing_prefix(path: &Path) -> PathBuf {
+pub fn canonicalize_existing_prefix(path: &Path) -> PathBuf {
     let mut existing = path.to_path_buf();
     let mut rest: Vec<std::ffi::OsString> = Vec::new();
     loop {
