@@ -192,12 +192,15 @@ impl Config {
                 root.join("projects").join(DEFAULT_PROJECT),
             )]
         };
-        let default = file
-            .default_project
-            .as_ref()
-            .filter(|d| entries.iter().any(|(n, _)| n == *d))
-            .cloned()
-            .or_else(|| entries.first().map(|(n, _)| n.clone()));
+        // `default_project = ""` means no default: tools then need an explicit project, and
+        // recent_activity looks across all projects (compat 7.2, explicit null).
+        let default = match file.default_project.as_deref() {
+            Some("") => None,
+            wanted => wanted
+                .filter(|d| entries.iter().any(|(n, _)| n == d))
+                .map(String::from)
+                .or_else(|| entries.first().map(|(n, _)| n.clone())),
+        };
         let mut projects = Vec::with_capacity(entries.len());
         for (name, path) in entries {
             // A project whose directory cannot be made stays registered: its scans report why.
@@ -493,6 +496,19 @@ mod tests {
             config.add_project("a/b", &dir.path().join("y"), false),
             Err(ConfigError::BadName(_))
         ));
+    }
+
+    #[test]
+    fn an_empty_default_means_no_default() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(Config::config_path(dir.path()), "default_project = \"\"\n").unwrap();
+        let config = Config::load(dir.path()).unwrap();
+        assert!(config.default_project().is_none());
+        assert!(config.project_or_default(None).is_err());
+        assert_eq!(
+            config.project_or_default(Some("main")).unwrap().name,
+            "main"
+        );
     }
 
     #[test]
