@@ -244,6 +244,11 @@ impl Config {
                     .iter()
                     .find(|p| p.name.eq_ignore_ascii_case(name) || p.permalink == slug)
             })
+            .or_else(|| {
+                self.projects
+                    .iter()
+                    .find(|p| p.external_id().eq_ignore_ascii_case(name.trim()))
+            })
             .ok_or_else(|| ConfigError::UnknownProject(name.to_string(), self.project_names()))
     }
 
@@ -446,6 +451,12 @@ mod tests {
         let research = dir.path().join("elsewhere/research");
         config.add_project("My Research", &research, false).unwrap();
         assert_eq!(config.project("my-research").unwrap().name, "My Research");
+        let id = config.project("My Research").unwrap().external_id();
+        assert_eq!(
+            config.project(&id).unwrap().name,
+            "My Research",
+            "external ids name projects too"
+        );
         config.set_default("My Research").unwrap();
         assert!(matches!(
             config.remove_project("My Research"),

@@ -1,6 +1,12 @@
 use clap::Parser;
 
 fn main() {
+    // Like other Unix tools, end quietly when the reader of our output goes away
+    // (`gitmem search x | head`) instead of panicking on a broken pipe.
+    #[cfg(unix)]
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()

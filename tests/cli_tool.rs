@@ -141,3 +141,49 @@ fn without_a_default_project_recent_activity_looks_everywhere() {
         needs_project.text
     );
 }
+
+#[test]
+fn memory_urls_and_project_ids_route_to_their_project() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    gitmem(
+        root,
+        &[
+            "project",
+            "add",
+            "research",
+            root.join("research").to_str().unwrap(),
+        ],
+    )
+    .ok();
+    let mut mcp = Mcp::start(root);
+    let projects = mcp
+        .call("list_memory_projects", json!({"output_format": "json"}))
+        .ok()
+        .json();
+    let research_id = projects["projects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "research")
+        .unwrap()["external_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    mcp.text("write_note", json!({"title": "R1", "directory": "notes", "content": "in research", "project_id": research_id}));
+    assert!(root.join("research/notes/R1.md").exists());
+
+    let read = mcp.text(
+        "read_note",
+        json!({"identifier": "memory://research/notes/r1"}),
+    );
+    assert!(read.contains("in research"), "{read}");
+    mcp.text("edit_note", json!({"identifier": "memory://research/inbox/new", "operation": "append", "content": "routed"}));
+    assert!(root.join("research/inbox/new.md").exists());
+    assert!(
+        !root.join("projects/main/research").exists(),
+        "nothing lands in the default project"
+    );
+    let hits = mcp.call("search_notes", json!({"query": "(routed OR research) AND NOT nothing", "project_id": research_id, "output_format": "json"})).ok().json();
+    assert_eq!(hits["total"], 2, "{hits}");
+}

@@ -87,6 +87,20 @@ pub fn int<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
     }
 }
 
+/// A number from a number or a numeric string.
+pub fn float<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+    match Option::<Value>::deserialize(d)? {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Number(n)) => Ok(n.as_f64()),
+        Some(Value::String(s)) => s
+            .trim()
+            .parse::<f64>()
+            .map(Some)
+            .map_err(|_| de::Error::custom(format!("'{s}' is not a number"))),
+        Some(other) => Err(de::Error::custom(format!("'{other}' is not a number"))),
+    }
+}
+
 /// A boolean from a bool or `"true"`/`"false"`/`"1"`/`"0"`.
 pub fn boolean<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
     match Option::<Value>::deserialize(d)? {

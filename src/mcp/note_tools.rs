@@ -190,7 +190,12 @@ pub fn read_note(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
         Ok(p) => p,
         Err(e) => return e,
     };
-    let project = match ctx.project(TOOL, a.project.as_deref(), a.project_id.as_deref()) {
+    let project = match ctx.project_for_identifier(
+        TOOL,
+        &a.identifier,
+        a.project.as_deref(),
+        a.project_id.as_deref(),
+    ) {
         Ok(p) => p,
         Err(e) => return e,
     };
@@ -443,7 +448,12 @@ pub fn edit_note(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
             "Error calling tool '{TOOL}': expected_replacements must be >= 1, got {expected}"
         ));
     }
-    let project = match ctx.project(TOOL, a.project.as_deref(), a.project_id.as_deref()) {
+    let project = match ctx.project_for_identifier(
+        TOOL,
+        &a.identifier,
+        a.project.as_deref(),
+        a.project_id.as_deref(),
+    ) {
         Ok(p) => p,
         Err(e) => return e,
     };
@@ -743,7 +753,12 @@ pub fn move_note(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
             &src,
         );
     }
-    let project = match ctx.project(TOOL, a.project.as_deref(), a.project_id.as_deref()) {
+    let project = match ctx.project_for_identifier(
+        TOOL,
+        &a.identifier,
+        a.project.as_deref(),
+        a.project_id.as_deref(),
+    ) {
         Ok(p) => p,
         Err(e) => return e,
     };
@@ -920,18 +935,30 @@ pub fn delete_note(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
         Ok(f) => f,
         Err(e) => return e,
     };
-    let project = match ctx.project(TOOL, a.project.as_deref(), a.project_id.as_deref()) {
+    let project = match ctx.project_for_identifier(
+        TOOL,
+        &a.identifier,
+        a.project.as_deref(),
+        a.project_id.as_deref(),
+    ) {
         Ok(p) => p,
         Err(e) => return e,
     };
+    let failed = |title: &str, message: String, code: &str| match format {
+        Format::Text => ToolReply::Text(text::guidance(title, &message)),
+        Format::Json => ToolReply::Json(json!({
+            "deleted": false, "title": null, "permalink": null, "file_path": null, "error": code,
+        })),
+    };
     if !identifier_safe(&a.identifier) {
-        return ToolReply::Text(text::guidance(
+        return failed(
             "Delete Failed - Security Validation Error",
-            &format!(
+            format!(
                 "Identifier '{}' is not allowed - paths must stay within project boundaries",
                 a.identifier
             ),
-        ));
+            "SECURITY_VALIDATION_ERROR",
+        );
     }
     if a.is_directory.unwrap_or(false) {
         let raw_folder = normalize_identifier(&a.identifier);
@@ -984,13 +1011,14 @@ pub fn delete_note(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     let note = match ctx.app.resolve(&project, &a.identifier) {
         Ok(Lookup::Found(n)) => Some(*n),
         Ok(Lookup::Ambiguous(_)) => {
-            return ToolReply::Text(text::guidance(
+            return failed(
                 "Delete Failed - Ambiguous Identifier",
-                &format!(
+                format!(
                     "'{}' matches several notes. Pass an exact permalink or external_id.",
                     a.identifier
                 ),
-            ))
+                "AMBIGUOUS_IDENTIFIER",
+            )
         }
         Ok(Lookup::NotFound) => None,
         Err(e) => return service_error(TOOL, e),
@@ -1010,10 +1038,11 @@ pub fn delete_note(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
                 json!({"deleted": true, "title": note.title, "permalink": note.permalink, "file_path": note.path}),
             ),
         },
-        Err(e) => ToolReply::Text(text::guidance(
+        Err(e) => failed(
             "Delete Failed",
-            &format!("Error deleting note '{}': {e}", a.identifier),
-        )),
+            format!("Error deleting note '{}': {e}", a.identifier),
+            "DELETE_FAILED",
+        ),
     }
 }
 
@@ -1039,7 +1068,12 @@ pub fn read_content(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
         Ok(a) => a,
         Err(e) => return e,
     };
-    let project = match ctx.project(TOOL, a.project.as_deref(), a.project_id.as_deref()) {
+    let project = match ctx.project_for_identifier(
+        TOOL,
+        &a.path,
+        a.project.as_deref(),
+        a.project_id.as_deref(),
+    ) {
         Ok(p) => p,
         Err(e) => return e,
     };

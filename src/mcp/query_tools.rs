@@ -88,7 +88,13 @@ pub struct SearchNotesArgs {
     #[serde(default, deserialize_with = "args::string")]
     pub status: Option<String>,
     /// Accepted for compatibility; gitmem has no semantic search yet
-    #[serde(default, alias = "threshold", alias = "similarity_threshold")]
+    #[serde(
+        default,
+        alias = "threshold",
+        alias = "similarity_threshold",
+        deserialize_with = "args::float"
+    )]
+    #[schemars(with = "Option<f64>")]
     pub min_similarity: Option<f64>,
 }
 

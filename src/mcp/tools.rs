@@ -186,6 +186,21 @@ impl ToolCtx {
         }
     }
 
+    /// The project of a note identifier: a `memory://` URL whose first segment names a project
+    /// routes there (compat 5.2); anything else uses [`Self::project`].
+    pub fn project_for_identifier(
+        &self,
+        tool: &str,
+        identifier: &str,
+        project: Option<&str>,
+        project_id: Option<&str>,
+    ) -> Result<Project, ToolReply> {
+        match identifier.trim().strip_prefix("memory://") {
+            Some(path) => self.project_for_url(tool, path, project, project_id),
+            None => self.project(tool, project, project_id),
+        }
+    }
+
     /// A project named by the first segment of a memory URL, when no project was given.
     pub fn project_for_url(
         &self,

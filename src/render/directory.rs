@@ -48,9 +48,13 @@ pub fn text(listing: &DirectoryListing, request: &DirectoryRequest) -> String {
         out.push_str(&line);
         out.push('\n');
     }
+    let plural =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     out.push_str(&format!(
-        "\nTotal: {} items ({} directories, {} files)",
-        listing.total, listing.directories, listing.files
+        "\nTotal: {} ({}, {})",
+        plural(listing.total, "item", "items"),
+        plural(listing.directories, "directory", "directories"),
+        plural(listing.files, "file", "files")
     ));
     if listing.has_more {
         let glob_arg = glob

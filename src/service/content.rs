@@ -29,7 +29,9 @@ pub fn read_content_payload(bytes: &[u8], content_type: &str) -> Value {
         .unwrap_or("")
         .trim()
         .to_ascii_lowercase();
-    if is_text(&mime) {
+    // A file typed text/plain by its unknown extension may be binary: then it is a document.
+    let binary = mime == "text/plain" && bytes.iter().take(8192).any(|&b| b == 0);
+    if is_text(&mime) && !binary {
         return json!({
             "type": "text",
             "text": String::from_utf8_lossy(bytes),
@@ -37,6 +39,11 @@ pub fn read_content_payload(bytes: &[u8], content_type: &str) -> Value {
             "encoding": "utf-8",
         });
     }
+    let mime = if binary {
+        "application/octet-stream".to_string()
+    } else {
+        mime
+    };
     if mime.starts_with("image/") {
         if let Some(jpeg) = optimized_jpeg(bytes) {
             return json!({

@@ -334,35 +334,145 @@ pub fn extract_tags(query: &str) -> (String, Vec<String>) {
     (text.split_whitespace().collect::<Vec<_>>().join(" "), tags)
 }
 
-/// A boolean query as milli queries whose results are united: `a AND b NOT c OR d` ->
-/// [`a b -c`, `d`].
+/// Most branches a boolean query may expand to.
+const MAX_BRANCHES: usize = 32;
+
+/// A boolean query as milli queries whose results are united: the query in disjunctive normal
+/// form, each conjunction one milli query (`-word` excludes). `(a OR b) AND c NOT d` ->
+/// [`a c -d`, `b c -d`]. Parentheses group; adjacent terms are ANDed.
 pub fn boolean_branches(query: &str) -> Option<Vec<String>> {
-    if !(query.contains(" AND ") || query.contains(" OR ") || query.contains(" NOT ")) {
+    if !(query.contains(" AND ")
+        || query.contains(" OR ")
+        || query.contains(" NOT ")
+        || query.starts_with("NOT "))
+    {
         return None;
     }
-    let cleaned = query.replace(['(', ')'], " ");
-    let branches = cleaned
-        .split(" OR ")
-        .map(|branch| {
-            let mut parts: Vec<String> = Vec::new();
-            for (i, chunk) in branch.split(" NOT ").enumerate() {
-                for term in chunk.split(" AND ") {
-                    let term = term.trim();
-                    if term.is_empty() {
-                        continue;
-                    }
-                    if i == 0 {
-                        parts.push(term.to_string());
-                    } else {
-                        parts.extend(term.split_whitespace().map(|w| format!("-{w}")));
-                    }
-                }
-            }
-            parts.join(" ")
+    let tokens = tokenize(query);
+    let mut pos = 0;
+    let dnf = parse_or(&tokens, &mut pos);
+    let branches: Vec<String> = dnf
+        .into_iter()
+        .take(MAX_BRANCHES)
+        .map(|conj| {
+            conj.into_iter()
+                .map(|(term, negated)| if negated { format!("-{term}") } else { term })
+                .collect::<Vec<_>>()
+                .join(" ")
         })
         .filter(|b| !b.trim().is_empty())
         .collect();
     Some(branches)
+}
+
+type Conjunction = Vec<(String, bool)>;
+
+fn tokenize(query: &str) -> Vec<String> {
+    let mut tokens = Vec::new();
+    let mut chars = query.chars().peekable();
+    while let Some(&c) = chars.peek() {
+        match c {
+            c if c.is_whitespace() => {
+                chars.next();
+            }
+            '(' | ')' => {
+                tokens.push(c.to_string());
+                chars.next();
+            }
+            '"' => {
+                let mut phrase = String::from('"');
+                chars.next();
+                for c in chars.by_ref() {
+                    phrase.push(c);
+                    if c == '"' {
+                        break;
+                    }
+                }
+                tokens.push(phrase);
+            }
+            _ => {
+                let mut word = String::new();
+                while let Some(&c) = chars.peek() {
+                    if c.is_whitespace() || c == '(' || c == ')' {
+                        break;
+                    }
+                    word.push(c);
+                    chars.next();
+                }
+                tokens.push(word);
+            }
+        }
+    }
+    tokens
+}
+
+fn parse_or(tokens: &[String], pos: &mut usize) -> Vec<Conjunction> {
+    let mut result = parse_and(tokens, pos);
+    while tokens.get(*pos).map(String::as_str) == Some("OR") {
+        *pos += 1;
+        result.extend(parse_and(tokens, pos));
+    }
+    result
+}
+
+fn parse_and(tokens: &[String], pos: &mut usize) -> Vec<Conjunction> {
+    let mut result: Vec<Conjunction> = vec![Vec::new()];
+    loop {
+        match tokens.get(*pos).map(String::as_str) {
+            None | Some(")") | Some("OR") => return result,
+            Some("AND") => *pos += 1,
+            Some(_) => {
+                let operand = parse_unary(tokens, pos);
+                result = cross(&result, &operand);
+            }
+        }
+    }
+}
+
+fn parse_unary(tokens: &[String], pos: &mut usize) -> Vec<Conjunction> {
+    match tokens.get(*pos).map(String::as_str) {
+        Some("NOT") => {
+            *pos += 1;
+            negate(&parse_unary(tokens, pos))
+        }
+        Some("(") => {
+            *pos += 1;
+            let inner = parse_or(tokens, pos);
+            if tokens.get(*pos).map(String::as_str) == Some(")") {
+                *pos += 1;
+            }
+            inner
+        }
+        Some(term) => {
+            *pos += 1;
+            vec![vec![(term.to_string(), false)]]
+        }
+        None => vec![Vec::new()],
+    }
+}
+
+fn cross(a: &[Conjunction], b: &[Conjunction]) -> Vec<Conjunction> {
+    let mut out = Vec::new();
+    for x in a {
+        for y in b {
+            if out.len() >= MAX_BRANCHES {
+                return out;
+            }
+            out.push(x.iter().chain(y.iter()).cloned().collect());
+        }
+    }
+    out
+}
+
+/// De Morgan: NOT (c1 OR c2) = NOT c1 AND NOT c2; NOT (l1 AND l2) = NOT l1 OR NOT l2.
+fn negate(dnf: &[Conjunction]) -> Vec<Conjunction> {
+    let mut result: Vec<Conjunction> = vec![Vec::new()];
+    for conj in dnf {
+        let alternatives: Vec<Conjunction> =
+            conj.iter().map(|(t, n)| vec![(t.clone(), !n)]).collect();
+        result = cross(&result, &alternatives);
+    }
+    result
 }
 
 static METADATA_KEY: LazyLock<Regex> =
@@ -935,15 +1045,24 @@ mod tests {
             extract_tags("plain words"),
             ("plain words".to_string(), vec![])
         );
-        assert_eq!(
-            boolean_branches("a AND b NOT c OR d"),
-            Some(vec!["a b -c".to_string(), "d".to_string()])
-        );
-        assert_eq!(
-            boolean_branches("(coffee OR tea) AND milk"),
-            Some(vec!["coffee".to_string(), "tea milk".to_string()])
-        );
-        assert_eq!(boolean_branches("and or not"), None);
+        let cases: &[(&str, Option<&[&str]>)] = &[
+            ("a AND b NOT c OR d", Some(&["a b -c", "d"])),
+            (
+                "(coffee OR tea) AND milk",
+                Some(&["coffee milk", "tea milk"]),
+            ),
+            ("coffee AND NOT (tea OR milk)", Some(&["coffee -tea -milk"])),
+            ("NOT (a AND b) AND c", Some(&["-a c", "-b c"])),
+            (
+                "\"exact phrase\" OR other",
+                Some(&["\"exact phrase\"", "other"]),
+            ),
+            ("and or not", None),
+        ];
+        for (query, expected) in cases {
+            let expected = expected.map(|e| e.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+            assert_eq!(boolean_branches(query), expected, "{query}");
+        }
     }
 
     #[test]

@@ -93,7 +93,24 @@ pub enum ScanError {
     BadPattern(String),
 }
 
-/// Which paths a scan skips.
+/// Decides which paths a scan skips.
+pub trait Ignore: Sync {
+    fn is_ignored(&self, relative: &str, is_dir: bool) -> bool;
+}
+
+impl Ignore for IgnoreRules {
+    fn is_ignored(&self, relative: &str, is_dir: bool) -> bool {
+        IgnoreRules::is_ignored(self, relative, is_dir)
+    }
+}
+
+impl Ignore for crate::vault::links::LinkRules {
+    fn is_ignored(&self, relative: &str, is_dir: bool) -> bool {
+        crate::vault::links::LinkRules::is_ignored(self, relative, is_dir)
+    }
+}
+
+/// Which paths a project scan skips.
 pub struct IgnoreRules {
     matcher: Gitignore,
     skip_hidden: bool,
@@ -166,7 +183,7 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 /// Walks `root`, reading and hashing only files whose stat differs from `known`.
 pub fn scan(
     root: &Path,
-    rules: &IgnoreRules,
+    rules: &dyn Ignore,
     known: &HashMap<String, Known>,
 ) -> Result<Scan, ScanError> {
     let meta = std::fs::metadata(root).map_err(|source| ScanError::RootUnreadable {
