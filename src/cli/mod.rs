@@ -45,6 +45,33 @@ pub enum Command {
     },
     /// Full-text search (indexes what changed first)
     Search(SearchArgs),
+    /// Bind an external folder (an Obsidian vault) to a project
+    LinkFolder(LinkArgs),
+    /// Unbind one folder (--path) or every folder of a project; their files stay untouched
+    UnlinkFolder {
+        #[arg(long)]
+        project: String,
+        #[arg(long)]
+        path: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// List linked folders of one project, or of all
+    ListLinks {
+        #[arg(long)]
+        project: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Scan linked folders now
+    RescanLinks {
+        #[arg(long)]
+        project: Option<String>,
+        #[arg(long)]
+        path: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
     /// Run the MCP server (stdio): index every project, watch them, serve the tools
     Serve {
         /// Transport; only stdio for now
@@ -53,6 +80,9 @@ pub enum Command {
         /// Constrain the server to one project
         #[arg(long)]
         project: Option<String>,
+        /// Also serve dotted tool names (project.link_folder, memory.sync, ...)
+        #[arg(long)]
+        dotted_names: bool,
     },
     /// Call one MCP tool through the server's code path and print its result
     Tool {
@@ -94,6 +124,35 @@ pub enum ProjectCommand {
 }
 
 #[derive(Args, Debug)]
+pub struct LinkArgs {
+    #[arg(long)]
+    pub project: String,
+    /// The folder to link (symlinks are resolved)
+    #[arg(long)]
+    pub path: String,
+    /// Only files matching these globs (they also bring back ignored dotfiles they name)
+    #[arg(long)]
+    pub include: Vec<String>,
+    /// Skip files matching these globs
+    #[arg(long)]
+    pub exclude: Vec<String>,
+    /// poll (default; network drives, WSL, iCloud) or native (file system events)
+    #[arg(long, value_parser = ["poll", "native"])]
+    pub watch_mode: Option<String>,
+    /// Poll interval in milliseconds (default 30000)
+    #[arg(long)]
+    pub poll_interval: Option<u64>,
+    /// Spread of the interval in percent (default 20)
+    #[arg(long)]
+    pub jitter: Option<u32>,
+    /// Folder of the project the notes appear under (default: the folder's name)
+    #[arg(long)]
+    pub mount: Option<String>,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
 pub struct SearchArgs {
     pub query: String,
     #[arg(long)]
@@ -108,11 +167,20 @@ pub struct SearchArgs {
 
 pub fn run(cli: Cli) -> Result<()> {
     let root = cli.root.unwrap_or_else(crate::config::default_root);
-    if let Command::Serve { project, .. } = &cli.command {
+    if let Command::Serve {
+        project,
+        dotted_names,
+        ..
+    } = &cli.command
+    {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .enable_all()
             .build()?;
-        return runtime.block_on(crate::mcp::server::serve_stdio(&root, project.clone()));
+        return runtime.block_on(crate::mcp::server::serve_stdio(
+            &root,
+            project.clone(),
+            *dotted_names,
+        ));
     }
     if let Command::Tool {
         name,
@@ -128,6 +196,18 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Reindex { project } => reindex(&app, project.as_deref()),
         Command::Status { project, json } => status(&app, project.as_deref(), json),
         Command::Search(args) => search(&app, &args),
+        Command::LinkFolder(args) => link_folder(&app, &args),
+        Command::UnlinkFolder {
+            project,
+            path,
+            json,
+        } => unlink_folder(&app, &project, path.as_deref(), json),
+        Command::ListLinks { project, json } => list_links(&app, project.as_deref(), json),
+        Command::RescanLinks {
+            project,
+            path,
+            json,
+        } => rescan_links(&app, project.as_deref(), path.as_deref(), json),
         Command::Serve { .. } | Command::Tool { .. } => unreachable!("handled above"),
     };
     app.close();
@@ -205,7 +285,7 @@ fn print_warnings(report: &SyncReport) {
 fn reindex(app: &App, project: Option<&str>) -> Result<()> {
     for p in app.projects(project)? {
         let bar = progress::SyncBar::new(&p.name);
-        let report = app.sync_and_wait(&p, SyncMode::Rebuild, &|e| bar.event(e))?;
+        let report = app.rebuild_project(&p, &|e| bar.event(e))?;
         bar.finish();
         print_warnings(&report);
         println!(
@@ -300,6 +380,7 @@ fn tool(root: &std::path::Path, name: &str, args: &str, project: Option<String>)
         app: app.clone(),
         state: std::sync::Arc::new(crate::mcp::state::ServerState::default()),
         constrained: project,
+        dotted_names: true,
     };
     let reply = crate::mcp::tools::call(&ctx, name, &args);
     drop(ctx);
@@ -310,5 +391,136 @@ fn tool(root: &std::path::Path, name: &str, args: &str, project: Option<String>)
         anyhow::bail!("{}", reply.text());
     }
     println!("{}", reply.text());
+    Ok(())
+}
+
+fn print_link(link: &crate::vault::links::LinkRecord) {
+    let v = crate::service::links::link_json(link);
+    println!(
+        "{} -> {}/{}  [{}]  {}",
+        link.display_path,
+        link.project,
+        link.mount,
+        v["status"].as_str().unwrap_or(""),
+        link.id
+    );
+    println!(
+        "  files: {}  bytes: {}  last scan: {} ({} ms)  watch: {} every {} ms",
+        link.file_count,
+        link.total_bytes,
+        link.last_scan.as_deref().unwrap_or("never"),
+        link.last_runtime_ms,
+        v["watch"]["mode"].as_str().unwrap_or(""),
+        v["watch"]["effectivePollIntervalMs"]
+    );
+    if let Some(e) = &link.last_error {
+        println!("  last error: {e}");
+    }
+}
+
+fn print_report(r: &crate::service::links::ScanReport) {
+    println!(
+        "{}: scanned {} files ({} bytes) in {} ms: {} created, {} updated, {} deleted, {} moved{}",
+        r.display_path,
+        r.scanned,
+        r.total_bytes,
+        r.runtime_ms,
+        r.created,
+        r.updated,
+        r.deleted,
+        r.moved,
+        r.last_error
+            .as_ref()
+            .map(|e| format!("; error: {e}"))
+            .unwrap_or_default()
+    );
+    for w in &r.warnings {
+        eprintln!("warning: {}: {}", w.path, w.message);
+    }
+}
+
+fn link_folder(app: &App, args: &LinkArgs) -> Result<()> {
+    let project = app.project(Some(&args.project))?;
+    let options = crate::service::links::LinkOptions {
+        path: args.path.clone(),
+        include: args.include.clone(),
+        exclude: args.exclude.clone(),
+        watch_mode: args.watch_mode.clone(),
+        poll_interval_ms: args.poll_interval,
+        jitter_pct: args.jitter,
+        mount: args.mount.clone(),
+    };
+    let (link, report) = app.link_folder(&project, &options)?;
+    if args.json {
+        let mut v = crate::service::links::link_json(&link);
+        v["report"] = serde_json::to_value(&report)?;
+        return print_json(&v);
+    }
+    print_link(&link);
+    print_report(&report);
+    Ok(())
+}
+
+fn unlink_folder(app: &App, project: &str, path: Option<&str>, json: bool) -> Result<()> {
+    let project = app.project(Some(project))?;
+    let removed = app.unlink_folder(&project, path)?;
+    if json {
+        let v: Vec<_> = removed
+            .iter()
+            .map(crate::service::links::link_json)
+            .collect();
+        return print_json(&serde_json::json!({ "unlinked": v }));
+    }
+    for link in &removed {
+        println!(
+            "unlinked {} from {} (its files are untouched)",
+            link.display_path, link.project
+        );
+    }
+    Ok(())
+}
+
+fn list_links(app: &App, project: Option<&str>, json: bool) -> Result<()> {
+    let mut all = Vec::new();
+    for p in app.projects(project)? {
+        all.extend(app.links(&p)?);
+    }
+    if json {
+        let v: Vec<_> = all.iter().map(crate::service::links::link_json).collect();
+        return print_json(&serde_json::json!({ "links": v }));
+    }
+    if all.is_empty() {
+        println!("no linked folders");
+    }
+    for link in &all {
+        print_link(link);
+    }
+    Ok(())
+}
+
+fn rescan_links(app: &App, project: Option<&str>, path: Option<&str>, json: bool) -> Result<()> {
+    let mut reports = Vec::new();
+    for p in app.projects(project)? {
+        let links = app.links(&p)?;
+        if links.is_empty()
+            || (path.is_some()
+                && project.is_none()
+                && !links.iter().any(|l| Some(l.display_path.as_str()) == path))
+        {
+            continue;
+        }
+        reports.extend(app.rescan_links(&p, path)?);
+    }
+    let failed = reports.iter().any(|r| r.last_error.is_some());
+    if json {
+        print_json(&serde_json::json!({ "reports": reports }))?;
+    } else {
+        for r in &reports {
+            print_report(r);
+        }
+    }
+    if failed {
+        anyhow::bail!("some linked folders could not be scanned");
+    }
     Ok(())
 }

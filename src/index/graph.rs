@@ -522,6 +522,10 @@ impl<'t> GraphWriter<'t> {
         to: &str,
     ) -> Result<OpOutcome, IndexError> {
         let Some(id) = self.tables.id_by_path(txn, project, from)? else {
+            // Another scanner (a second process, or a tool that moved the file) got here first.
+            if let Some(id) = self.tables.id_by_path(txn, project, to)? {
+                return Ok(OpOutcome::Moved { id });
+            }
             return Err(IndexError::NotFound(format!("{project}/{from}")));
         };
         if let Some(other) = self.tables.id_by_path(txn, project, to)? {

@@ -2,7 +2,9 @@
 //! `gitmem tool NAME --args JSON` runs the same `tools::call` the server runs.
 
 mod args;
+pub mod link_tools;
 pub mod note_tools;
+pub mod poller;
 pub mod project_tools;
 pub mod prompts;
 pub mod query_tools;

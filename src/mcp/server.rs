@@ -61,18 +61,22 @@ fn from_json<T: serde::de::DeserializeOwned>(value: Value) -> Result<T, ErrorDat
 
 impl ServerHandler for GitmemServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(
-            ServerCapabilities::builder()
-                .enable_tools()
-                .enable_prompts()
-                .enable_resources()
-                .build(),
-        )
-        .with_server_info(Implementation::new(
-            "Basic Memory",
-            env!("CARGO_PKG_VERSION"),
-        ))
-        .with_instructions(INSTRUCTIONS)
+        let mut capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_prompts()
+            .enable_resources()
+            .build();
+        let mut experimental = rmcp::model::ExperimentalCapabilities::new();
+        if let Value::Object(gitmem) = storage_capabilities() {
+            experimental.insert("gitmem".into(), gitmem);
+        }
+        capabilities.experimental = Some(experimental);
+        ServerConfig::new(capabilities)
+            .with_server_info(Implementation::new(
+                "Basic Memory",
+                env!("CARGO_PKG_VERSION"),
+            ))
+            .with_instructions(INSTRUCTIONS)
     }
 
     async fn list_tools(
@@ -81,7 +85,7 @@ impl ServerHandler for GitmemServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         Ok(ListToolsResult {
-            tools: tools::tool_list(),
+            tools: tools::tool_list_for(self.ctx.dotted_names),
             ..Default::default()
         })
     }
@@ -179,6 +183,26 @@ impl ServerHandler for GitmemServer {
     }
 }
 
+/// `experimental.gitmem`: what local storage supports (design 6).
+pub fn storage_capabilities() -> Value {
+    json!({
+        "storage": {
+            "local": {
+                "enabled": true,
+                "linked_folders": true,
+                "supports": {
+                    "link_folder": true,
+                    "unlink_folder": true,
+                    "list_links": true,
+                    "sync_external": true,
+                    "watch_modes": ["poll", "native"],
+                    "metadata": ["origin", "file_uri", "relative_path", "checksum_sha256", "linked_folder_id", "file_mtime", "file_size"],
+                },
+            },
+        },
+    })
+}
+
 /// Indexes every project in the background (tools answer meanwhile), then watches them.
 /// The returned guard keeps the watcher alive.
 pub fn start_background(
@@ -242,7 +266,11 @@ pub fn start_background(
 }
 
 /// `gitmem serve` over stdio.
-pub async fn serve_stdio(root: &Path, constrained: Option<String>) -> anyhow::Result<()> {
+pub async fn serve_stdio(
+    root: &Path,
+    constrained: Option<String>,
+    dotted_names: bool,
+) -> anyhow::Result<()> {
     let root = root.to_path_buf();
     let app = tokio::task::spawn_blocking(move || App::open(&root)).await??;
     let app = Arc::new(app);
@@ -251,12 +279,15 @@ pub async fn serve_stdio(root: &Path, constrained: Option<String>) -> anyhow::Re
             anyhow::bail!("No project found named: {name}");
         }
     }
+    let dotted_names = dotted_names || app.config().compat.dotted_names;
     let ctx = ToolCtx {
         app: app.clone(),
         state: Arc::new(ServerState::default()),
         constrained,
+        dotted_names,
     };
     let background = start_background(&ctx);
+    super::poller::start(ctx.clone());
     let service = GitmemServer::new(ctx)
         .serve(rmcp::transport::stdio())
         .await?;

@@ -14,6 +14,8 @@ pub enum ProjectSync {
 #[derive(Debug, Default)]
 pub struct ServerState {
     projects: Mutex<BTreeMap<String, ProjectSync>>,
+    /// Bumped when a tool links or unlinks a folder, so the poller looks again at once.
+    links_version: std::sync::atomic::AtomicU64,
 }
 
 impl ServerState {
@@ -31,6 +33,15 @@ impl ServerState {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .insert(project.to_string(), state);
+    }
+
+    pub fn links_changed(&self) {
+        self.links_version
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    pub fn links_version(&self) -> u64 {
+        self.links_version.load(std::sync::atomic::Ordering::SeqCst)
     }
 
     pub fn remove(&self, project: &str) {

@@ -48,7 +48,17 @@ pub struct ToolCtx {
     pub state: Arc<ServerState>,
     /// `serve --project NAME`: every call uses this project.
     pub constrained: Option<String>,
+    /// Also serve the dotted names (`project.link_folder`, `memory.sync`, ...).
+    pub dotted_names: bool,
 }
+
+/// Dotted names served with `--dotted-names`, and the tool each one is.
+pub const DOTTED_NAMES: &[(&str, &str)] = &[
+    ("project.link_folder", "link_folder"),
+    ("project.unlink_folder", "unlink_folder"),
+    ("project.list_links", "list_links"),
+    ("memory.sync", "sync"),
+];
 
 /// A tool's static description.
 pub struct ToolSpec {
@@ -243,7 +253,15 @@ impl ToolCtx {
 
 /// Runs a blocking tool body; every tool is synchronous over files and LMDB.
 pub fn call(ctx: &ToolCtx, name: &str, args: &Map<String, Value>) -> ToolReply {
+    let name = match DOTTED_NAMES.iter().find(|(dotted, _)| *dotted == name) {
+        Some((_, plain)) if ctx.dotted_names => plain,
+        _ => name,
+    };
     match name {
+        "link_folder" => super::link_tools::link_folder(ctx, args),
+        "unlink_folder" => super::link_tools::unlink_folder(ctx, args),
+        "list_links" => super::link_tools::list_links(ctx, args),
+        "sync" => super::link_tools::sync(ctx, args),
         "write_note" => super::note_tools::write_note(ctx, args),
         "read_note" => super::note_tools::read_note(ctx, args),
         "view_note" => super::note_tools::view_note(ctx, args),
@@ -290,6 +308,7 @@ macro_rules! spec {
 
 /// Every tool, in the order `tools/list` shows them.
 pub fn specs() -> Vec<ToolSpec> {
+    use super::link_tools::*;
     use super::note_tools::*;
     use super::project_tools::*;
     use super::query_tools::*;
@@ -332,7 +351,29 @@ pub fn specs() -> Vec<ToolSpec> {
             "Fetch a document by the id `search` returned (ChatGPT connector format)."),
         spec!("basic_memory_diagnostics", "Basic Memory Diagnostics", true, false, None, DiagnosticsArgs,
             "Report gitmem's version, configuration and index statistics."),
+        spec!("link_folder", "Link Folder", false, false, Some(true), LinkFolderArgs,
+            "Bind an external folder (an Obsidian vault) to a project: its notes appear under a mount folder of the project and become searchable, readable and editable; scans never write to it. Returns the link's metadata and the first scan's report."),
+        spec!("unlink_folder", "Unlink Folder", false, true, None, UnlinkFolderArgs,
+            "Unbind a linked folder (or every folder of a project). Its files are not touched; its notes leave the index."),
+        spec!("list_links", "List Links", true, false, None, ListLinksArgs,
+            "List linked folders with their status, counts, schedule and last scan."),
+        spec!("sync", "Sync", false, false, Some(true), SyncArgs,
+            "With direction \"external\": rescan linked folders now and return one report per folder."),
     ]
+}
+
+/// The tool list including dotted aliases when they are served.
+pub fn tool_list_for(dotted_names: bool) -> Vec<rmcp::model::Tool> {
+    let mut tools = tool_list();
+    if dotted_names {
+        for (dotted, plain) in DOTTED_NAMES {
+            if let Some(mut alias) = tools.iter().find(|t| t.name == *plain).cloned() {
+                alias.name = (*dotted).into();
+                tools.push(alias);
+            }
+        }
+    }
+    tools
 }
 
 /// The tool definitions as MCP `Tool` objects.

@@ -6,6 +6,7 @@ pub mod content;
 pub mod context;
 pub mod directory;
 pub mod ingest;
+pub mod links;
 pub mod notes;
 pub mod projects;
 pub mod search;
@@ -71,6 +72,10 @@ pub type Result<T> = std::result::Result<T, ServiceError>;
 pub struct App {
     config: RwLock<Config>,
     pub index: Index,
+    /// Linked-folder mounts per project, reloaded when links.json changes.
+    mount_cache: links::MountCache,
+    /// Serialises this process's read-modify-write of links.json.
+    links_lock: std::sync::Mutex<()>,
 }
 
 impl App {
@@ -82,10 +87,12 @@ impl App {
         let app = Self {
             config: RwLock::new(config),
             index,
+            mount_cache: Default::default(),
+            links_lock: Default::default(),
         };
         if app.index.rebuilt {
             for project in app.projects(None)? {
-                match app.sync_and_wait(&project, sync::SyncMode::Rebuild, &|_| {}) {
+                match app.rebuild_project(&project, &|_| {}) {
                     Ok(report) => tracing::warn!(
                         "re-indexed project '{}' from its files ({} files)",
                         project.name,

@@ -81,8 +81,13 @@ pub struct NoteFile {
 }
 
 impl App {
-    /// The absolute path of a project-relative path, refusing anything that leaves the project.
+    /// The absolute path of a project-relative path, refusing anything that leaves the project
+    /// (or, under a linked folder's mount, the linked folder).
     pub fn project_file(&self, project: &Project, relative: &str) -> Result<PathBuf> {
+        if let Some((root, inner)) = self.mounted(project, relative) {
+            return vault::path::resolve_inside(&root, &inner)
+                .map_err(|e| ServiceError::Security(e.to_string()));
+        }
         vault::path::resolve_inside(&project.path, relative)
             .map_err(|e| ServiceError::Security(e.to_string()))
     }

@@ -97,8 +97,18 @@ impl App {
     ) -> Result<SyncReport> {
         let started = Instant::now();
         let rules = IgnoreRules::for_project(&project.path)?;
+        // Notes of linked folders are the links' business, not the project directory's.
+        let mounts: Vec<String> = self
+            .mounts(project)
+            .into_iter()
+            .map(|(m, _)| format!("{m}/"))
+            .collect();
         let known = match mode {
-            SyncMode::Incremental => known_files(self, &project.name)?,
+            SyncMode::Incremental => {
+                let mut all = known_files(self, &project.name)?;
+                all.retain(|path, _| !mounts.iter().any(|m| path.starts_with(m.as_str())));
+                all
+            }
             SyncMode::Rebuild => HashMap::new(),
         };
         let mut scan = scan::scan(&project.path, &rules, &known)?;
@@ -240,6 +250,23 @@ impl App {
     }
 
     /// Syncs and then waits until search sees the result.
+    /// Rebuilds a project's index entries from its files and its linked folders.
+    pub fn rebuild_project(
+        &self,
+        project: &Project,
+        on_event: &(dyn Fn(SyncEvent) + Sync),
+    ) -> Result<SyncReport> {
+        let mut report = self.sync_project(project, SyncMode::Rebuild, on_event)?;
+        for link in self.reindex_links(project)? {
+            report.scanned += link.scanned;
+            report.created += link.created;
+            report.warnings.extend(link.warnings);
+        }
+        self.index.wait_searchable()?;
+        on_event(SyncEvent::Searchable);
+        Ok(report)
+    }
+
     pub fn sync_and_wait(
         &self,
         project: &Project,

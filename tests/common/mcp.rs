@@ -43,11 +43,16 @@ impl Mcp {
     }
 
     pub fn start_with(root: &Path, extra: &[&str]) -> Self {
+        Self::start_env(root, extra, &[])
+    }
+
+    pub fn start_env(root: &Path, extra: &[&str], envs: &[(&str, &Path)]) -> Self {
         let mut child = Command::new(env!("CARGO_BIN_EXE_gitmem"))
             .arg("--root")
             .arg(root)
             .arg("serve")
             .args(extra)
+            .envs(envs.iter().map(|(k, v)| (*k, *v)))
             .env_remove("GITMEM_ROOT")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

@@ -52,6 +52,19 @@ pub fn gitmem(root: &Path, args: &[&str]) -> Run {
         .into()
 }
 
+/// Runs `gitmem --root ROOT ARGS...` with `HOME` set (linked folders must be under it).
+pub fn gitmem_home(root: &Path, home: &Path, args: &[&str]) -> Run {
+    Command::new(env!("CARGO_BIN_EXE_gitmem"))
+        .arg("--root")
+        .arg(root)
+        .args(args)
+        .env_remove("GITMEM_ROOT")
+        .env("HOME", home)
+        .output()
+        .expect("running gitmem")
+        .into()
+}
+
 /// Generates a deterministic vault with the shared `make_vault.py`.
 pub fn make_vault(dir: &Path, notes: usize) {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/tools/make_vault.py");

@@ -1,0 +1,154 @@
+//! Linked folders in a running server: one schedule per link, at most `max_concurrent` scans at
+//! once. A `poll` link is rescanned every `effective_interval` (the deterministic jitter of
+//! design 6); a `native` link is rescanned after file events (debounced), with the poll as a
+//! safety net. An unchanged folder costs one stat per file.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+
+use super::tools::ToolCtx;
+use crate::vault::links::{effective_interval_ms, WatchMode};
+
+/// How often the poller looks for new or removed links (one stat of links.json per project).
+const REGISTRY_CHECK: Duration = Duration::from_secs(1);
+
+struct Scheduled {
+    project: String,
+    next_due: Instant,
+    interval: Duration,
+    _watch: Option<crate::vault::watch::WatchGuard>,
+}
+
+/// Starts the poller thread; it runs until the process ends.
+pub fn start(ctx: ToolCtx) {
+    let max_concurrent = ctx
+        .app
+        .config()
+        .storage
+        .local
+        .watch
+        .max_concurrent
+        .unwrap_or(4)
+        .max(1);
+    let running = Arc::new(AtomicUsize::new(0));
+    let (events_tx, events_rx) = std::sync::mpsc::channel::<(String, String)>();
+    std::thread::Builder::new()
+        .name("gitmem-link-poller".into())
+        .spawn(move || {
+            let mut schedule: HashMap<String, Scheduled> = HashMap::new();
+            let mut seen: HashMap<String, Option<SystemTime>> = HashMap::new();
+            let mut seen_version = u64::MAX;
+            let mut last_check = Instant::now() - REGISTRY_CHECK;
+            loop {
+                if last_check.elapsed() >= REGISTRY_CHECK
+                    || ctx.state.links_version() != seen_version
+                {
+                    seen_version = ctx.state.links_version();
+                    last_check = Instant::now();
+                    refresh(&ctx, &mut schedule, &mut seen, &events_tx);
+                }
+                let now = Instant::now();
+                let mut due: Vec<(String, String)> = schedule
+                    .iter()
+                    .filter(|(_, s)| s.next_due <= now)
+                    .map(|(id, s)| (id.clone(), s.project.clone()))
+                    .collect();
+                due.extend(events_rx.try_iter());
+                for (id, project) in due {
+                    if running.load(Ordering::SeqCst) >= max_concurrent {
+                        break;
+                    }
+                    if let Some(s) = schedule.get_mut(&id) {
+                        s.next_due = Instant::now() + s.interval;
+                    }
+                    running.fetch_add(1, Ordering::SeqCst);
+                    let ctx = ctx.clone();
+                    let running = running.clone();
+                    std::thread::spawn(move || {
+                        if let Ok(p) = ctx.app.project(Some(&project)) {
+                            if let Err(e) = ctx.app.rescan_link(&p, &id) {
+                                tracing::warn!("rescanning link {id} failed: {e}");
+                            }
+                        }
+                        running.fetch_sub(1, Ordering::SeqCst);
+                    });
+                }
+                let next = schedule
+                    .values()
+                    .map(|s| s.next_due)
+                    .min()
+                    .unwrap_or(now + REGISTRY_CHECK);
+                let wait = next
+                    .saturating_duration_since(Instant::now())
+                    .min(REGISTRY_CHECK)
+                    .max(Duration::from_millis(20));
+                std::thread::sleep(wait);
+            }
+        })
+        .expect("spawning the link poller");
+}
+
+/// Re-reads the link registries that changed and updates the schedule.
+fn refresh(
+    ctx: &ToolCtx,
+    schedule: &mut HashMap<String, Scheduled>,
+    seen: &mut HashMap<String, Option<SystemTime>>,
+    events: &std::sync::mpsc::Sender<(String, String)>,
+) {
+    let projects = match &ctx.constrained {
+        Some(c) => ctx.app.projects(Some(c)).unwrap_or_default(),
+        None => ctx.app.projects(None).unwrap_or_default(),
+    };
+    for project in &projects {
+        let path = crate::vault::links::registry_path(&ctx.app.config().meta_dir(), &project.name);
+        let mtime = std::fs::metadata(&path).and_then(|m| m.modified()).ok();
+        if seen.get(&project.name) == Some(&mtime) {
+            continue;
+        }
+        seen.insert(project.name.clone(), mtime);
+        let links = ctx.app.links(project).unwrap_or_default();
+        schedule.retain(|id, s| s.project != project.name || links.iter().any(|l| &l.id == id));
+        for link in links {
+            let interval = Duration::from_millis(effective_interval_ms(
+                link.watch.poll_interval_ms,
+                link.watch.jitter_pct,
+                &link.id,
+            ));
+            match schedule.get_mut(&link.id) {
+                Some(s) => s.interval = interval,
+                None => {
+                    let watch = (link.watch.mode == WatchMode::Native)
+                        .then(|| {
+                            let tx = events.clone();
+                            let (id, name) = (link.id.clone(), project.name.clone());
+                            crate::vault::watch::watch(
+                                vec![(id.clone(), link.resolved_path.clone())],
+                                move |_| {
+                                    let _ = tx.send((id.clone(), name.clone()));
+                                },
+                            )
+                            .map_err(|e| {
+                                tracing::warn!(
+                                    "cannot watch {}: {e}; polling it instead",
+                                    link.resolved_path.display()
+                                )
+                            })
+                            .ok()
+                        })
+                        .flatten();
+                    schedule.insert(
+                        link.id.clone(),
+                        Scheduled {
+                            project: project.name.clone(),
+                            next_due: Instant::now() + interval,
+                            interval,
+                            _watch: watch,
+                        },
+                    );
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,611 @@
+//! Linked folders: an external directory (an Obsidian vault) bound to a project. Its notes
+//! appear under a mount folder of the project and are indexed like native notes; scans read the
+//! folder and never write to it; tool edits write back to its files.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::{Instant, SystemTime};
+
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use super::{ingest, App, Result, ServiceError};
+use crate::config::Project;
+use crate::index::{FileWarning, OpOutcome, WriteOp};
+use crate::vault::links::{
+    self, effective_interval_ms, link_id, LinkRecord, LinkRules, LinkStatus, Mapping, WatchMode,
+    WatchSettings, FAILURES_FOR_ERROR,
+};
+use crate::vault::scan::{self, Change, FileStat, Known};
+
+/// What `link_folder` is asked to do.
+#[derive(Debug, Clone, Default)]
+pub struct LinkOptions {
+    pub path: String,
+    pub include: Vec<String>,
+    pub exclude: Vec<String>,
+    pub watch_mode: Option<String>,
+    pub poll_interval_ms: Option<u64>,
+    pub jitter_pct: Option<u32>,
+    pub mount: Option<String>,
+}
+
+/// One scan of a linked folder.
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScanReport {
+    pub project: String,
+    pub link_id: String,
+    pub path: String,
+    pub display_path: String,
+    pub include: Vec<String>,
+    pub exclude: Vec<String>,
+    pub scanned: usize,
+    pub created: usize,
+    pub updated: usize,
+    pub deleted: usize,
+    pub moved: usize,
+    pub total_bytes: u64,
+    pub runtime_ms: u64,
+    pub last_error: Option<String>,
+    #[serde(skip)]
+    pub warnings: Vec<FileWarning>,
+}
+
+/// A link as responses show it (design 6: camelCase, no mappings).
+pub fn link_json(link: &LinkRecord) -> Value {
+    json!({
+        "project": link.project,
+        "path": link.resolved_path,
+        "displayPath": link.display_path,
+        "resolvedPath": link.resolved_path,
+        "linkId": link.id,
+        "mount": link.mount,
+        "include": link.include,
+        "exclude": link.exclude,
+        "watch": {
+            "mode": link.watch.mode,
+            "pollIntervalMs": link.watch.poll_interval_ms,
+            "jitterPct": link.watch.jitter_pct,
+            "effectivePollIntervalMs": effective_interval_ms(link.watch.poll_interval_ms, link.watch.jitter_pct, &link.id),
+            "platform": link.watch.platform,
+        },
+        "createdAt": link.created_at,
+        "lastScan": link.last_scan,
+        "lastError": link.last_error,
+        "fileCount": link.file_count,
+        "totalBytes": link.total_bytes,
+        "lastRuntimeMs": link.last_runtime_ms,
+        "status": link.status,
+    })
+}
+
+fn now_iso() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+fn invalid(message: impl Into<String>) -> ServiceError {
+    ServiceError::Invalid(message.into())
+}
+
+impl App {
+    fn registry(&self, project: &Project) -> PathBuf {
+        links::registry_path(&self.config().meta_dir(), &project.name)
+    }
+
+    /// The links of a project.
+    pub fn links(&self, project: &Project) -> Result<Vec<LinkRecord>> {
+        links::load(&self.registry(project)).map_err(|e| invalid(e.to_string()))
+    }
+
+    fn save_links(&self, project: &Project, records: &[LinkRecord]) -> Result<()> {
+        links::save(&self.registry(project), records).map_err(|e| invalid(e.to_string()))
+    }
+
+    /// (mount, folder) of every link of a project, cached until links.json changes.
+    pub fn mounts(&self, project: &Project) -> Vec<(String, PathBuf)> {
+        let path = self.registry(project);
+        let mtime = std::fs::metadata(&path).and_then(|m| m.modified()).ok();
+        let mut cache = self.mount_cache.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((cached_at, mounts)) = cache.get(&project.name) {
+            if *cached_at == mtime {
+                return mounts.clone();
+            }
+        }
+        let mounts: Vec<(String, PathBuf)> = links::load(&path)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|l| (l.mount, l.resolved_path))
+            .collect();
+        cache.insert(project.name.clone(), (mtime, mounts.clone()));
+        mounts
+    }
+
+    /// The linked folder a project-relative path falls in: (folder, path inside it).
+    pub fn mounted(&self, project: &Project, relative: &str) -> Option<(PathBuf, String)> {
+        self.mounts(project).into_iter().find_map(|(mount, root)| {
+            if relative == mount {
+                Some((root, String::new()))
+            } else {
+                relative
+                    .strip_prefix(&format!("{mount}/"))
+                    .map(|rest| (root, rest.to_string()))
+            }
+        })
+    }
+
+    fn check_link_path(
+        &self,
+        project: &Project,
+        canonical: &Path,
+        existing_id: &str,
+    ) -> Result<()> {
+        let config = self.config();
+        if !config.storage.local.allow_outside_home {
+            let home = dirs::home_dir().and_then(|h| h.canonicalize().ok());
+            if !home.as_ref().is_some_and(|h| canonical.starts_with(h)) {
+                return Err(invalid(format!(
+                    "{} is outside your home directory; set `allow_outside_home = true` under [storage.local] in config.toml to link it",
+                    canonical.display()
+                )));
+            }
+        }
+        let overlaps = |other: &Path| canonical.starts_with(other) || other.starts_with(canonical);
+        if overlaps(&config.root) {
+            return Err(invalid(format!(
+                "{} overlaps gitmem's data root {}; link a folder outside it",
+                canonical.display(),
+                config.root.display()
+            )));
+        }
+        for p in config.projects() {
+            if overlaps(&p.path) {
+                return Err(invalid(format!(
+                    "{} is inside or around project '{}' at {}; projects and linked folders may not overlap",
+                    canonical.display(),
+                    p.name,
+                    p.path.display()
+                )));
+            }
+        }
+        for p in config.projects() {
+            for link in
+                links::load(&links::registry_path(&config.meta_dir(), &p.name)).unwrap_or_default()
+            {
+                if link.id != existing_id && overlaps(&link.resolved_path) {
+                    return Err(invalid(format!(
+                        "{} overlaps {} already linked to project '{}' ({})",
+                        canonical.display(),
+                        link.resolved_path.display(),
+                        p.name,
+                        link.id
+                    )));
+                }
+            }
+        }
+        let _ = project;
+        Ok(())
+    }
+
+    /// Links a folder to a project (or updates an existing link of the same folder) and scans it.
+    pub fn link_folder(
+        &self,
+        project: &Project,
+        options: &LinkOptions,
+    ) -> Result<(LinkRecord, ScanReport)> {
+        let _guard = self.links_lock.lock().unwrap_or_else(|e| e.into_inner());
+        let raw = options.path.trim();
+        if raw.is_empty() {
+            return Err(invalid("path must not be empty"));
+        }
+        let expanded = match raw.strip_prefix("~/") {
+            Some(rest) => dirs::home_dir().unwrap_or_default().join(rest),
+            None => PathBuf::from(raw),
+        };
+        let canonical = expanded
+            .canonicalize()
+            .map_err(|e| invalid(format!("cannot link {raw}: {e}")))?;
+        if !canonical.is_dir() {
+            return Err(invalid(format!("cannot link {raw}: it is not a directory")));
+        }
+        let id = link_id(&project.name, &canonical);
+        self.check_link_path(project, &canonical, &id)?;
+        let watch_defaults = self.config().storage.local.watch.clone();
+        let mode = match options
+            .watch_mode
+            .as_deref()
+            .or(watch_defaults.mode.as_deref())
+        {
+            None => WatchMode::Poll,
+            Some(m) => WatchMode::parse(m)
+                .ok_or_else(|| invalid(format!("watch mode '{m}' is not poll or native")))?,
+        };
+        let poll_interval_ms = options
+            .poll_interval_ms
+            .or(watch_defaults.poll_interval_ms)
+            .unwrap_or(30_000);
+        if poll_interval_ms < 100 {
+            return Err(invalid(format!(
+                "poll interval {poll_interval_ms} ms is too short; use at least 100 ms"
+            )));
+        }
+        let jitter_pct = options
+            .jitter_pct
+            .or(watch_defaults.jitter_pct)
+            .unwrap_or(20);
+        if jitter_pct > 100 {
+            return Err(invalid(format!("jitter {jitter_pct}% is more than 100%")));
+        }
+        LinkRules::new(&options.include, &options.exclude)
+            .map_err(|e| invalid(format!("bad include/exclude pattern: {e}")))?;
+
+        let mut records = self.links(project)?;
+        let existing = records.iter().position(|l| l.id == id);
+        let base_name = canonical
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "linked".into());
+        let mount = crate::note::filename::sanitize_for_directory(
+            options.mount.as_deref().unwrap_or(&base_name),
+        );
+        if mount.is_empty() {
+            return Err(invalid("the mount folder name is empty; pass --mount NAME"));
+        }
+        crate::vault::path::validate_relative(&mount).map_err(|e| invalid(e.to_string()))?;
+        if records.iter().any(|l| l.id != id && l.mount == mount) {
+            return Err(invalid(format!(
+                "mount '{mount}' is used by another link of project '{}'; pass --mount NAME",
+                project.name
+            )));
+        }
+        if project.path.join(&mount).exists() {
+            return Err(invalid(format!(
+                "project '{}' already has '{mount}' in its folder; pass --mount NAME to mount the link elsewhere",
+                project.name
+            )));
+        }
+        let watch = WatchSettings {
+            mode,
+            poll_interval_ms,
+            jitter_pct,
+            platform: std::env::consts::OS.to_string(),
+        };
+        let record = match existing {
+            Some(i) => {
+                let r = &mut records[i];
+                if r.mount != mount {
+                    return Err(invalid(format!(
+                        "{} is already linked at mount '{}'; unlink it first to change the mount",
+                        raw, r.mount
+                    )));
+                }
+                r.include = options.include.clone();
+                r.exclude = options.exclude.clone();
+                r.watch = watch;
+                r.display_path = raw.to_string();
+                r.clone()
+            }
+            None => {
+                let r = LinkRecord {
+                    id: id.clone(),
+                    project: project.name.clone(),
+                    display_path: raw.to_string(),
+                    resolved_path: canonical,
+                    mount,
+                    include: options.include.clone(),
+                    exclude: options.exclude.clone(),
+                    watch,
+                    created_at: now_iso(),
+                    last_scan: None,
+                    last_error: None,
+                    file_count: 0,
+                    total_bytes: 0,
+                    last_runtime_ms: 0,
+                    status: LinkStatus::Idle,
+                    failures: 0,
+                    mappings: Default::default(),
+                };
+                records.push(r.clone());
+                r
+            }
+        };
+        self.save_links(project, &records)?;
+        drop(_guard);
+        let report = self.rescan_link(project, &record.id)?;
+        let linked = self
+            .links(project)?
+            .into_iter()
+            .find(|l| l.id == record.id)
+            .unwrap_or(record);
+        Ok((linked, report))
+    }
+
+    /// Unlinks one folder (by path) or every folder of a project. The folders' files are not
+    /// touched; their notes leave the index.
+    pub fn unlink_folder(&self, project: &Project, path: Option<&str>) -> Result<Vec<LinkRecord>> {
+        let _guard = self.links_lock.lock().unwrap_or_else(|e| e.into_inner());
+        let mut records = self.links(project)?;
+        let wanted = |l: &LinkRecord| match path {
+            None => true,
+            Some(p) => {
+                let p = p.trim();
+                let canonical = PathBuf::from(p).canonicalize().ok();
+                l.display_path == p
+                    || canonical.as_ref() == Some(&l.resolved_path)
+                    || l.resolved_path == Path::new(p)
+                    || l.id == p
+            }
+        };
+        let (removed, kept): (Vec<_>, Vec<_>) = records.drain(..).partition(|l| wanted(l));
+        if removed.is_empty() {
+            return Err(invalid(match path {
+                Some(p) => format!("{p} is not linked to project '{}'", project.name),
+                None => format!("project '{}' has no linked folders", project.name),
+            }));
+        }
+        self.save_links(project, &kept)?;
+        let mut ops = Vec::new();
+        for link in &removed {
+            for note in self.notes_under(project, &link.mount)? {
+                ops.push(WriteOp::Delete {
+                    project: project.name.clone(),
+                    path: note.path,
+                });
+            }
+        }
+        self.index.write(ops)?;
+        Ok(removed)
+    }
+
+    /// Scans one linked folder and applies what changed. An unreadable or vanished folder
+    /// changes nothing: the link records the error, and after repeated failures shows `error`.
+    pub fn rescan_link(&self, project: &Project, id: &str) -> Result<ScanReport> {
+        let started = Instant::now();
+        let mut link = self
+            .links(project)?
+            .into_iter()
+            .find(|l| l.id == id)
+            .ok_or_else(|| invalid(format!("no link {id} in project '{}'", project.name)))?;
+        let mut report = ScanReport {
+            project: project.name.clone(),
+            link_id: link.id.clone(),
+            path: link.resolved_path.display().to_string(),
+            display_path: link.display_path.clone(),
+            include: link.include.clone(),
+            exclude: link.exclude.clone(),
+            ..Default::default()
+        };
+        let rules =
+            LinkRules::new(&link.include, &link.exclude).map_err(|e| invalid(e.to_string()))?;
+        let known: HashMap<String, Known> = link
+            .mappings
+            .iter()
+            .map(|(rel, m)| {
+                (
+                    rel.clone(),
+                    Known {
+                        stat: FileStat {
+                            size: m.size,
+                            mtime_ns: m.mtime,
+                        },
+                        checksum: m.checksum_sha256.clone(),
+                    },
+                )
+            })
+            .collect();
+        let scanned = scan::scan(&link.resolved_path, &rules, &known);
+        let scan = match scanned {
+            Ok(scan) => scan,
+            Err(e) => {
+                link.failures += 1;
+                link.last_error = Some(e.to_string());
+                if link.failures >= FAILURES_FOR_ERROR {
+                    link.status = LinkStatus::Error;
+                }
+                link.last_runtime_ms = started.elapsed().as_millis() as u64;
+                self.store_link(project, &link)?;
+                report.last_error = link.last_error.clone();
+                report.runtime_ms = link.last_runtime_ms;
+                return Ok(report);
+            }
+        };
+        let changes = scan::diff(&known, &scan);
+        let include_prefix = self.config().compat.permalinks_include_project;
+        let mounted = |rel: &str| format!("{}/{rel}", link.mount);
+        let mut ops = Vec::new();
+        // The relative path of each upsert, aligned with `ops`, to map outcomes back.
+        let mut op_paths: Vec<Option<String>> = Vec::new();
+        for change in &changes {
+            match change {
+                Change::Created(rel) | Change::Modified(rel) => {
+                    if matches!(change, Change::Created(_)) {
+                        report.created += 1;
+                    } else {
+                        report.updated += 1;
+                    }
+                    let observed = &scan.files[rel];
+                    let bytes = observed.bytes.as_deref().unwrap_or_default();
+                    let mut input = ingest::note_input(
+                        &project.name,
+                        include_prefix,
+                        &mounted(rel),
+                        observed,
+                        bytes,
+                    );
+                    report
+                        .warnings
+                        .extend(input.warnings.iter().map(|m| FileWarning {
+                            path: mounted(rel),
+                            message: m.clone(),
+                        }));
+                    if !input.tags.iter().any(|t| t == "linked") {
+                        input.tags.push("linked".into());
+                    }
+                    input.metadata.insert(
+                        "source".into(),
+                        json!({
+                            "origin": "linked_folder",
+                            "file_uri": format!("file://{}", link.resolved_path.join(rel).display()),
+                            "relative_path": rel,
+                            "checksum_sha256": observed.checksum,
+                            "linked_folder_id": link.id,
+                            "file_mtime": crate::service::search::iso_from_ms(observed.stat.mtime_ns / 1_000_000),
+                            "file_size": observed.stat.size,
+                        }),
+                    );
+                    ops.push(WriteOp::Upsert(Box::new(input)));
+                    op_paths.push(Some(rel.clone()));
+                    continue;
+                }
+                Change::Touched(rel) => {
+                    let stat = scan.files[rel].stat;
+                    ops.push(WriteOp::Touch {
+                        project: project.name.clone(),
+                        path: mounted(rel),
+                        size: stat.size,
+                        mtime_ns: stat.mtime_ns,
+                    });
+                }
+                Change::Deleted(rel) => {
+                    report.deleted += 1;
+                    ops.push(WriteOp::Delete {
+                        project: project.name.clone(),
+                        path: mounted(rel),
+                    });
+                }
+                Change::Moved { from, to } => {
+                    report.moved += 1;
+                    ops.push(WriteOp::Move {
+                        project: project.name.clone(),
+                        from: mounted(from),
+                        to: mounted(to),
+                    });
+                }
+            }
+            op_paths.push(None);
+        }
+        report
+            .warnings
+            .extend(scan.warnings.iter().map(|w| FileWarning {
+                path: mounted(&w.path),
+                message: w.message.clone(),
+            }));
+        let outcomes = if ops.is_empty() {
+            Vec::new()
+        } else {
+            self.index.write(ops)?
+        };
+        let mut ids: HashMap<String, String> = HashMap::new();
+        for (outcome, rel) in outcomes.iter().zip(&op_paths) {
+            if let (Ok(OpOutcome::Upserted { id, .. }), Some(rel)) = (outcome, rel) {
+                ids.insert(rel.clone(), id.clone());
+            }
+        }
+        let mut mappings = std::collections::BTreeMap::new();
+        for (rel, observed) in &scan.files {
+            let note_id = ids
+                .get(rel)
+                .cloned()
+                .or_else(|| link.mappings.get(rel).map(|m| m.note_id.clone()))
+                .or_else(|| {
+                    changes.iter().find_map(|c| match c {
+                        Change::Moved { from, to } if to == rel => {
+                            link.mappings.get(from).map(|m| m.note_id.clone())
+                        }
+                        _ => None,
+                    })
+                })
+                .unwrap_or_default();
+            mappings.insert(
+                rel.clone(),
+                Mapping {
+                    note_id,
+                    checksum_sha256: observed.checksum.clone(),
+                    mtime: observed.stat.mtime_ns,
+                    size: observed.stat.size,
+                },
+            );
+        }
+        // Paths that could not be read keep their mapping: fail closed.
+        for (rel, m) in &link.mappings {
+            if !mappings.contains_key(rel) && scan.is_unreadable(rel) {
+                mappings.insert(rel.clone(), m.clone());
+            }
+        }
+        report.scanned = scan.files.len();
+        report.total_bytes = scan.files.values().map(|o| o.stat.size).sum();
+        report.runtime_ms = started.elapsed().as_millis() as u64;
+        link.mappings = mappings;
+        link.file_count = report.scanned as u64;
+        link.total_bytes = report.total_bytes;
+        link.last_runtime_ms = report.runtime_ms;
+        link.last_scan = Some(now_iso());
+        link.last_error = None;
+        link.failures = 0;
+        link.status = LinkStatus::Idle;
+        self.store_link(project, &link)?;
+        Ok(report)
+    }
+
+    /// Writes back one link's record, keeping the others as they are on disk now.
+    fn store_link(&self, project: &Project, link: &LinkRecord) -> Result<()> {
+        let _guard = self.links_lock.lock().unwrap_or_else(|e| e.into_inner());
+        let mut records = self.links(project)?;
+        match records.iter_mut().find(|l| l.id == link.id) {
+            Some(slot) => *slot = link.clone(),
+            // Unlinked while the scan ran: nothing to record.
+            None => return Ok(()),
+        }
+        self.save_links(project, &records)
+    }
+
+    /// Forgets what the links of a project know and reads every linked file again (after the
+    /// project's index entries were rebuilt).
+    pub fn reindex_links(&self, project: &Project) -> Result<Vec<ScanReport>> {
+        {
+            let _guard = self.links_lock.lock().unwrap_or_else(|e| e.into_inner());
+            let mut records = self.links(project)?;
+            if records.is_empty() {
+                return Ok(Vec::new());
+            }
+            for r in &mut records {
+                r.mappings.clear();
+            }
+            self.save_links(project, &records)?;
+        }
+        self.rescan_links(project, None)
+    }
+
+    /// Rescans the links of a project (all, or the one at `path`).
+    pub fn rescan_links(&self, project: &Project, path: Option<&str>) -> Result<Vec<ScanReport>> {
+        let links = self.links(project)?;
+        let selected: Vec<&LinkRecord> = links
+            .iter()
+            .filter(|l| match path {
+                None => true,
+                Some(p) => {
+                    let canonical = PathBuf::from(p.trim()).canonicalize().ok();
+                    l.display_path == p.trim()
+                        || canonical.as_ref() == Some(&l.resolved_path)
+                        || l.id == p.trim()
+                }
+            })
+            .collect();
+        if selected.is_empty() {
+            if let Some(p) = path {
+                return Err(invalid(format!(
+                    "{p} is not linked to project '{}'",
+                    project.name
+                )));
+            }
+        }
+        selected
+            .into_iter()
+            .map(|l| self.rescan_link(project, &l.id))
+            .collect()
+    }
+}
+
+/// When a link was last modified, for the mount cache.
+pub type MountCache =
+    std::sync::Mutex<HashMap<String, (Option<SystemTime>, Vec<(String, PathBuf)>)>>;
