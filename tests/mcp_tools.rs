@@ -181,13 +181,13 @@ fn check(mcp: &mut Mcp, project_dir: &Path, tool: &str, args: &Value, expect: &E
 // 1. tools/list
 
 #[test]
-fn tools_list_has_the_19_tools_with_annotations_and_object_schemas() {
+fn tools_list_has_the_23_tools_with_annotations_and_object_schemas() {
     let (_dir, mut mcp) = server();
     let listed = mcp.request("tools/list", json!({}));
     let tools = listed["tools"].as_array().expect("tools/list has tools");
 
-    // (name, readOnlyHint, destructiveHint) — compat 1.2, plus canvas (compat 10) and
-    // sync_status (compat 8.8).
+    // (name, readOnlyHint, destructiveHint) — compat 1.2, plus canvas (compat 10),
+    // sync_status (compat 8.8) and the linked-folder tools (design 7).
     let expected = [
         ("write_note", false, true),
         ("read_note", true, false),
@@ -208,11 +208,15 @@ fn tools_list_has_the_19_tools_with_annotations_and_object_schemas() {
         ("search", true, false),
         ("fetch", true, false),
         ("basic_memory_diagnostics", true, false),
+        ("link_folder", false, false),
+        ("unlink_folder", false, true),
+        ("list_links", true, false),
+        ("sync", false, false),
     ];
     let names: BTreeSet<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
     let wanted: BTreeSet<&str> = expected.iter().map(|e| e.0).collect();
     assert_eq!(names, wanted);
-    assert_eq!(tools.len(), 19, "no duplicates");
+    assert_eq!(tools.len(), 23, "no duplicates, no dotted names unless asked");
 
     for (name, read_only, destructive) in expected {
         let tool = tools.iter().find(|t| t["name"] == name).unwrap();
