@@ -216,7 +216,11 @@ fn tools_list_has_the_23_tools_with_annotations_and_object_schemas() {
     let names: BTreeSet<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
     let wanted: BTreeSet<&str> = expected.iter().map(|e| e.0).collect();
     assert_eq!(names, wanted);
-    assert_eq!(tools.len(), 23, "no duplicates, no dotted names unless asked");
+    assert_eq!(
+        tools.len(),
+        23,
+        "no duplicates, no dotted names unless asked"
+    );
 
     for (name, read_only, destructive) in expected {
         let tool = tools.iter().find(|t| t["name"] == name).unwrap();

@@ -235,10 +235,19 @@ pub fn read_note(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
                 } else {
                     body
                 };
-                ToolReply::Json(json!({
+                let mut v = json!({
                     "title": note.title, "permalink": note.permalink, "file_path": note.path,
                     "content": content, "frontmatter": frontmatter,
-                }))
+                });
+                if let Some(source) = note
+                    .metadata
+                    .get("source")
+                    .filter(|s| s["origin"] == "linked_folder")
+                {
+                    v["source"] = source.clone();
+                    v["tags"] = json!(note.tags);
+                }
+                ToolReply::Json(v)
             }
         };
     }

@@ -275,6 +275,15 @@ impl<'a> ResultBuilder<'a> {
                 if note.kind == NoteKind::File {
                     result.metadata = json!({ "note_type": "file" });
                 }
+                // Notes of linked folders say where they come from (design 6).
+                if let Some(source) = note
+                    .metadata
+                    .get("source")
+                    .filter(|s| s["origin"] == "linked_folder")
+                {
+                    result.metadata["source"] = source.clone();
+                    result.metadata["tags"] = json!(note.tags);
+                }
                 result.content = entity_content
                     .filter(|c| !c.is_empty())
                     .map(|c| truncate(&c, CONTENT_LIMIT));
