@@ -582,3 +582,28 @@ fn two_links_in_two_projects() {
         "reindex keeps linked notes"
     );
 }
+
+#[test]
+fn a_native_link_follows_file_events() {
+    let f = fixture(3);
+    let mut mcp = Mcp::start_env(&f.root, &[], &[("HOME", f.home.as_path())]);
+    let link = mcp
+        .call(
+            "link_folder",
+            json!({"path": f.vault, "watchMode": "native", "pollIntervalMs": 600000}),
+        )
+        .ok()
+        .json();
+    assert_eq!(link["watch"]["mode"], "native");
+    fs::write(f.vault.join("Evented.md"), "# Evented\n\ndibbler\n").unwrap();
+    assert!(
+        eventually(Duration::from_secs(5), || mcp
+            .call(
+                "search_notes",
+                json!({"query": "dibbler", "output_format": "json"})
+            )
+            .json()["total"]
+            == 1),
+        "a file event triggers a rescan long before the 10-minute poll"
+    );
+}

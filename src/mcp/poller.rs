@@ -138,6 +138,10 @@ fn refresh(
                             .ok()
                         })
                         .flatten();
+                    if watch.is_some() {
+                        // Catch what changed between the link's last scan and the watch.
+                        let _ = events.send((link.id.clone(), project.name.clone()));
+                    }
                     schedule.insert(
                         link.id.clone(),
                         Scheduled {

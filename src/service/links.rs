@@ -393,15 +393,23 @@ impl App {
                 )
             })
             .collect();
+        // `polling` while the scan runs, for list_links in this or another process.
+        let previous_status = link.status;
+        link.status = LinkStatus::Polling;
+        self.store_link(project, &link)?;
         let scanned = scan::scan(&link.resolved_path, &rules, &known);
         let scan = match scanned {
             Ok(scan) => scan,
             Err(e) => {
                 link.failures += 1;
                 link.last_error = Some(e.to_string());
-                if link.failures >= FAILURES_FOR_ERROR {
-                    link.status = LinkStatus::Error;
-                }
+                link.status = if link.failures >= FAILURES_FOR_ERROR
+                    || previous_status == LinkStatus::Error
+                {
+                    LinkStatus::Error
+                } else {
+                    LinkStatus::Idle
+                };
                 link.last_runtime_ms = started.elapsed().as_millis() as u64;
                 self.store_link(project, &link)?;
                 report.last_error = link.last_error.clone();

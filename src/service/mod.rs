@@ -138,6 +138,11 @@ impl App {
         self.index.write(vec![WriteOp::DeleteProject {
             project: project.name.clone(),
         }])?;
+        // Its linked folders go with it (their files stay where they are).
+        let meta = self.config().meta_dir().join(&project.name);
+        if meta.exists() {
+            std::fs::remove_dir_all(&meta)?;
+        }
         if delete_notes && project.path.exists() {
             std::fs::remove_dir_all(&project.path)?;
         }
