@@ -5,7 +5,7 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 use super::args;
-use super::tools::{parse, service_error, ToolCtx, ToolReply};
+use super::tools::{parse, service_error, tri, ToolCtx, ToolReply};
 use crate::service::links::{link_json, LinkOptions};
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -55,14 +55,8 @@ pub struct LinkFolderArgs {
 
 pub fn link_folder(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     const TOOL: &str = "link_folder";
-    let a: LinkFolderArgs = match parse(TOOL, raw) {
-        Ok(a) => a,
-        Err(e) => return e,
-    };
-    let project = match ctx.project(TOOL, a.project.as_deref(), None) {
-        Ok(p) => p,
-        Err(e) => return e,
-    };
+    let a: LinkFolderArgs = tri!(parse(TOOL, raw));
+    let project = tri!(ctx.project(TOOL, a.project.as_deref(), None));
     let non_negative = |v: Option<i64>, what: &str| -> Result<Option<u64>, ToolReply> {
         match v {
             Some(n) if n < 0 => Err(ToolReply::Error(format!(
@@ -71,10 +65,7 @@ pub fn link_folder(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
             other => Ok(other.map(|n| n as u64)),
         }
     };
-    let poll = match non_negative(a.poll_interval_ms, "pollIntervalMs") {
-        Ok(v) => v,
-        Err(e) => return e,
-    };
+    let poll = tri!(non_negative(a.poll_interval_ms, "pollIntervalMs"));
     let jitter = match non_negative(a.jitter_pct, "jitterPct") {
         Ok(v) => v.map(|j| j.min(u64::from(u32::MAX)) as u32),
         Err(e) => return e,
@@ -110,14 +101,8 @@ pub struct UnlinkFolderArgs {
 
 pub fn unlink_folder(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     const TOOL: &str = "unlink_folder";
-    let a: UnlinkFolderArgs = match parse(TOOL, raw) {
-        Ok(a) => a,
-        Err(e) => return e,
-    };
-    let project = match ctx.project(TOOL, a.project.as_deref(), None) {
-        Ok(p) => p,
-        Err(e) => return e,
-    };
+    let a: UnlinkFolderArgs = tri!(parse(TOOL, raw));
+    let project = tri!(ctx.project(TOOL, a.project.as_deref(), None));
     match ctx.app.unlink_folder(&project, a.path.as_deref()) {
         Ok(removed) => {
             ctx.state.links_changed();
@@ -136,10 +121,7 @@ pub struct ListLinksArgs {
 
 pub fn list_links(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     const TOOL: &str = "list_links";
-    let a: ListLinksArgs = match parse(TOOL, raw) {
-        Ok(a) => a,
-        Err(e) => return e,
-    };
+    let a: ListLinksArgs = tri!(parse(TOOL, raw));
     let projects = match (&ctx.constrained, &a.project) {
         (Some(c), _) => ctx.app.projects(Some(c)),
         (None, p) => ctx.app.projects(p.as_deref()),
@@ -173,20 +155,14 @@ pub struct SyncArgs {
 
 pub fn sync(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     const TOOL: &str = "sync";
-    let a: SyncArgs = match parse(TOOL, raw) {
-        Ok(a) => a,
-        Err(e) => return e,
-    };
+    let a: SyncArgs = tri!(parse(TOOL, raw));
     if a.direction != "external" {
         return ToolReply::Error(format!(
             "Error calling tool '{TOOL}': direction '{}' is not supported; use \"external\" to rescan linked folders",
             a.direction
         ));
     }
-    let project = match ctx.project(TOOL, a.project.as_deref(), None) {
-        Ok(p) => p,
-        Err(e) => return e,
-    };
+    let project = tri!(ctx.project(TOOL, a.project.as_deref(), None));
     let mut reports = Vec::new();
     let paths: Vec<Option<String>> = match a.paths {
         Some(p) if !p.is_empty() => p.into_iter().map(Some).collect(),

@@ -5,7 +5,9 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 use super::args;
-use super::tools::{check_page, output_format, parse, service_error, Format, ToolCtx, ToolReply};
+use super::tools::{
+    check_page, output_format, parse, service_error, tri, Format, ToolCtx, ToolReply,
+};
 use crate::note::edit::{self, EditRequest, Operation};
 use crate::note::identifier::normalize_identifier;
 use crate::render::notes as text;
@@ -58,18 +60,9 @@ pub struct WriteNoteArgs {
 
 pub fn write_note(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     const TOOL: &str = "write_note";
-    let a: WriteNoteArgs = match parse(TOOL, raw) {
-        Ok(a) => a,
-        Err(e) => return e,
-    };
-    let format = match output_format(a.output_format.as_deref(), Format::Text) {
-        Ok(f) => f,
-        Err(e) => return e,
-    };
-    let project = match ctx.project(TOOL, a.project.as_deref(), a.project_id.as_deref()) {
-        Ok(p) => p,
-        Err(e) => return e,
-    };
+    let a: WriteNoteArgs = tri!(parse(TOOL, raw));
+    let format = tri!(output_format(a.output_format.as_deref(), Format::Text));
+    let project = tri!(ctx.project(TOOL, a.project.as_deref(), a.project_id.as_deref()));
     let request = WriteNoteRequest {
         title: a.title.clone(),
         content: a.content,
@@ -178,27 +171,15 @@ fn identifier_safe(identifier: &str) -> bool {
 
 pub fn read_note(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     const TOOL: &str = "read_note";
-    let a: ReadNoteArgs = match parse(TOOL, raw) {
-        Ok(a) => a,
-        Err(e) => return e,
-    };
-    let format = match output_format(a.output_format.as_deref(), Format::Text) {
-        Ok(f) => f,
-        Err(e) => return e,
-    };
-    let (page, page_size) = match check_page(TOOL, a.page, a.page_size, 10, None) {
-        Ok(p) => p,
-        Err(e) => return e,
-    };
-    let project = match ctx.project_for_identifier(
+    let a: ReadNoteArgs = tri!(parse(TOOL, raw));
+    let format = tri!(output_format(a.output_format.as_deref(), Format::Text));
+    let (page, page_size) = tri!(check_page(TOOL, a.page, a.page_size, 10, None));
+    let project = tri!(ctx.project_for_identifier(
         TOOL,
         &a.identifier,
         a.project.as_deref(),
         a.project_id.as_deref(),
-    ) {
-        Ok(p) => p,
-        Err(e) => return e,
-    };
+    ));
     if !identifier_safe(&a.identifier) {
         let message = format!(
             "Identifier '{}' is not allowed - paths must stay within project boundaries",
@@ -300,10 +281,7 @@ pub struct ViewNoteArgs {
 }
 
 pub fn view_note(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
-    let a: ViewNoteArgs = match parse("view_note", raw) {
-        Ok(a) => a,
-        Err(e) => return e,
-    };
+    let a: ViewNoteArgs = tri!(parse("view_note", raw));
     let mut read_args = Map::new();
     read_args.insert("identifier".into(), json!(a.identifier));
     if let Some(p) = &a.project {
@@ -408,14 +386,8 @@ fn edit_failed(format: Format, title: &str, body: &str, code: &str, identifier: 
 
 pub fn edit_note(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     const TOOL: &str = "edit_note";
-    let a: EditNoteArgs = match parse(TOOL, raw) {
-        Ok(a) => a,
-        Err(e) => return e,
-    };
-    let format = match output_format(a.output_format.as_deref(), Format::Text) {
-        Ok(f) => f,
-        Err(e) => return e,
-    };
+    let a: EditNoteArgs = tri!(parse(TOOL, raw));
+    let format = tri!(output_format(a.output_format.as_deref(), Format::Text));
     let Some(operation) = Operation::parse(&a.operation) else {
         return ToolReply::Error(format!(
             "Error calling tool '{TOOL}': Invalid operation '{}'. Must be one of: {}",
@@ -457,15 +429,12 @@ pub fn edit_note(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
             "Error calling tool '{TOOL}': expected_replacements must be >= 1, got {expected}"
         ));
     }
-    let project = match ctx.project_for_identifier(
+    let project = tri!(ctx.project_for_identifier(
         TOOL,
         &a.identifier,
         a.project.as_deref(),
         a.project_id.as_deref(),
-    ) {
-        Ok(p) => p,
-        Err(e) => return e,
-    };
+    ));
     if !identifier_safe(&a.identifier) {
         return edit_failed(
             format,
@@ -710,14 +679,8 @@ fn extension(path: &str) -> Option<String> {
 
 pub fn move_note(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     const TOOL: &str = "move_note";
-    let a: MoveNoteArgs = match parse(TOOL, raw) {
-        Ok(a) => a,
-        Err(e) => return e,
-    };
-    let format = match output_format(a.output_format.as_deref(), Format::Text) {
-        Ok(f) => f,
-        Err(e) => return e,
-    };
+    let a: MoveNoteArgs = tri!(parse(TOOL, raw));
+    let format = tri!(output_format(a.output_format.as_deref(), Format::Text));
     let dest_path = a.destination_path.clone().filter(|p| !p.trim().is_empty());
     let dest_folder = a.destination_folder.clone();
     let is_dir = a.is_directory.unwrap_or(false);
@@ -762,15 +725,12 @@ pub fn move_note(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
             &src,
         );
     }
-    let project = match ctx.project_for_identifier(
+    let project = tri!(ctx.project_for_identifier(
         TOOL,
         &a.identifier,
         a.project.as_deref(),
         a.project_id.as_deref(),
-    ) {
-        Ok(p) => p,
-        Err(e) => return e,
-    };
+    ));
     if let Some(first) = requested.split('/').next() {
         if requested.contains('/') {
             if let Ok(other) = ctx.app.project(Some(first)) {
@@ -936,23 +896,14 @@ pub struct DeleteNoteArgs {
 
 pub fn delete_note(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     const TOOL: &str = "delete_note";
-    let a: DeleteNoteArgs = match parse(TOOL, raw) {
-        Ok(a) => a,
-        Err(e) => return e,
-    };
-    let format = match output_format(a.output_format.as_deref(), Format::Text) {
-        Ok(f) => f,
-        Err(e) => return e,
-    };
-    let project = match ctx.project_for_identifier(
+    let a: DeleteNoteArgs = tri!(parse(TOOL, raw));
+    let format = tri!(output_format(a.output_format.as_deref(), Format::Text));
+    let project = tri!(ctx.project_for_identifier(
         TOOL,
         &a.identifier,
         a.project.as_deref(),
         a.project_id.as_deref(),
-    ) {
-        Ok(p) => p,
-        Err(e) => return e,
-    };
+    ));
     let failed = |title: &str, message: String, code: &str| match format {
         Format::Text => ToolReply::Text(text::guidance(title, &message)),
         Format::Json => ToolReply::Json(json!({
@@ -1073,19 +1024,13 @@ pub struct ReadContentArgs {
 
 pub fn read_content(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     const TOOL: &str = "read_content";
-    let a: ReadContentArgs = match parse(TOOL, raw) {
-        Ok(a) => a,
-        Err(e) => return e,
-    };
-    let project = match ctx.project_for_identifier(
+    let a: ReadContentArgs = tri!(parse(TOOL, raw));
+    let project = tri!(ctx.project_for_identifier(
         TOOL,
         &a.path,
         a.project.as_deref(),
         a.project_id.as_deref(),
-    ) {
-        Ok(p) => p,
-        Err(e) => return e,
-    };
+    ));
     if !identifier_safe(&a.path) {
         return ToolReply::Json(json!({
             "type": "error",

@@ -6,7 +6,7 @@ use serde_json::{json, Map, Value};
 
 use super::args;
 use super::state::ProjectSync;
-use super::tools::{output_format, parse, service_error, Format, ToolCtx, ToolReply};
+use super::tools::{output_format, parse, service_error, tri, Format, ToolCtx, ToolReply};
 use crate::service::ServiceError;
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -17,14 +17,8 @@ pub struct ListProjectsArgs {
 
 pub fn list_memory_projects(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     const TOOL: &str = "list_memory_projects";
-    let a: ListProjectsArgs = match parse(TOOL, raw) {
-        Ok(a) => a,
-        Err(e) => return e,
-    };
-    let format = match output_format(a.output_format.as_deref(), Format::Text) {
-        Ok(f) => f,
-        Err(e) => return e,
-    };
+    let a: ListProjectsArgs = tri!(parse(TOOL, raw));
+    let format = tri!(output_format(a.output_format.as_deref(), Format::Text));
     let mut projects = match ctx.app.projects(None) {
         Ok(p) => p,
         Err(e) => return service_error(TOOL, e),
@@ -81,14 +75,8 @@ pub struct CreateProjectArgs {
 
 pub fn create_memory_project(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     const TOOL: &str = "create_memory_project";
-    let a: CreateProjectArgs = match parse(TOOL, raw) {
-        Ok(a) => a,
-        Err(e) => return e,
-    };
-    let format = match output_format(a.output_format.as_deref(), Format::Text) {
-        Ok(f) => f,
-        Err(e) => return e,
-    };
+    let a: CreateProjectArgs = tri!(parse(TOOL, raw));
+    let format = tri!(output_format(a.output_format.as_deref(), Format::Text));
     if let Some(c) = &ctx.constrained {
         return match format {
             Format::Text => ToolReply::Text(format!(
@@ -144,10 +132,7 @@ pub struct DeleteProjectArgs {
 
 pub fn delete_project(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     const TOOL: &str = "delete_project";
-    let a: DeleteProjectArgs = match parse(TOOL, raw) {
-        Ok(a) => a,
-        Err(e) => return e,
-    };
+    let a: DeleteProjectArgs = tri!(parse(TOOL, raw));
     if let Some(c) = &ctx.constrained {
         return ToolReply::Text(format!(
             "# Error\n\nProject deletion disabled - MCP server is constrained to project '{c}'.\nUse the CLI to delete projects: `gitmem project remove \"name\"`"
@@ -228,14 +213,8 @@ pub struct CanvasArgs {
 
 pub fn canvas(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     const TOOL: &str = "canvas";
-    let a: CanvasArgs = match parse(TOOL, raw) {
-        Ok(a) => a,
-        Err(e) => return e,
-    };
-    let project = match ctx.project(TOOL, a.project.as_deref(), a.project_id.as_deref()) {
-        Ok(p) => p,
-        Err(e) => return e,
-    };
+    let a: CanvasArgs = tri!(parse(TOOL, raw));
+    let project = tri!(ctx.project(TOOL, a.project.as_deref(), a.project_id.as_deref()));
     let name = if a.title.ends_with(".canvas") {
         a.title.clone()
     } else {
@@ -284,10 +263,7 @@ pub struct SyncStatusArgs {
 }
 
 pub fn sync_status(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
-    let a: SyncStatusArgs = match parse("sync_status", raw) {
-        Ok(a) => a,
-        Err(e) => return e,
-    };
+    let a: SyncStatusArgs = tri!(parse("sync_status", raw));
     let projects = ctx.app.projects(None).unwrap_or_default();
     let states: Vec<(String, ProjectSync)> = projects
         .iter()

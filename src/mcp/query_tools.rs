@@ -7,7 +7,9 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 use super::args;
-use super::tools::{check_page, output_format, parse, service_error, Format, ToolCtx, ToolReply};
+use super::tools::{
+    check_page, output_format, parse, service_error, tri, Format, ToolCtx, ToolReply,
+};
 use crate::render;
 use crate::service::activity::activity_types;
 use crate::service::context::ContextRequest;
@@ -109,18 +111,9 @@ fn search_failed(format: Format, title: &str, body: String) -> ToolReply {
 
 pub fn search_notes(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     const TOOL: &str = "search_notes";
-    let a: SearchNotesArgs = match parse(TOOL, raw) {
-        Ok(a) => a,
-        Err(e) => return e,
-    };
-    let format = match output_format(a.output_format.as_deref(), Format::Text) {
-        Ok(f) => f,
-        Err(e) => return e,
-    };
-    let (page, page_size) = match check_page(TOOL, a.page, a.page_size, 10, None) {
-        Ok(p) => p,
-        Err(e) => return e,
-    };
+    let a: SearchNotesArgs = tri!(parse(TOOL, raw));
+    let format = tri!(output_format(a.output_format.as_deref(), Format::Text));
+    let (page, page_size) = tri!(check_page(TOOL, a.page, a.page_size, 10, None));
     let after_date = match a.after_date.as_deref().filter(|d| !d.trim().is_empty()) {
         Some(d) => match parse_instant(d, Utc::now()) {
             Ok(t) => Some(t),
@@ -160,10 +153,7 @@ pub fn search_notes(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
             Err(e) => return service_error(TOOL, e),
         }
     } else {
-        let project = match ctx.project(TOOL, a.project.as_deref(), a.project_id.as_deref()) {
-            Ok(p) => p,
-            Err(e) => return e,
-        };
+        let project = tri!(ctx.project(TOOL, a.project.as_deref(), a.project_id.as_deref()));
         (ctx.app.search(&project, &request), project.name)
     };
     match result {
@@ -248,22 +238,10 @@ pub struct RecentActivityArgs {
 
 pub fn recent_activity(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     const TOOL: &str = "recent_activity";
-    let a: RecentActivityArgs = match parse(TOOL, raw) {
-        Ok(a) => a,
-        Err(e) => return e,
-    };
-    let format = match output_format(a.output_format.as_deref(), Format::Text) {
-        Ok(f) => f,
-        Err(e) => return e,
-    };
-    let (page, page_size) = match check_page(TOOL, a.page, a.page_size, 10, Some(100)) {
-        Ok(p) => p,
-        Err(e) => return e,
-    };
-    let tf = match timeframe(TOOL, a.timeframe.as_deref()) {
-        Ok(t) => t,
-        Err(e) => return e,
-    };
+    let a: RecentActivityArgs = tri!(parse(TOOL, raw));
+    let format = tri!(output_format(a.output_format.as_deref(), Format::Text));
+    let (page, page_size) = tri!(check_page(TOOL, a.page, a.page_size, 10, Some(100)));
+    let tf = tri!(timeframe(TOOL, a.timeframe.as_deref()));
     let requested_types = a.kind.clone().unwrap_or_default();
     let types = match activity_types(&requested_types) {
         Ok(t) => t,
@@ -387,14 +365,8 @@ pub fn build_context(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
             }
             Err(e) => return e,
         };
-    let format = match output_format(a.output_format.as_deref(), Format::Json) {
-        Ok(f) => f,
-        Err(e) => return e,
-    };
-    let (page, page_size) = match check_page(TOOL, a.page, a.page_size, 10, None) {
-        Ok(p) => p,
-        Err(e) => return e,
-    };
+    let format = tri!(output_format(a.output_format.as_deref(), Format::Json));
+    let (page, page_size) = tri!(check_page(TOOL, a.page, a.page_size, 10, None));
     let path = match crate::note::memory_url::memory_url_path(&a.url) {
         Ok(p) => p,
         Err(e) => {
@@ -411,10 +383,7 @@ pub fn build_context(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
         None => None,
     };
     let project =
-        match ctx.project_for_url(TOOL, &path, a.project.as_deref(), a.project_id.as_deref()) {
-            Ok(p) => p,
-            Err(e) => return e,
-        };
+        tri!(ctx.project_for_url(TOOL, &path, a.project.as_deref(), a.project_id.as_deref()));
     let include = ctx.app.config().compat.permalinks_include_project;
     let uri = if include
         && !(path == project.permalink || path.starts_with(&format!("{}/", project.permalink)))
@@ -489,22 +458,10 @@ pub struct ListDirectoryArgs {
 
 pub fn list_directory(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     const TOOL: &str = "list_directory";
-    let a: ListDirectoryArgs = match parse(TOOL, raw) {
-        Ok(a) => a,
-        Err(e) => return e,
-    };
-    let format = match output_format(a.output_format.as_deref(), Format::Text) {
-        Ok(f) => f,
-        Err(e) => return e,
-    };
-    let (page, page_size) = match check_page(TOOL, a.page, a.page_size, 10, Some(200)) {
-        Ok(p) => p,
-        Err(e) => return e,
-    };
-    let project = match ctx.project(TOOL, a.project.as_deref(), a.project_id.as_deref()) {
-        Ok(p) => p,
-        Err(e) => return e,
-    };
+    let a: ListDirectoryArgs = tri!(parse(TOOL, raw));
+    let format = tri!(output_format(a.output_format.as_deref(), Format::Text));
+    let (page, page_size) = tri!(check_page(TOOL, a.page, a.page_size, 10, Some(200)));
+    let project = tri!(ctx.project(TOOL, a.project.as_deref(), a.project_id.as_deref()));
     let request = DirectoryRequest {
         dir_name: a.dir_name.unwrap_or_else(|| "/".into()),
         depth: a.depth.unwrap_or(1).max(1) as usize,
@@ -566,14 +523,8 @@ fn python_json(v: &Value) -> String {
 
 pub fn chatgpt_search(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     const TOOL: &str = "search";
-    let a: ChatGptSearchArgs = match parse(TOOL, raw) {
-        Ok(a) => a,
-        Err(e) => return e,
-    };
-    let project = match ctx.project(TOOL, None, None) {
-        Ok(p) => p,
-        Err(e) => return e,
-    };
+    let a: ChatGptSearchArgs = tri!(parse(TOOL, raw));
+    let project = tri!(ctx.project(TOOL, None, None));
     let request = SearchRequest {
         query: Some(a.query.clone()),
         ..Default::default()
@@ -602,10 +553,7 @@ pub fn chatgpt_search(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
 
 pub fn chatgpt_fetch(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     const TOOL: &str = "fetch";
-    let a: ChatGptFetchArgs = match parse(TOOL, raw) {
-        Ok(a) => a,
-        Err(e) => return e,
-    };
+    let a: ChatGptFetchArgs = tri!(parse(TOOL, raw));
     let identifier = if a.id.contains('/') && !a.id.starts_with("memory://") {
         format!("memory://{}", a.id)
     } else {

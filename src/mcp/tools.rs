@@ -16,6 +16,17 @@ use super::state::ServerState;
 use crate::config::Project;
 use crate::service::{App, ServiceError};
 
+/// Unwraps a `Result<T, ToolReply>`, returning the reply from the tool on `Err`.
+macro_rules! tri {
+    ($result:expr) => {
+        match $result {
+            Ok(value) => value,
+            Err(reply) => return reply,
+        }
+    };
+}
+pub(crate) use tri;
+
 /// What a tool call returns, before it becomes MCP content.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ToolReply {
