@@ -144,8 +144,6 @@ pub struct Config {
     pub compat: CompatConfig,
     pub server: ServerConfig,
     projects: Vec<Project>,
-    /// Whether the registry came from the file (false: the implicit `main`).
-    explicit_projects: bool,
 }
 
 impl Config {
@@ -221,7 +219,6 @@ impl Config {
             compat: file.compat,
             server: file.server,
             projects,
-            explicit_projects,
         })
     }
 
@@ -383,13 +380,7 @@ impl Config {
         }
         crate::vault::fs::atomic_write(&path, doc.to_string().as_bytes())
             .map_err(|source| ConfigError::Write { path, source })?;
-        self.explicit_projects = true;
         Ok(())
-    }
-
-    /// Whether the registry is written down (false: implicit default `main`).
-    pub fn has_explicit_projects(&self) -> bool {
-        self.explicit_projects
     }
 }
 

@@ -569,11 +569,6 @@ pub fn split_note_text(text: &str) -> (String, Option<Map<String, Value>>) {
     }
 }
 
-/// True when a note record is a markdown note (not an attachment).
-pub fn is_markdown(note: &NoteRecord) -> bool {
-    note.kind == NoteKind::Markdown
-}
-
 /// The folder and title an auto-created note gets from an identifier: `inbox/new-idea` ->
 /// (`inbox`, `new-idea`).
 pub fn split_identifier_path(identifier: &str) -> (String, String) {
