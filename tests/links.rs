@@ -234,7 +234,12 @@ fn link_scan_rescan_and_unlink_without_touching_the_vault() {
     assert_eq!(f.search("wallaby")["total"], 1);
     let listed = f.run(&["list-links", "--json"]).ok().json();
     assert_eq!(listed["links"].as_array().unwrap().len(), 1);
+    assert_eq!(listed["links"][0]["lastChanges"]["created"], 63, "{listed}");
     let human = f.run(&["list-links"]).ok().stdout;
+    assert!(
+        human.contains("last changes: 63 created, 0 updated, 0 deleted, 0 moved"),
+        "{human}"
+    );
     assert!(
         human.contains("files: 6") && human.contains("[idle]"),
         "{human}"

@@ -413,6 +413,10 @@ fn print_link(link: &crate::vault::links::LinkRecord) {
         v["watch"]["mode"].as_str().unwrap_or(""),
         v["watch"]["effectivePollIntervalMs"]
     );
+    let [created, updated, deleted, moved] = link.last_changes;
+    println!(
+        "  last changes: {created} created, {updated} updated, {deleted} deleted, {moved} moved"
+    );
     if let Some(e) = &link.last_error {
         println!("  last error: {e}");
     }

@@ -76,6 +76,12 @@ pub fn link_json(link: &LinkRecord) -> Value {
         "fileCount": link.file_count,
         "totalBytes": link.total_bytes,
         "lastRuntimeMs": link.last_runtime_ms,
+        "lastChanges": {
+            "created": link.last_changes[0],
+            "updated": link.last_changes[1],
+            "deleted": link.last_changes[2],
+            "moved": link.last_changes[3],
+        },
         "status": link.status,
     })
 }
@@ -303,6 +309,7 @@ impl App {
                     last_runtime_ms: 0,
                     status: LinkStatus::Idle,
                     failures: 0,
+                    last_changes: [0; 4],
                     mappings: Default::default(),
                 };
                 records.push(r.clone());
@@ -550,6 +557,8 @@ impl App {
         link.last_scan = Some(now_iso());
         link.last_error = None;
         link.failures = 0;
+        link.last_changes =
+            [report.created, report.updated, report.deleted, report.moved].map(|n| n as u64);
         link.status = LinkStatus::Idle;
         self.store_link(project, &link)?;
         Ok(report)

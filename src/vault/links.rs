@@ -73,6 +73,9 @@ pub struct LinkRecord {
     /// Failed scans in a row; the link shows `error` from the second one.
     #[serde(default)]
     pub failures: u32,
+    /// Changes the last successful scan found: created, updated, deleted, moved.
+    #[serde(default)]
+    pub last_changes: [u64; 4],
     /// Relative path -> the note it maps to.
     pub mappings: BTreeMap<String, Mapping>,
 }
@@ -294,6 +297,7 @@ mod tests {
             last_runtime_ms: 0,
             status: LinkStatus::Idle,
             failures: 0,
+            last_changes: [0; 4],
             mappings: BTreeMap::from([(
                 "a.md".into(),
                 Mapping {
