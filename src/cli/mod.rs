@@ -376,12 +376,7 @@ fn tool(root: &std::path::Path, name: &str, args: &str, project: Option<String>)
     for p in &projects {
         app.sync_project(p, SyncMode::Incremental, &|_| {})?;
     }
-    let ctx = crate::mcp::tools::ToolCtx {
-        app: app.clone(),
-        state: std::sync::Arc::new(crate::mcp::state::ServerState::default()),
-        constrained: project,
-        dotted_names: true,
-    };
+    let ctx = crate::mcp::tools::ToolCtx::new(app.clone(), project);
     let reply = crate::mcp::tools::call(&ctx, name, &args);
     drop(ctx);
     if let Ok(app) = std::sync::Arc::try_unwrap(app) {

@@ -179,6 +179,16 @@ pub fn check_page(
 }
 
 impl ToolCtx {
+    /// A context with fresh server state, as `gitmem tool` and the in-process test harness use.
+    pub fn new(app: Arc<App>, constrained: Option<String>) -> Self {
+        Self {
+            app,
+            state: Arc::new(ServerState::default()),
+            constrained,
+            dotted_names: true,
+        }
+    }
+
     /// The project a call works in (compat 1.6): the constrained one, else `project_id`, else
     /// `project`, else the default.
     pub fn project(
