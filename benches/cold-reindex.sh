@@ -4,17 +4,19 @@
 #
 #   benches/cold-reindex.sh [NOTES] [RUNS]     (defaults: 10000 notes, 3 runs)
 #
-# Needs: a release build (cargo build --release), python3, GNU time (/usr/bin/time).
+# Needs: a release build (cargo build --release) and GNU time (/usr/bin/time). The vault is
+# `gitmem bench generate`'s, cached under $TMPDIR.
 set -euo pipefail
 notes="${1:-10000}"
 runs="${2:-3}"
 here="$(cd "$(dirname "$0")/.." && pwd)"
 bin="${CARGO_TARGET_DIR:-$here/target}/release/gitmem"
 work="${TMPDIR:-/tmp}/gitmem-bench-$notes"
-vault="$work/vault"
+vault="${TMPDIR:-/tmp}/gitmem-vault-$notes"
 [ -x "$bin" ] || { echo "build first: cargo build --release" >&2; exit 1; }
+mkdir -p "$work"
 if [ ! -d "$vault" ]; then
-  python3 "$here/../shared/tools/make_vault.py" "$vault" --notes "$notes" >/dev/null
+  "$bin" bench generate "$vault" --notes "$notes" >/dev/null
 fi
 echo "vault: $notes notes, $(du -sh "$vault" | cut -f1) in $vault; $(nproc) cores"
 for run in $(seq 1 "$runs"); do

@@ -29,10 +29,10 @@ def main():
     ap.add_argument("--idle-seconds", type=int, default=60)
     a = ap.parse_args()
     gitmem = binary()
-    cache = os.path.join(tempfile.gettempdir(), f"gitmem-bench-{a.notes}", "vault")
+    cache = os.path.join(tempfile.gettempdir(), f"gitmem-vault-{a.notes}")
     if not os.path.isdir(cache):
-        subprocess.run([sys.executable, os.path.join(REPO, "..", "shared", "tools", "make_vault.py"), cache,
-                        "--notes", str(a.notes)], check=True, stdout=subprocess.DEVNULL)
+        subprocess.run([gitmem, "bench", "generate", cache, "--notes", str(a.notes)],
+                       check=True, stdout=subprocess.DEVNULL)
     work = tempfile.mkdtemp(prefix="gitmem-links-")
     home = os.path.join(work, "home")
     vault = os.path.join(home, "Vault")

@@ -3,7 +3,7 @@
 
 usage: benches/mcp_latency.py [--notes 10000] [--writes 500] [--queries 300]
 
-Generates the vault with ../shared/tools/make_vault.py (cached under $TMPDIR), registers it as
+Generates the vault with `gitmem bench generate` (cached under $TMPDIR), registers it as
 the default project of a fresh data root, starts `gitmem serve`, waits until the initial index
 is done, then times, as seen by the client (request written -> response read):
   - write_note (new notes, concurrency 1)
@@ -76,16 +76,16 @@ def main():
     ap.add_argument("--queries", type=int, default=300)
     a = ap.parse_args()
     work = os.path.join(tempfile.gettempdir(), f"gitmem-bench-{a.notes}")
-    vault = os.path.join(work, "vault")
+    gitmem = binary()
+    vault = os.path.join(tempfile.gettempdir(), f"gitmem-vault-{a.notes}")
     if not os.path.isdir(vault):
-        subprocess.run([sys.executable, os.path.join(REPO, "..", "shared", "tools", "make_vault.py"),
-                        vault, "--notes", str(a.notes)], check=True, stdout=subprocess.DEVNULL)
+        subprocess.run([gitmem, "bench", "generate", vault, "--notes", str(a.notes)],
+                       check=True, stdout=subprocess.DEVNULL)
     root = os.path.join(work, "mcp-root")
     shutil.rmtree(root, ignore_errors=True)
     # The benchmark writes notes: work on a copy, keep the generated vault pristine.
     project = os.path.join(root, "vault")
     shutil.copytree(vault, project)
-    gitmem = binary()
     subprocess.run([gitmem, "--root", root, "project", "add", "vault", project, "--default"],
                    check=True, stdout=subprocess.DEVNULL)
     subprocess.run([gitmem, "--root", root, "reindex"], check=True, stdout=subprocess.DEVNULL)

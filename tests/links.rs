@@ -15,13 +15,15 @@ struct Fixture {
     home: std::path::PathBuf,
     root: std::path::PathBuf,
     vault: std::path::PathBuf,
+    /// Files a link of the vault indexes: the generated ones plus the three added here.
+    files: usize,
 }
 
 fn fixture(notes: usize) -> Fixture {
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().join("home");
     let vault = home.join("Vault");
-    make_vault(&vault, notes);
+    let generated = make_vault(&vault, notes);
     fs::create_dir_all(vault.join(".obsidian")).unwrap();
     fs::write(vault.join(".obsidian/workspace.json"), "{\"main\": {}}").unwrap();
     fs::create_dir_all(vault.join(".trash")).unwrap();
@@ -46,6 +48,7 @@ fn fixture(notes: usize) -> Fixture {
         home: home.clone(),
         root,
         vault,
+        files: generated.files() + 3,
         _dir: dir,
     }
 }
@@ -116,15 +119,15 @@ fn link_scan_rescan_and_unlink_without_touching_the_vault() {
     }
     assert!(link["linkId"].as_str().unwrap().starts_with("lf_"));
     assert_eq!(link["status"], "idle");
-    // 60 generated notes, Aliased.md, Linker.md, the image; not .obsidian, .trash or *.tmp.
-    assert_eq!(link["fileCount"], 63, "{link}");
-    assert_eq!(link["report"]["created"], 63);
+    // The generated files, Aliased.md, Linker.md, the image; not .obsidian, .trash or *.tmp.
+    assert_eq!(link["fileCount"], f.files, "{link}");
+    assert_eq!(link["report"]["created"], f.files);
     let registry: serde_json::Value =
         serde_json::from_str(&fs::read_to_string(f.root.join("meta/main/links.json")).unwrap())
             .unwrap();
     assert_eq!(
         registry["links"][0]["mappings"].as_object().unwrap().len(),
-        63
+        f.files
     );
 
     let hits = f.search("platypus");
@@ -234,14 +237,20 @@ fn link_scan_rescan_and_unlink_without_touching_the_vault() {
     assert_eq!(f.search("wallaby")["total"], 1);
     let listed = f.run(&["list-links", "--json"]).ok().json();
     assert_eq!(listed["links"].as_array().unwrap().len(), 1);
-    assert_eq!(listed["links"][0]["lastChanges"]["created"], 63, "{listed}");
+    assert_eq!(
+        listed["links"][0]["lastChanges"]["created"], f.files,
+        "{listed}"
+    );
     let human = f.run(&["list-links"]).ok().stdout;
     assert!(
-        human.contains("last changes: 63 created, 0 updated, 0 deleted, 0 moved"),
+        human.contains(&format!(
+            "last changes: {} created, 0 updated, 0 deleted, 0 moved",
+            f.files
+        )),
         "{human}"
     );
     assert!(
-        human.contains("files: 6") && human.contains("[idle]"),
+        human.contains(&format!("files: {}", f.files)) && human.contains("[idle]"),
         "{human}"
     );
 }

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand};
 
+use crate::service::scope::ProjectChoice;
 use crate::service::search::{SearchRequest, SearchResponse};
 use crate::service::sync::{SyncMode, SyncReport};
 use crate::service::App;
@@ -84,6 +85,9 @@ pub enum Command {
         #[arg(long)]
         dotted_names: bool,
     },
+    /// Benchmark support
+    #[command(subcommand)]
+    Bench(BenchCommand),
     /// Call one MCP tool through the server's code path and print its result
     Tool {
         /// Tool name, e.g. write_note, search_notes, build_context
@@ -94,6 +98,19 @@ pub enum Command {
         /// Constrain the call to one project, as `serve --project` does
         #[arg(long)]
         project: Option<String>,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum BenchCommand {
+    /// Write a deterministic sample vault (the one the tests and benchmarks use)
+    Generate {
+        /// Directory to write into (created if missing)
+        out: PathBuf,
+        #[arg(long, default_value_t = 1000)]
+        notes: usize,
+        #[arg(long, default_value_t = crate::vault::generate::DEFAULT_SEED)]
+        seed: u64,
     },
 }
 
@@ -190,6 +207,9 @@ pub fn run(cli: Cli) -> Result<()> {
     {
         return tool(&root, name, args, project.clone());
     }
+    if let Command::Bench(BenchCommand::Generate { out, notes, seed }) = &cli.command {
+        return generate_vault(out, *notes, *seed);
+    }
     let app = App::open(&root).with_context(|| format!("opening data root {}", root.display()))?;
     let result = match cli.command {
         Command::Project(cmd) => project(&app, cmd),
@@ -208,10 +228,25 @@ pub fn run(cli: Cli) -> Result<()> {
             path,
             json,
         } => rescan_links(&app, project.as_deref(), path.as_deref(), json),
-        Command::Serve { .. } | Command::Tool { .. } => unreachable!("handled above"),
+        Command::Serve { .. } | Command::Tool { .. } | Command::Bench(_) => {
+            unreachable!("handled above")
+        }
     };
     app.close();
     result
+}
+
+fn generate_vault(out: &std::path::Path, notes: usize, seed: u64) -> Result<()> {
+    let spec = crate::vault::generate::VaultSpec { notes, seed };
+    let made = crate::vault::generate::generate(out, spec)
+        .with_context(|| format!("writing the vault to {}", out.display()))?;
+    println!(
+        "wrote {} notes and {} attachments to {}",
+        made.notes,
+        made.attachments,
+        out.display()
+    );
+    Ok(())
 }
 
 fn print_json<T: serde::Serialize>(value: &T) -> Result<()> {
@@ -439,7 +474,6 @@ fn print_report(r: &crate::service::links::ScanReport) {
 }
 
 fn link_folder(app: &App, args: &LinkArgs) -> Result<()> {
-    let project = app.project(Some(&args.project))?;
     let options = crate::service::links::LinkOptions {
         path: args.path.clone(),
         include: args.include.clone(),
@@ -449,7 +483,7 @@ fn link_folder(app: &App, args: &LinkArgs) -> Result<()> {
         jitter_pct: args.jitter,
         mount: args.mount.clone(),
     };
-    let (link, report) = app.link_folder(&project, &options)?;
+    let (link, report) = app.link_folder(&ProjectChoice::named(Some(&args.project)), &options)?;
     if args.json {
         let mut v = crate::service::links::link_json(&link);
         v["report"] = serde_json::to_value(&report)?;
@@ -461,8 +495,7 @@ fn link_folder(app: &App, args: &LinkArgs) -> Result<()> {
 }
 
 fn unlink_folder(app: &App, project: &str, path: Option<&str>, json: bool) -> Result<()> {
-    let project = app.project(Some(project))?;
-    let removed = app.unlink_folder(&project, path)?;
+    let removed = app.unlink_folder(&ProjectChoice::named(Some(project)), path)?;
     if json {
         let v: Vec<_> = removed
             .iter()
@@ -480,10 +513,7 @@ fn unlink_folder(app: &App, project: &str, path: Option<&str>, json: bool) -> Re
 }
 
 fn list_links(app: &App, project: Option<&str>, json: bool) -> Result<()> {
-    let mut all = Vec::new();
-    for p in app.projects(project)? {
-        all.extend(app.links(&p)?);
-    }
+    let all = app.list_links(&ProjectChoice::named(project))?;
     if json {
         let v: Vec<_> = all.iter().map(crate::service::links::link_json).collect();
         return print_json(&serde_json::json!({ "links": v }));
@@ -498,18 +528,7 @@ fn list_links(app: &App, project: Option<&str>, json: bool) -> Result<()> {
 }
 
 fn rescan_links(app: &App, project: Option<&str>, path: Option<&str>, json: bool) -> Result<()> {
-    let mut reports = Vec::new();
-    for p in app.projects(project)? {
-        let links = app.links(&p)?;
-        if links.is_empty()
-            || (path.is_some()
-                && project.is_none()
-                && !links.iter().any(|l| Some(l.display_path.as_str()) == path))
-        {
-            continue;
-        }
-        reports.extend(app.rescan_links(&p, path)?);
-    }
+    let reports = app.rescan_links_across(project, path)?;
     let failed = reports.iter().any(|r| r.last_error.is_some());
     if json {
         print_json(&serde_json::json!({ "reports": reports }))?;

@@ -2,9 +2,42 @@
 //! objects as JSON strings, numbers and booleans as strings. Basic Memory accepts all of these
 //! (compat 1.5), so gitmem does too.
 
+use rmcp::schemars::{self, JsonSchema};
 use serde::de::{self, Deserializer};
 use serde::Deserialize;
 use serde_json::{Map, Value};
+
+/// The project arguments most tools take (flattened into their argument structs).
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+pub struct ProjectArgs {
+    /// Project name (default: the default project)
+    #[serde(default, deserialize_with = "string")]
+    pub project: Option<String>,
+    /// Project external id (wins over `project`)
+    #[serde(default, deserialize_with = "string")]
+    pub project_id: Option<String>,
+}
+
+/// Pagination arguments.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+pub struct PageArgs {
+    /// Page number, from 1
+    #[serde(default, alias = "page_number", deserialize_with = "int")]
+    #[schemars(with = "Option<i64>")]
+    pub page: Option<i64>,
+    /// Results per page
+    #[serde(default, alias = "limit", alias = "per_page", deserialize_with = "int")]
+    #[schemars(with = "Option<i64>")]
+    pub page_size: Option<i64>,
+}
+
+/// The output format argument.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+pub struct FormatArgs {
+    /// "text" or "json" (the default depends on the tool)
+    #[serde(default, deserialize_with = "string")]
+    pub output_format: Option<String>,
+}
 
 fn parse_json_string(s: &str) -> Option<Value> {
     let t = s.trim();

@@ -5,8 +5,18 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 use super::args;
-use super::tools::{parse, service_error, tri, ToolCtx, ToolReply};
+use super::tools::{answer, parse, schema_of, tri, Hints, ToolCtx, ToolReply, ToolSpec};
+use crate::render::Rendered;
 use crate::service::links::{link_json, LinkOptions};
+
+pub const LINK_FOLDER: ToolSpec = ToolSpec {
+    name: "link_folder",
+    title: "Link Folder",
+    description: "Bind an external folder (an Obsidian vault) to a project: its notes appear under a mount folder of the project and become searchable, readable and editable; scans never write to it. Returns the link's metadata and the first scan's report.",
+    hints: Hints::WRITES.idempotent(true),
+    schema: schema_of::<LinkFolderArgs>,
+    handler: link_folder,
+};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct LinkFolderArgs {
@@ -53,10 +63,9 @@ pub struct LinkFolderArgs {
     pub mount: Option<String>,
 }
 
-pub fn link_folder(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
-    const TOOL: &str = "link_folder";
+fn link_folder(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
+    const TOOL: &str = LINK_FOLDER.name;
     let a: LinkFolderArgs = tri!(parse(TOOL, raw));
-    let project = tri!(ctx.project(TOOL, a.project.as_deref(), None));
     let non_negative = |v: Option<i64>, what: &str| -> Result<Option<u64>, ToolReply> {
         match v {
             Some(n) if n < 0 => Err(ToolReply::Error(format!(
@@ -79,16 +88,24 @@ pub fn link_folder(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
         jitter_pct: jitter,
         mount: a.mount,
     };
-    match ctx.app.link_folder(&project, &options) {
-        Ok((link, report)) => {
-            ctx.state.links_changed();
-            let mut v = link_json(&link);
-            v["report"] = serde_json::to_value(&report).unwrap_or_default();
-            ToolReply::Json(v)
-        }
-        Err(e) => service_error(TOOL, e),
-    }
+    let linked = ctx
+        .app
+        .link_folder(&ctx.choice_of(a.project.as_deref()), &options);
+    answer(TOOL, linked, |(link, report)| {
+        let mut v = link_json(link);
+        v["report"] = serde_json::to_value(report).unwrap_or_default();
+        Rendered::Json(v)
+    })
 }
+
+pub const UNLINK_FOLDER: ToolSpec = ToolSpec {
+    name: "unlink_folder",
+    title: "Unlink Folder",
+    description: "Unbind a linked folder (or every folder of a project). Its files are not touched; its notes leave the index.",
+    hints: Hints::DESTRUCTIVE,
+    schema: schema_of::<UnlinkFolderArgs>,
+    handler: unlink_folder,
+};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct UnlinkFolderArgs {
@@ -99,18 +116,24 @@ pub struct UnlinkFolderArgs {
     pub path: Option<String>,
 }
 
-pub fn unlink_folder(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
-    const TOOL: &str = "unlink_folder";
-    let a: UnlinkFolderArgs = tri!(parse(TOOL, raw));
-    let project = tri!(ctx.project(TOOL, a.project.as_deref(), None));
-    match ctx.app.unlink_folder(&project, a.path.as_deref()) {
-        Ok(removed) => {
-            ctx.state.links_changed();
-            ToolReply::Json(json!({"unlinked": removed.iter().map(link_json).collect::<Vec<_>>()}))
-        }
-        Err(e) => service_error(TOOL, e),
-    }
+fn unlink_folder(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
+    let a: UnlinkFolderArgs = tri!(parse(UNLINK_FOLDER.name, raw));
+    let removed = ctx
+        .app
+        .unlink_folder(&ctx.choice_of(a.project.as_deref()), a.path.as_deref());
+    answer(UNLINK_FOLDER.name, removed, |removed| {
+        Rendered::Json(json!({"unlinked": removed.iter().map(link_json).collect::<Vec<_>>()}))
+    })
 }
+
+pub const LIST_LINKS: ToolSpec = ToolSpec {
+    name: "list_links",
+    title: "List Links",
+    description: "List linked folders with their status, counts, schedule and last scan.",
+    hints: Hints::READ_ONLY,
+    schema: schema_of::<ListLinksArgs>,
+    handler: list_links,
+};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ListLinksArgs {
@@ -119,26 +142,23 @@ pub struct ListLinksArgs {
     pub project: Option<String>,
 }
 
-pub fn list_links(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
-    const TOOL: &str = "list_links";
-    let a: ListLinksArgs = tri!(parse(TOOL, raw));
-    let projects = match (&ctx.constrained, &a.project) {
-        (Some(c), _) => ctx.app.projects(Some(c)),
-        (None, p) => ctx.app.projects(p.as_deref()),
-    };
-    let projects = match projects {
-        Ok(p) => p,
-        Err(e) => return service_error(TOOL, e),
-    };
-    let mut links = Vec::new();
-    for p in projects {
-        match ctx.app.links(&p) {
-            Ok(l) => links.extend(l.iter().map(link_json)),
-            Err(e) => return service_error(TOOL, e),
-        }
-    }
-    ToolReply::Json(json!({ "links": links }))
+fn list_links(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
+    let a: ListLinksArgs = tri!(parse(LIST_LINKS.name, raw));
+    let links = ctx.app.list_links(&ctx.choice_of(a.project.as_deref()));
+    answer(LIST_LINKS.name, links, |links| {
+        Rendered::Json(json!({ "links": links.iter().map(link_json).collect::<Vec<_>>() }))
+    })
 }
+
+pub const SYNC: ToolSpec = ToolSpec {
+    name: "sync",
+    title: "Sync",
+    description:
+        "With direction \"external\": rescan linked folders now and return one report per folder.",
+    hints: Hints::WRITES.idempotent(true),
+    schema: schema_of::<SyncArgs>,
+    handler: sync,
+};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct SyncArgs {
@@ -153,8 +173,8 @@ pub struct SyncArgs {
     pub paths: Option<Vec<String>>,
 }
 
-pub fn sync(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
-    const TOOL: &str = "sync";
+fn sync(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
+    const TOOL: &str = SYNC.name;
     let a: SyncArgs = tri!(parse(TOOL, raw));
     if a.direction != "external" {
         return ToolReply::Error(format!(
@@ -162,17 +182,11 @@ pub fn sync(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
             a.direction
         ));
     }
-    let project = tri!(ctx.project(TOOL, a.project.as_deref(), None));
-    let mut reports = Vec::new();
-    let paths: Vec<Option<String>> = match a.paths {
-        Some(p) if !p.is_empty() => p.into_iter().map(Some).collect(),
-        _ => vec![None],
-    };
-    for path in paths {
-        match ctx.app.rescan_links(&project, path.as_deref()) {
-            Ok(r) => reports.extend(r),
-            Err(e) => return service_error(TOOL, e),
-        }
-    }
-    ToolReply::Json(json!({ "reports": reports }))
+    let paths = a.paths.unwrap_or_default();
+    let reports = ctx
+        .app
+        .rescan_links_of(&ctx.choice_of(a.project.as_deref()), &paths);
+    answer(TOOL, reports, |reports| {
+        Rendered::Json(json!({ "reports": reports }))
+    })
 }

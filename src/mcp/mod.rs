@@ -4,10 +4,8 @@
 mod args;
 pub mod link_tools;
 pub mod note_tools;
-pub mod poller;
 pub mod project_tools;
 pub mod prompts;
 pub mod query_tools;
 pub mod server;
-pub mod state;
 pub mod tools;

@@ -2,61 +2,45 @@
 
 use rmcp::schemars::{self, JsonSchema};
 use serde::Deserialize;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
-use super::args;
-use super::state::ProjectSync;
-use super::tools::{output_format, parse, service_error, tri, Format, ToolCtx, ToolReply};
-use crate::service::ServiceError;
+use super::args::{self, FormatArgs, ProjectArgs};
+use super::tools::{answer, parse, schema_of, tri, Hints, ToolCtx, ToolReply, ToolSpec};
+use crate::render::{self, Format};
+use crate::service::canvas::CanvasRequest;
+
+pub const LIST_MEMORY_PROJECTS: ToolSpec = ToolSpec {
+    name: "list_memory_projects",
+    title: "List Memory Projects",
+    description: "List the projects (knowledge bases) this server knows.",
+    hints: Hints::READ_ONLY,
+    schema: schema_of::<ListProjectsArgs>,
+    handler: list_memory_projects,
+};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ListProjectsArgs {
-    #[serde(default, deserialize_with = "args::string")]
-    pub output_format: Option<String>,
+    #[serde(flatten)]
+    pub format: FormatArgs,
 }
 
-pub fn list_memory_projects(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
-    const TOOL: &str = "list_memory_projects";
-    let a: ListProjectsArgs = tri!(parse(TOOL, raw));
-    let format = tri!(output_format(a.output_format.as_deref(), Format::Text));
-    let mut projects = match ctx.app.projects(None) {
-        Ok(p) => p,
-        Err(e) => return service_error(TOOL, e),
-    };
-    projects.sort_by(|a, b| a.permalink.cmp(&b.permalink));
-    if let Some(constrained) = &ctx.constrained {
-        if format == Format::Text {
-            return ToolReply::Text(format!(
-                "Project: {constrained}\n\nNote: This MCP server is constrained to a single project.\nAll operations will automatically use this project."
-            ));
-        }
-    }
-    let default = ctx.app.project(None).ok().map(|p| p.name);
-    match format {
-        Format::Text => {
-            let mut out = String::from("Available projects:\n");
-            for p in &projects {
-                out.push_str(&format!("- {} (local) [{}]\n", p.name, p.external_id()));
-            }
-            out.push_str(&format!(
-                "\n{}\nNext: Ask which project to use for this session.\nExample: 'Which project should I use for this task?'\n\nSession reminder: Track the selected project for all subsequent operations in this conversation.\nThe user can say 'switch to [project]' to change projects.",
-                "─".repeat(40)
-            ));
-            ToolReply::Text(out)
-        }
-        Format::Json => ToolReply::Json(json!({
-            "projects": projects.iter().map(|p| json!({
-                "name": p.name, "external_id": p.external_id(), "path": p.path, "local_path": p.path,
-                "cloud_path": null, "source": "local", "is_default": p.is_default, "is_private": false,
-                "display_name": null, "workspace_name": null, "workspace_type": null, "workspace_tenant_id": null,
-                "workspace_slug": null, "workspace_is_default": false, "sync_supported": true, "sync_reason": null,
-                "local_usage": "sync-supported", "qualified_name": null,
-            })).collect::<Vec<_>>(),
-            "default_project": default,
-            "constrained_project": ctx.constrained,
-        })),
-    }
+fn list_memory_projects(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
+    let a: ListProjectsArgs = tri!(parse(LIST_MEMORY_PROJECTS.name, raw));
+    let format = tri!(a.format.format(Format::Text));
+    let listing = ctx.app.list_projects(&ctx.choice_of(None));
+    answer(LIST_MEMORY_PROJECTS.name, listing, |l| {
+        render::projects::list_projects(l, format)
+    })
 }
+
+pub const CREATE_MEMORY_PROJECT: ToolSpec = ToolSpec {
+    name: "create_memory_project",
+    title: "Create Memory Project",
+    description: "Register a directory as a new project and index it.",
+    hints: Hints::WRITES,
+    schema: schema_of::<CreateProjectArgs>,
+    handler: create_memory_project,
+};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct CreateProjectArgs {
@@ -69,55 +53,32 @@ pub struct CreateProjectArgs {
     pub set_default: Option<bool>,
     #[serde(default, deserialize_with = "args::string")]
     pub workspace: Option<String>,
-    #[serde(default, deserialize_with = "args::string")]
-    pub output_format: Option<String>,
+    #[serde(flatten)]
+    pub format: FormatArgs,
 }
 
-pub fn create_memory_project(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
-    const TOOL: &str = "create_memory_project";
-    let a: CreateProjectArgs = tri!(parse(TOOL, raw));
-    let format = tri!(output_format(a.output_format.as_deref(), Format::Text));
-    if let Some(c) = &ctx.constrained {
-        return match format {
-            Format::Text => ToolReply::Text(format!(
-                "# Error\n\nProject creation disabled - MCP server is constrained to project '{c}'.\nUse the CLI to create projects: `gitmem project add \"name\" \"path\"`"
-            )),
-            Format::Json => ToolReply::Json(json!({"name": a.project_name, "created": false, "error": "PROJECT_CONSTRAINED"})),
-        };
-    }
-    let path = match a.project_path.strip_prefix("~/") {
-        Some(rest) => dirs::home_dir().unwrap_or_default().join(rest),
-        None => std::path::PathBuf::from(&a.project_path),
-    };
-    match ctx
-        .app
-        .create_project(&a.project_name, &path, a.set_default.unwrap_or(false))
-    {
-        Ok(created) => {
-            let p = &created.project;
-            let r = &created.indexing;
-            ctx.state.set(&p.name, ProjectSync::Done);
-            match format {
-                Format::Text if !created.created => ToolReply::Text(format!(
-                    "✓ Project already exists: {}\n\nProject Details:\n• Name: {}\n• External ID: {}\n• Path: {}\n\nThe project was re-indexed ({} files).",
-                    p.name, p.name, p.external_id(), p.path.display(), r.scanned
-                )),
-                Format::Text => ToolReply::Text(format!(
-                    "✓ Project '{}' added successfully\n\nProject Details:\n• Name: {}\n• External ID: {}\n• Path: {}\n{}\nIndexing:\n• State: completed\n• Files discovered: {}\n• Files enqueued: {}\n• Batches enqueued: 1\n• Orphans deleted: {}\n\nProject is now available for use in tool calls; indexing completed.\nUse '{}' as the project parameter in MCP tool calls.",
-                    p.name, p.name, p.external_id(), p.path.display(),
-                    if p.is_default { "• Set as default project\n" } else { "" },
-                    r.scanned, r.created + r.modified, r.deleted, p.name
-                )),
-                Format::Json => ToolReply::Json(json!({
-                    "name": p.name, "external_id": p.external_id(), "path": p.path, "is_default": p.is_default,
-                    "created": created.created, "already_exists": !created.created,
-                    "indexing": {"total_files": r.scanned, "enqueued_files": r.created + r.modified, "enqueued_batches": 1, "deleted_files": r.deleted, "state": "completed"},
-                })),
-            }
-        }
-        Err(e) => service_error(TOOL, e),
-    }
+fn create_memory_project(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
+    let a: CreateProjectArgs = tri!(parse(CREATE_MEMORY_PROJECT.name, raw));
+    let format = tri!(a.format.format(Format::Text));
+    let outcome = ctx.app.create_project_from_tool(
+        &ctx.choice_of(None),
+        &a.project_name,
+        &a.project_path,
+        a.set_default.unwrap_or(false),
+    );
+    answer(CREATE_MEMORY_PROJECT.name, outcome, |o| {
+        render::projects::create_project(&a.project_name, o, format)
+    })
 }
+
+pub const DELETE_PROJECT: ToolSpec = ToolSpec {
+    name: "delete_project",
+    title: "Delete Project",
+    description: "Unregister a project; its files stay unless delete_notes=true.",
+    hints: Hints::DESTRUCTIVE,
+    schema: schema_of::<DeleteProjectArgs>,
+    handler: delete_project,
+};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct DeleteProjectArgs {
@@ -130,61 +91,25 @@ pub struct DeleteProjectArgs {
     pub workspace: Option<String>,
 }
 
-pub fn delete_project(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
-    const TOOL: &str = "delete_project";
-    let a: DeleteProjectArgs = tri!(parse(TOOL, raw));
-    if let Some(c) = &ctx.constrained {
-        return ToolReply::Text(format!(
-            "# Error\n\nProject deletion disabled - MCP server is constrained to project '{c}'.\nUse the CLI to delete projects: `gitmem project remove \"name\"`"
-        ));
-    }
-    let all = ctx.app.projects(None).unwrap_or_default();
-    let names: Vec<String> = all.iter().map(|p| p.name.clone()).collect();
-    let Ok(project) = ctx.app.project(Some(&a.project_name)) else {
-        return ToolReply::Error(format!(
-            "Error calling tool '{TOOL}': Project '{}' not found. Available projects: {}",
-            a.project_name,
-            names.join(", ")
-        ));
-    };
-    if project.is_default {
-        let others: Vec<&String> = names.iter().filter(|n| **n != project.name).collect();
-        let advice = if others.is_empty() {
-            "This is the only project in your configuration.".to_string()
-        } else {
-            format!(
-                "Set another project as default first. Available: {}",
-                others
-                    .iter()
-                    .map(|s| s.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )
-        };
-        return ToolReply::Error(format!(
-            "Error calling tool '{TOOL}': Cannot delete default project '{}'. {advice}",
-            project.name
-        ));
-    }
+fn delete_project(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
+    let a: DeleteProjectArgs = tri!(parse(DELETE_PROJECT.name, raw));
     let delete_notes = a.delete_notes.unwrap_or(false);
-    match ctx.app.remove_project(&project.name, delete_notes) {
-        Ok(p) => {
-            ctx.state.remove(&p.name);
-            let files_line = if delete_notes {
-                "The project directory and its note files were deleted."
-            } else {
-                "Note files remain on disk but the project is no longer tracked by gitmem.\nRe-add the project to access its content again."
-            };
-            ToolReply::Text(format!(
-                "✓ Project '{}' removed successfully\n\nRemoved project details:\n• Name: {}\n• Path: {}\n{files_line}",
-                p.name,
-                p.name,
-                p.path.display()
-            ))
-        }
-        Err(e) => service_error(TOOL, e),
-    }
+    let outcome =
+        ctx.app
+            .delete_project_from_tool(&ctx.choice_of(None), &a.project_name, delete_notes);
+    answer(DELETE_PROJECT.name, outcome, |o| {
+        render::projects::delete_project(o, delete_notes)
+    })
 }
+
+pub const CANVAS: ToolSpec = ToolSpec {
+    name: "canvas",
+    title: "Create Canvas",
+    description: "Write a JSON Canvas (.canvas) file with nodes and edges, viewable in Obsidian.",
+    hints: Hints::WRITES.idempotent(true),
+    schema: schema_of::<CanvasArgs>,
+    handler: canvas,
+};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct CanvasArgs {
@@ -205,56 +130,30 @@ pub struct CanvasArgs {
         deserialize_with = "args::required_string"
     )]
     pub directory: String,
-    #[serde(default, deserialize_with = "args::string")]
-    pub project: Option<String>,
-    #[serde(default, deserialize_with = "args::string")]
-    pub project_id: Option<String>,
+    #[serde(flatten)]
+    pub project: ProjectArgs,
 }
 
-pub fn canvas(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
-    const TOOL: &str = "canvas";
-    let a: CanvasArgs = tri!(parse(TOOL, raw));
-    let project = tri!(ctx.project(TOOL, a.project.as_deref(), a.project_id.as_deref()));
-    let name = if a.title.ends_with(".canvas") {
-        a.title.clone()
-    } else {
-        format!("{}.canvas", a.title)
+fn canvas(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
+    let a: CanvasArgs = tri!(parse(CANVAS.name, raw));
+    let request = CanvasRequest {
+        nodes: a.nodes,
+        edges: a.edges,
+        title: a.title,
+        directory: a.directory,
     };
-    let dir = a.directory.trim().trim_matches('/');
-    let path = if dir.is_empty() {
-        name.clone()
-    } else {
-        format!("{dir}/{name}")
-    };
-    if crate::vault::path::validate_relative(&path).is_err() || name.contains('/') {
-        return ToolReply::Text(format!("# Error\n\nCanvas path '{path}' is not allowed - paths must stay within project boundaries"));
-    }
-    let absolute = match ctx.app.project_file(&project, &path) {
-        Ok(p) => p,
-        Err(e) => return ToolReply::Text(format!("# Error\n\n{e}")),
-    };
-    let existed = absolute.exists();
-    let body = json!({"nodes": a.nodes, "edges": a.edges});
-    let mut text = Vec::new();
-    let formatter = serde_json::ser::PrettyFormatter::with_indent(b"  ");
-    let mut serializer = serde_json::Serializer::with_formatter(&mut text, formatter);
-    if serde::Serialize::serialize(&body, &mut serializer).is_err() {
-        return service_error(
-            TOOL,
-            ServiceError::Invalid("the canvas could not be serialised".into()),
-        );
-    }
-    if let Err(e) = crate::vault::fs::atomic_write(&absolute, &text) {
-        return service_error(TOOL, e.into());
-    }
-    if let Err(e) = ctx.app.index_written_file(&project, &path) {
-        return service_error(TOOL, e);
-    }
-    let verb = if existed { "Updated" } else { "Created" };
-    ToolReply::Text(format!(
-        "# {verb}: {path}\n\nThe canvas is ready to open in Obsidian."
-    ))
+    let outcome = ctx.app.canvas(&ctx.choice(&a.project), &request);
+    answer(CANVAS.name, outcome, render::notes::canvas)
 }
+
+pub const SYNC_STATUS: ToolSpec = ToolSpec {
+    name: "sync_status",
+    title: "Sync Status",
+    description: "Whether the initial indexing of the projects has finished.",
+    hints: Hints::READ_ONLY,
+    schema: schema_of::<SyncStatusArgs>,
+    handler: sync_status,
+};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct SyncStatusArgs {
@@ -262,106 +161,24 @@ pub struct SyncStatusArgs {
     pub project: Option<String>,
 }
 
-pub fn sync_status(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
-    let a: SyncStatusArgs = tri!(parse("sync_status", raw));
-    let projects = ctx.app.projects(None).unwrap_or_default();
-    let states: Vec<(String, ProjectSync)> = projects
-        .iter()
-        .map(|p| (p.name.clone(), ctx.state.get(&p.name)))
-        .collect();
-    let ready = states
-        .iter()
-        .all(|(_, s)| matches!(s, ProjectSync::Done | ProjectSync::Failed(_)));
-    let failed: Vec<_> = states
-        .iter()
-        .filter(|(_, s)| matches!(s, ProjectSync::Failed(_)))
-        .collect();
-    let mut out = String::from("# Basic Memory Sync Status\n\n");
-    if ready {
-        out.push_str("**Current Status**: All projects are indexed and watched\n**System Ready**: ✅ Yes\n\n");
-        out.push_str("✅ **All sync operations completed**\n\n- File indexing: Complete\n- Knowledge graph: Ready\n- Search index: Ready\n\nYour knowledge base is ready for use!\n\n");
-    } else {
-        out.push_str("**Current Status**: Indexing in progress\n**System Ready**: 🔄 Processing\n\n🔄 **File synchronization in progress**\n\n**Currently Processing:**\n");
-        for (name, state) in &states {
-            if let ProjectSync::Running { done, total } = state {
-                let pct = if *total == 0 { 0 } else { done * 100 / total };
-                out.push_str(&format!(
-                    "- **{name}**: indexing ({done}/{total}, {pct}%)\n"
-                ));
-            }
-        }
-        out.push('\n');
-    }
-    if !failed.is_empty() {
-        out.push_str("❌ **Some projects failed to sync:**\n");
-        for (name, state) in &failed {
-            if let ProjectSync::Failed(e) = state {
-                out.push_str(&format!("- **{name}**: {e}\n"));
-            }
-        }
-        out.push('\n');
-    }
-    out.push_str("**All Projects Status:**\n");
-    for (name, state) in &states {
-        let line = match state {
-            ProjectSync::Done => format!("- 👁️ **{name}**: Watching for changes"),
-            ProjectSync::Running { done, total } => {
-                format!("- 🔄 **{name}**: Sync in progress ({done}/{total})")
-            }
-            ProjectSync::Failed(e) => format!("- ❌ **{name}**: Sync error: {e}"),
-            ProjectSync::Pending => format!("- ⏳ **{name}**: Pending sync"),
-        };
-        out.push_str(&line);
-        out.push('\n');
-    }
-    if let Some(name) = a.project {
-        if let Ok(p) = ctx.app.project(Some(&name)) {
-            out.push_str(&format!(
-                "\n**Active Project**: {}\n**Project Path**: {}\n",
-                p.name,
-                p.path.display()
-            ));
-        }
-    }
-    ToolReply::Text(out.trim_end().to_string())
+fn sync_status(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
+    let a: SyncStatusArgs = tri!(parse(SYNC_STATUS.name, raw));
+    let status = ctx.app.sync_status(a.project.as_deref());
+    answer(SYNC_STATUS.name, status, render::projects::sync_status)
 }
+
+pub const DIAGNOSTICS: ToolSpec = ToolSpec {
+    name: "basic_memory_diagnostics",
+    title: "Basic Memory Diagnostics",
+    description: "Report gitmem's version, configuration and index statistics.",
+    hints: Hints::READ_ONLY,
+    schema: schema_of::<DiagnosticsArgs>,
+    handler: diagnostics,
+};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct DiagnosticsArgs {}
 
-pub fn diagnostics(ctx: &ToolCtx, _raw: &Map<String, Value>) -> ToolReply {
-    let config_path = crate::config::Config::config_path(&ctx.app.config().root);
-    let config_text = std::fs::read_to_string(&config_path).unwrap_or_default();
-    let status = ctx.app.status(None);
-    let mut out = format!(
-        "# Basic Memory Diagnostics\n\n## Version\n- gitmem: {}\n- API: MCP (rmcp)\n\n## System\n- Platform: {} {}\n- Architecture: {}\n\n## Configuration\n- Data root: {}\n- Config path: {}\n- Config exists: {}\n",
-        env!("CARGO_PKG_VERSION"),
-        std::env::consts::OS,
-        std::env::consts::FAMILY,
-        std::env::consts::ARCH,
-        ctx.app.config().root.display(),
-        config_path.display(),
-        if config_path.exists() { "True" } else { "False" },
-    );
-    if !config_text.is_empty() {
-        out.push_str(&format!("\n```toml\n{}\n```\n", config_text.trim_end()));
-    }
-    out.push_str("\n## Index\n");
-    match status {
-        Ok(s) => {
-            out.push_str(&format!(
-                "- Index size: {:.1} MB\n",
-                s.index_bytes as f64 / 1e6
-            ));
-            for p in s.projects {
-                out.push_str(&format!(
-                    "- {}: {} notes, {} other files, {} observations, {} relations ({} unresolved), {} warnings, last scan {}\n",
-                    p.project, p.notes, p.files, p.observations, p.relations, p.unresolved_relations,
-                    p.warnings.len(), p.last_scan.as_deref().unwrap_or("never")
-                ));
-            }
-        }
-        Err(e) => out.push_str(&format!("- unavailable: {e}\n")),
-    }
-    ToolReply::Text(out.trim_end().to_string())
+fn diagnostics(ctx: &ToolCtx, _raw: &Map<String, Value>) -> ToolReply {
+    render::projects::diagnostics(&ctx.app.diagnostics()).into()
 }

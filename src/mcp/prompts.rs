@@ -1,9 +1,13 @@
 //! The four prompts and the resources (compat 3). Prompt texts live in `templates/`.
 
+use chrono::Utc;
 use serde_json::{json, Map, Value};
 
 use super::server::{GUIDE, GUIDE_URI};
-use super::tools::{self, ToolCtx, ToolReply};
+use super::tools::ToolCtx;
+use crate::render::{self, Format, Rendered};
+use crate::service::search::{SearchRequest, SearchResult};
+use crate::service::timeframe::{parse_instant, Timeframe};
 
 const CONTINUE: &str = include_str!("../../templates/prompt_continue_conversation.md");
 const GETTING_STARTED: &str = include_str!("../../templates/prompt_getting_started.md");
@@ -50,22 +54,34 @@ fn fill(template: &str, values: &[(&str, &str)]) -> String {
     })
 }
 
-fn tool(ctx: &ToolCtx, name: &str, args: Value) -> ToolReply {
-    let map = match args {
-        Value::Object(m) => m,
-        _ => Map::new(),
+/// Notes matching `query` (changed within `timeframe`, when given and valid).
+fn search(ctx: &ToolCtx, query: &str, timeframe: Option<&str>) -> Vec<SearchResult> {
+    let after_date = match timeframe.map(|t| parse_instant(t, Utc::now())) {
+        Some(Ok(t)) => Some(t),
+        Some(Err(_)) => return Vec::new(),
+        None => None,
     };
-    tools::call(ctx, name, &map)
+    let request = SearchRequest {
+        query: Some(query.to_string()),
+        after_date,
+        ..Default::default()
+    };
+    ctx.app
+        .search_notes(&ctx.choice_of(None), false, &request)
+        .map(|found| found.response.results)
+        .unwrap_or_default()
 }
 
-fn search_json(ctx: &ToolCtx, query: &str, timeframe: Option<&str>) -> Vec<Value> {
-    let mut args = json!({"query": query, "output_format": "json"});
-    if let Some(t) = timeframe {
-        args["after_date"] = json!(t);
-    }
-    match tool(ctx, "search_notes", args) {
-        ToolReply::Json(v) => v["results"].as_array().cloned().unwrap_or_default(),
-        _ => Vec::new(),
+/// recent_activity's text for a timeframe and a project (or the default, or every project).
+fn activity(ctx: &ToolCtx, timeframe: &str, project: Option<&str>) -> Result<String, String> {
+    let tf = Timeframe::parse(timeframe, Utc::now()).map_err(|e| e.to_string())?;
+    let scope = ctx
+        .app
+        .recent_activity_for(&ctx.choice_of(project), &[], tf.since(Utc::now()), 1, 10)
+        .map_err(|e| e.to_string())?;
+    match render::activity::answer(&scope, &tf.label(), 1, false, Format::Text) {
+        Rendered::Text(text) => Ok(text),
+        Rendered::Json(v) => Ok(v.to_string()),
     }
 }
 
@@ -94,7 +110,7 @@ pub fn render(
             let timeframe = arg("timeframe");
             let (topic, context) = match arg("topic") {
                 Some(topic) => {
-                    let results = search_json(ctx, topic, timeframe);
+                    let results = search(ctx, topic, timeframe);
                     let context = if results.is_empty() {
                         format!(
                             "No previous context found for '{topic}'.\n\nConsider capturing what you learn with `write_note(title=\"{topic}\", content=\"...\", directory=\"notes\")`."
@@ -102,11 +118,11 @@ pub fn render(
                     } else {
                         let mut c = format!("## Previous Context for '{topic}'\n\nFound {} results related to '{topic}'.\n", results.len());
                         for r in &results {
-                            let p = r["permalink"].as_str().unwrap_or("");
+                            let p = r.permalink.as_deref().unwrap_or("");
                             c.push_str(&format!(
                                 "\n### {}\npermalink: {p}\nRead with: `read_note(\"{p}\")`\n\n{}\n",
-                                r["title"].as_str().unwrap_or(""),
-                                short(r["content"].as_str().unwrap_or(""), 300)
+                                r.title,
+                                short(r.content.as_deref().unwrap_or(""), 300)
                             ));
                         }
                         c
@@ -114,54 +130,45 @@ pub fn render(
                     (topic.to_string(), context)
                 }
                 None => {
-                    let activity = tool(ctx, "recent_activity", json!({"timeframe": timeframe.unwrap_or("7d")}));
-                    ("recent activity".to_string(), activity.text())
+                    let activity = activity(ctx, timeframe.unwrap_or("7d"), None)
+                        .unwrap_or_else(|e| e);
+                    ("recent activity".to_string(), activity)
                 }
             };
             Ok((format!("Continue the conversation on {topic}"), fill(CONTINUE, &[("topic", &topic), ("context", &context)])))
         }
         "getting_started" => {
-            let project = match arg("project") {
-                Some(p) => ctx.app.project(Some(p)).map_err(|e| e.to_string())?,
-                None => match &ctx.constrained {
-                    Some(c) => ctx.app.project(Some(c)).map_err(|e| e.to_string())?,
-                    None => ctx.app.project(None).map_err(|e| e.to_string())?,
-                },
-            };
-            let activity = tool(ctx, "recent_activity", json!({"timeframe": "30d", "project": project.name}));
+            let project = ctx
+                .app
+                .select_project(&ctx.choice_of(arg("project")))
+                .map_err(|e| e.to_string())?;
+            let activity = activity(ctx, "30d", Some(&project.name)).unwrap_or_else(|e| e);
             Ok((
                 "Get started with gitmem".into(),
-                fill(GETTING_STARTED, &[("project", &project.name), ("activity", &activity.text())]),
+                fill(GETTING_STARTED, &[("project", &project.name), ("activity", &activity)]),
             ))
         }
         "recent_activity" => {
             let timeframe = arg("timeframe").unwrap_or("7d");
-            let mut call = json!({"timeframe": timeframe});
-            if let Some(p) = arg("project") {
-                call["project"] = json!(p);
-            }
-            let activity = tool(ctx, "recent_activity", call);
-            if let ToolReply::Error(e) = activity {
-                return Err(e);
-            }
+            let activity = activity(ctx, timeframe, arg("project"))?;
             let label = arg("project").unwrap_or("all projects");
             Ok((
                 "Recent activity".into(),
-                fill(RECENT, &[("project", label), ("timeframe", timeframe), ("activity", &activity.text())]),
+                fill(RECENT, &[("project", label), ("timeframe", timeframe), ("activity", &activity)]),
             ))
         }
         "search_knowledge_base" => {
             let Some(query) = arg("query") else {
                 return Err("search_knowledge_base needs a 'query' argument".into());
             };
-            let results = search_json(ctx, query, arg("timeframe"));
+            let results = search(ctx, query, arg("timeframe"));
             let mut listing = format!("Found {} results:\n", results.len());
             for r in &results {
                 listing.push_str(&format!(
                     "\n- **{}**\n  permalink: {}\n  {}\n",
-                    r["title"].as_str().unwrap_or(""),
-                    r["permalink"].as_str().unwrap_or(""),
-                    short(r["content"].as_str().unwrap_or(""), 200)
+                    r.title,
+                    r.permalink.as_deref().unwrap_or(""),
+                    short(r.content.as_deref().unwrap_or(""), 200)
                 ));
             }
             Ok((format!("Search results for {query}"), fill(SEARCH, &[("query", query), ("results", &listing)])))

@@ -4,19 +4,27 @@
 use chrono::Utc;
 use rmcp::schemars::{self, JsonSchema};
 use serde::Deserialize;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
-use super::args;
+use super::args::{self, FormatArgs, PageArgs, ProjectArgs};
 use super::tools::{
-    check_page, output_format, parse, service_error, tri, Format, ToolCtx, ToolReply,
+    answer, parse, schema_of, service_error, tri, Hints, ToolCtx, ToolReply, ToolSpec,
 };
-use crate::render;
-use crate::service::activity::activity_types;
+use crate::render::{self, Format, Rendered};
 use crate::service::context::ContextRequest;
 use crate::service::directory::DirectoryRequest;
-use crate::service::search::{SearchRequest, SEARCH_TYPES};
+use crate::service::search::SearchRequest;
 use crate::service::timeframe::{parse_instant, Timeframe};
-use crate::service::ServiceError;
+use crate::service::{ServiceError, UserError};
+
+pub const SEARCH_NOTES: ToolSpec = ToolSpec {
+    name: "search_notes",
+    title: "Search Notes",
+    description: "Full-text search over notes, observations and relations, with filters (note_types, entity_types, categories, tags, status, after_date, metadata_filters), `tag:` shorthand, AND/OR/NOT, permalink patterns and pagination.",
+    hints: Hints::READ_ONLY,
+    schema: schema_of::<SearchNotesArgs>,
+    handler: search_notes,
+};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct SearchNotesArgs {
@@ -29,29 +37,18 @@ pub struct SearchNotesArgs {
         deserialize_with = "args::string"
     )]
     pub query: Option<String>,
-    #[serde(default, deserialize_with = "args::string")]
-    pub project: Option<String>,
-    #[serde(default, deserialize_with = "args::string")]
-    pub project_id: Option<String>,
+    #[serde(flatten)]
+    pub project: ProjectArgs,
     /// Search every project (when no project is given)
     #[serde(default, alias = "all_projects", deserialize_with = "args::boolean")]
     pub search_all_projects: Option<bool>,
-    #[serde(default, alias = "page_number", deserialize_with = "args::int")]
-    #[schemars(with = "Option<i64>")]
-    pub page: Option<i64>,
-    #[serde(
-        default,
-        alias = "limit",
-        alias = "per_page",
-        deserialize_with = "args::int"
-    )]
-    #[schemars(with = "Option<i64>")]
-    pub page_size: Option<i64>,
+    #[serde(flatten)]
+    pub page: PageArgs,
     /// text (default), title, permalink; vector / semantic / hybrid run as text search
     #[serde(default, deserialize_with = "args::string")]
     pub search_type: Option<String>,
-    #[serde(default, deserialize_with = "args::string")]
-    pub output_format: Option<String>,
+    #[serde(flatten)]
+    pub format: FormatArgs,
     /// Note types (front matter `type`), any spelling
     #[serde(
         default,
@@ -100,20 +97,11 @@ pub struct SearchNotesArgs {
     pub min_similarity: Option<f64>,
 }
 
-fn search_failed(format: Format, title: &str, body: String) -> ToolReply {
-    match format {
-        Format::Text => ToolReply::Text(format!("# {title}\n\n{body}")),
-        Format::Json => ToolReply::Json(
-            json!({"results": [], "current_page": 1, "page_size": 10, "total": 0, "total_is_exact": true, "has_more": false, "error": body}),
-        ),
-    }
-}
-
-pub fn search_notes(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
-    const TOOL: &str = "search_notes";
+fn search_notes(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
+    const TOOL: &str = SEARCH_NOTES.name;
     let a: SearchNotesArgs = tri!(parse(TOOL, raw));
-    let format = tri!(output_format(a.output_format.as_deref(), Format::Text));
-    let (page, page_size) = tri!(check_page(TOOL, a.page, a.page_size, 10, None));
+    let format = tri!(a.format.format(Format::Text));
+    let (page, page_size) = tri!(a.page.checked(TOOL, 10, None));
     let after_date = match a.after_date.as_deref().filter(|d| !d.trim().is_empty()) {
         Some(d) => match parse_instant(d, Utc::now()) {
             Ok(t) => Some(t),
@@ -129,7 +117,7 @@ pub fn search_notes(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
         query: a.query.clone(),
         page,
         page_size,
-        search_type: a.search_type.clone(),
+        search_type: a.search_type,
         entity_types: a.entity_types.unwrap_or_default(),
         categories: a.categories.unwrap_or_default(),
         note_types: a.note_types.unwrap_or_default(),
@@ -138,48 +126,12 @@ pub fn search_notes(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
         after_date,
         metadata_filters: a.metadata_filters,
     };
-    let all =
-        a.search_all_projects.unwrap_or(false) && a.project.is_none() && a.project_id.is_none();
-    let (result, label) = if all {
-        let projects = match &ctx.constrained {
-            Some(c) => ctx.app.projects(Some(c)),
-            None => ctx.app.projects(None),
-        };
-        match projects {
-            Ok(projects) => (
-                ctx.app.search_projects(&projects, &request),
-                "all projects".to_string(),
-            ),
-            Err(e) => return service_error(TOOL, e),
+    let all = a.search_all_projects.unwrap_or(false);
+    match ctx.app.search_notes(&ctx.choice(&a.project), all, &request) {
+        Err(e) if e.is_project_choice() => service_error(TOOL, e),
+        result => {
+            render::search::answer(a.query.as_deref(), &result, page, page_size, format).into()
         }
-    } else {
-        let project = tri!(ctx.project(TOOL, a.project.as_deref(), a.project_id.as_deref()));
-        (ctx.app.search(&project, &request), project.name)
-    };
-    match result {
-        Ok(response) => match format {
-            Format::Text => ToolReply::Text(render::search::text(&response, a.query.as_deref(), &label, all)),
-            Format::Json => ToolReply::Json(serde_json::to_value(&response).unwrap_or_default()),
-        },
-        Err(ServiceError::NoSearchCriteria) => match format {
-            Format::Text => ToolReply::Text(render::search::no_criteria()),
-            Format::Json => ToolReply::Json(json!({"results": [], "current_page": page, "page_size": page_size, "total": 0, "total_is_exact": true, "has_more": false, "error": "NO_SEARCH_CRITERIA"})),
-        },
-        Err(ServiceError::InvalidSearchType(kind)) => search_failed(
-            format,
-            "Search Failed",
-            format!(
-                "Error searching for '{}': Invalid search_type '{kind}'. Valid options: {SEARCH_TYPES}",
-                a.query.as_deref().unwrap_or("")
-            ),
-        ),
-        Err(e @ (ServiceError::Invalid(_) | ServiceError::Security(_))) => search_failed(
-            format,
-            "Search Failed - Invalid Syntax",
-            format!("Error searching for '{}': {e}", a.query.as_deref().unwrap_or("")),
-        ),
-        Err(ServiceError::Config(e)) => service_error(TOOL, ServiceError::Config(e)),
-        Err(e) => search_failed(format, "Search Failed - Server Error", format!("Error searching for '{}': {e}", a.query.as_deref().unwrap_or(""))),
     }
 }
 
@@ -192,6 +144,15 @@ fn timeframe(tool: &str, raw: Option<&str>) -> Result<Timeframe, ToolReply> {
         ))
     })
 }
+
+pub const RECENT_ACTIVITY: ToolSpec = ToolSpec {
+    name: "recent_activity",
+    title: "Recent Activity",
+    description: "What changed recently in a project (or across projects when none is chosen): notes, observations or relations within a timeframe such as '7d', '2 weeks' or 'yesterday'.",
+    hints: Hints::READ_ONLY,
+    schema: schema_of::<RecentActivityArgs>,
+    handler: recent_activity,
+};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct RecentActivityArgs {
@@ -217,93 +178,38 @@ pub struct RecentActivityArgs {
         deserialize_with = "args::string"
     )]
     pub timeframe: Option<String>,
-    #[serde(default, alias = "page_number", deserialize_with = "args::int")]
-    #[schemars(with = "Option<i64>")]
-    pub page: Option<i64>,
-    #[serde(
-        default,
-        alias = "limit",
-        alias = "per_page",
-        deserialize_with = "args::int"
-    )]
-    #[schemars(with = "Option<i64>")]
-    pub page_size: Option<i64>,
-    #[serde(default, deserialize_with = "args::string")]
-    pub project: Option<String>,
-    #[serde(default, deserialize_with = "args::string")]
-    pub project_id: Option<String>,
-    #[serde(default, deserialize_with = "args::string")]
-    pub output_format: Option<String>,
+    #[serde(flatten)]
+    pub page: PageArgs,
+    #[serde(flatten)]
+    pub project: ProjectArgs,
+    #[serde(flatten)]
+    pub format: FormatArgs,
 }
 
-pub fn recent_activity(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
-    const TOOL: &str = "recent_activity";
+fn recent_activity(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
+    const TOOL: &str = RECENT_ACTIVITY.name;
     let a: RecentActivityArgs = tri!(parse(TOOL, raw));
-    let format = tri!(output_format(a.output_format.as_deref(), Format::Text));
-    let (page, page_size) = tri!(check_page(TOOL, a.page, a.page_size, 10, Some(100)));
+    let format = tri!(a.format.format(Format::Text));
+    let (page, page_size) = tri!(a.page.checked(TOOL, 10, Some(100)));
     let tf = tri!(timeframe(TOOL, a.timeframe.as_deref()));
-    let requested_types = a.kind.clone().unwrap_or_default();
-    let types = match activity_types(&requested_types) {
-        Ok(t) => t,
-        Err(e) => return service_error(TOOL, e),
-    };
+    let types = a.kind.unwrap_or_default();
     let since = tf.since(Utc::now());
-    let explicit = a.project.is_some() || a.project_id.is_some() || ctx.constrained.is_some();
-    let project = if explicit {
-        match ctx.project(TOOL, a.project.as_deref(), a.project_id.as_deref()) {
-            Ok(p) => Some(p),
-            Err(e) => return e,
-        }
-    } else {
-        ctx.app.project(None).ok()
-    };
-    let Some(project) = project else {
-        // Discovery mode: no default project, so look everywhere.
-        let mut per_project = Vec::new();
-        for p in ctx.app.projects(None).unwrap_or_default() {
-            match ctx.app.recent_activity(&p, &types, since, 1, page_size) {
-                Ok(activity) => per_project.push((p.name.clone(), activity.items)),
-                Err(e) => return service_error(TOOL, e),
-            }
-        }
-        return match format {
-            Format::Text => {
-                ToolReply::Text(render::activity::discovery_text(&tf.label(), &per_project))
-            }
-            Format::Json => ToolReply::Json(Value::Array(
-                per_project
-                    .into_iter()
-                    .flat_map(|(name, items)| {
-                        items.into_iter().map(move |mut i| {
-                            i.project = Some(name.clone());
-                            serde_json::to_value(i).unwrap_or_default()
-                        })
-                    })
-                    .collect(),
-            )),
-        };
-    };
-    match ctx
-        .app
-        .recent_activity(&project, &types, since, page, page_size)
-    {
-        Ok(activity) => match format {
-            Format::Text => ToolReply::Text(render::activity::project_text(
-                &project.name,
-                &project.external_id(),
-                &tf.label(),
-                &activity.items,
-                page,
-                activity.has_more,
-                !requested_types.is_empty(),
-            )),
-            Format::Json => {
-                ToolReply::Json(serde_json::to_value(&activity.items).unwrap_or_default())
-            }
-        },
-        Err(e) => service_error(TOOL, e),
-    }
+    let outcome =
+        ctx.app
+            .recent_activity_for(&ctx.choice(&a.project), &types, since, page, page_size);
+    answer(TOOL, outcome, |scope| {
+        render::activity::answer(scope, &tf.label(), page, !types.is_empty(), format)
+    })
 }
+
+pub const BUILD_CONTEXT: ToolSpec = ToolSpec {
+    name: "build_context",
+    title: "Build Context",
+    description: "Load a note (memory:// URL, permalink or `folder/*` pattern) with its observations and the notes linked to it, up to `depth` links away.",
+    hints: Hints::READ_ONLY,
+    schema: schema_of::<BuildContextArgs>,
+    handler: build_context,
+};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct BuildContextArgs {
@@ -314,10 +220,8 @@ pub struct BuildContextArgs {
         deserialize_with = "args::required_string"
     )]
     pub url: String,
-    #[serde(default, deserialize_with = "args::string")]
-    pub project: Option<String>,
-    #[serde(default, deserialize_with = "args::string")]
-    pub project_id: Option<String>,
+    #[serde(flatten)]
+    pub project: ProjectArgs,
     /// How many links away to follow (default 1)
     #[serde(default, deserialize_with = "args::int")]
     #[schemars(with = "Option<i64>")]
@@ -331,42 +235,31 @@ pub struct BuildContextArgs {
         deserialize_with = "args::string"
     )]
     pub timeframe: Option<String>,
-    #[serde(default, alias = "page_number", deserialize_with = "args::int")]
-    #[schemars(with = "Option<i64>")]
-    pub page: Option<i64>,
-    #[serde(
-        default,
-        alias = "limit",
-        alias = "per_page",
-        deserialize_with = "args::int"
-    )]
-    #[schemars(with = "Option<i64>")]
-    pub page_size: Option<i64>,
+    #[serde(flatten)]
+    pub page: PageArgs,
     /// Most related items per primary note (default 10)
     #[serde(default, alias = "max_results", deserialize_with = "args::int")]
     #[schemars(with = "Option<i64>")]
     pub max_related: Option<i64>,
     /// "json" (default) or "text"
-    #[serde(default, deserialize_with = "args::string")]
-    pub output_format: Option<String>,
+    #[serde(flatten)]
+    pub format: FormatArgs,
 }
 
-pub fn build_context(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
-    const TOOL: &str = "build_context";
-    let depth_raw = raw.get("depth").cloned();
-    let a: BuildContextArgs =
-        match parse(TOOL, raw) {
-            Ok(a) => a,
-            Err(_) if depth_raw.as_ref().is_some_and(|d| d.is_string()) => {
-                return ToolReply::Error(format!(
-                "Error calling tool '{TOOL}': Invalid depth parameter: {} is not a valid integer",
-                depth_raw.map(|d| format!("'{}'", d.as_str().unwrap_or(""))).unwrap_or_default()
+fn build_context(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
+    const TOOL: &str = BUILD_CONTEXT.name;
+    let a: BuildContextArgs = match parse(TOOL, raw) {
+        Ok(a) => a,
+        Err(_) if raw.get("depth").is_some_and(Value::is_string) => {
+            return ToolReply::Error(format!(
+                "Error calling tool '{TOOL}': Invalid depth parameter: '{}' is not a valid integer",
+                raw["depth"].as_str().unwrap_or("")
             ))
-            }
-            Err(e) => return e,
-        };
-    let format = tri!(output_format(a.output_format.as_deref(), Format::Json));
-    let (page, page_size) = tri!(check_page(TOOL, a.page, a.page_size, 10, None));
+        }
+        Err(e) => return e,
+    };
+    let format = tri!(a.format.format(Format::Json));
+    let (page, page_size) = tri!(a.page.checked(TOOL, 10, None));
     let path = match crate::note::memory_url::memory_url_path(&a.url) {
         Ok(p) => p,
         Err(e) => {
@@ -376,38 +269,38 @@ pub fn build_context(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
         }
     };
     let since = match a.timeframe.as_deref() {
-        Some(t) => match timeframe(TOOL, Some(t)) {
-            Ok(tf) => Some(tf.since(Utc::now())),
-            Err(e) => return e,
-        },
+        Some(t) => Some(tri!(timeframe(TOOL, Some(t))).since(Utc::now())),
         None => None,
     };
-    let project =
-        tri!(ctx.project_for_url(TOOL, &path, a.project.as_deref(), a.project_id.as_deref()));
-    let include = ctx.app.config().compat.permalinks_include_project;
-    let uri = if include
-        && !(path == project.permalink || path.starts_with(&format!("{}/", project.permalink)))
-    {
-        format!("{}/{path}", project.permalink)
-    } else {
-        path
-    };
     let request = ContextRequest {
-        uri,
+        uri: String::new(),
         depth: a.depth.unwrap_or(1).max(0) as usize,
         since,
         page,
         page_size,
         max_related: a.max_related.unwrap_or(10).max(0) as usize,
     };
-    match ctx.app.build_context(&project, &request) {
-        Ok(context) => match format {
-            Format::Json => ToolReply::Json(context.json),
-            Format::Text => ToolReply::Text(render::context::text(&context, &project.name)),
-        },
-        Err(e) => service_error(TOOL, e),
-    }
+    let outcome = ctx
+        .app
+        .build_context_at(&ctx.choice(&a.project), &path, request);
+    answer(TOOL, outcome, |(project, context)| {
+        Rendered::either(
+            format,
+            || render::context::text(context, &project.name),
+            || context.json.clone(),
+        )
+    })
 }
+
+pub const LIST_DIRECTORY: ToolSpec = ToolSpec {
+    name: "list_directory",
+    title: "List Directory",
+    description:
+        "List folders and files of a project, with depth, a name glob, sorting and paging.",
+    hints: Hints::READ_ONLY,
+    schema: schema_of::<ListDirectoryArgs>,
+    handler: list_directory,
+};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ListDirectoryArgs {
@@ -437,31 +330,19 @@ pub struct ListDirectoryArgs {
     /// title_asc, title_desc, updated_asc, updated_desc
     #[serde(default, deserialize_with = "args::string")]
     pub sort: Option<String>,
-    #[serde(default, alias = "page_number", deserialize_with = "args::int")]
-    #[schemars(with = "Option<i64>")]
-    pub page: Option<i64>,
-    #[serde(
-        default,
-        alias = "limit",
-        alias = "per_page",
-        deserialize_with = "args::int"
-    )]
-    #[schemars(with = "Option<i64>")]
-    pub page_size: Option<i64>,
-    #[serde(default, deserialize_with = "args::string")]
-    pub output_format: Option<String>,
-    #[serde(default, deserialize_with = "args::string")]
-    pub project: Option<String>,
-    #[serde(default, deserialize_with = "args::string")]
-    pub project_id: Option<String>,
+    #[serde(flatten)]
+    pub page: PageArgs,
+    #[serde(flatten)]
+    pub format: FormatArgs,
+    #[serde(flatten)]
+    pub project: ProjectArgs,
 }
 
-pub fn list_directory(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
-    const TOOL: &str = "list_directory";
+fn list_directory(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
+    const TOOL: &str = LIST_DIRECTORY.name;
     let a: ListDirectoryArgs = tri!(parse(TOOL, raw));
-    let format = tri!(output_format(a.output_format.as_deref(), Format::Text));
-    let (page, page_size) = tri!(check_page(TOOL, a.page, a.page_size, 10, Some(200)));
-    let project = tri!(ctx.project(TOOL, a.project.as_deref(), a.project_id.as_deref()));
+    let format = tri!(a.format.format(Format::Text));
+    let (page, page_size) = tri!(a.page.checked(TOOL, 10, Some(200)));
     let request = DirectoryRequest {
         dir_name: a.dir_name.unwrap_or_else(|| "/".into()),
         depth: a.depth.unwrap_or(1).max(1) as usize,
@@ -470,15 +351,25 @@ pub fn list_directory(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
         page,
         page_size,
     };
-    match ctx.app.list_directory(&project, &request) {
-        Ok(listing) => match format {
-            Format::Text => ToolReply::Text(render::directory::text(&listing, &request)),
-            Format::Json => ToolReply::Json(serde_json::to_value(&listing).unwrap_or_default()),
-        },
-        Err(ServiceError::Security(m)) => ToolReply::Text(format!("# Error\n\n{m}")),
-        Err(e) => service_error(TOOL, e),
+    match ctx.app.list_directory(&ctx.choice(&a.project), &request) {
+        Err(ServiceError::User(UserError::OutsideProject(refusal))) => {
+            render::directory::refused(&refusal).into()
+        }
+        outcome => answer(TOOL, outcome, |listing| {
+            render::directory::answer(listing, &request, format)
+        }),
     }
 }
+
+pub const SEARCH: ToolSpec = ToolSpec {
+    name: "search",
+    title: "Search Knowledge Base",
+    description:
+        "Search the knowledge base (ChatGPT connector format): returns ids, titles and urls.",
+    hints: Hints::READ_ONLY,
+    schema: schema_of::<ChatGptSearchArgs>,
+    handler: chatgpt_search,
+};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ChatGptSearchArgs {
@@ -486,110 +377,35 @@ pub struct ChatGptSearchArgs {
     pub query: String,
 }
 
+fn chatgpt_search(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
+    let a: ChatGptSearchArgs = tri!(parse(SEARCH.name, raw));
+    let request = SearchRequest {
+        query: Some(a.query.clone()),
+        ..Default::default()
+    };
+    match ctx.app.search_notes(&ctx.choice_of(None), false, &request) {
+        Err(e) if e.is_project_choice() => service_error(SEARCH.name, e),
+        result => render::chatgpt::search(&a.query, &result.map(|found| found.response)).into(),
+    }
+}
+
+pub const FETCH: ToolSpec = ToolSpec {
+    name: "fetch",
+    title: "Fetch Document",
+    description: "Fetch a document by the id `search` returned (ChatGPT connector format).",
+    hints: Hints::READ_ONLY,
+    schema: schema_of::<ChatGptFetchArgs>,
+    handler: chatgpt_fetch,
+};
+
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ChatGptFetchArgs {
     #[serde(deserialize_with = "args::required_string")]
     pub id: String,
 }
 
-/// ChatGPT's connector format: a list holding one text item whose text is the JSON payload
-/// (compat 2.17); the payload uses `", "` and `": "` separators like Python's json.dumps.
-fn chatgpt_payload(payload: Value) -> ToolReply {
-    let inner = python_json(&payload);
-    ToolReply::Json(json!([{"type": "text", "text": inner}]))
-}
-
-/// JSON text with Python's default separators and unescaped non-ASCII.
-fn python_json(v: &Value) -> String {
-    match v {
-        Value::Object(map) => format!(
-            "{{{}}}",
-            map.iter()
-                .map(|(k, v)| format!(
-                    "{}: {}",
-                    serde_json::to_string(k).unwrap_or_default(),
-                    python_json(v)
-                ))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-        Value::Array(items) => format!(
-            "[{}]",
-            items.iter().map(python_json).collect::<Vec<_>>().join(", ")
-        ),
-        other => serde_json::to_string(other).unwrap_or_default(),
-    }
-}
-
-pub fn chatgpt_search(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
-    const TOOL: &str = "search";
-    let a: ChatGptSearchArgs = tri!(parse(TOOL, raw));
-    let project = tri!(ctx.project(TOOL, None, None));
-    let request = SearchRequest {
-        query: Some(a.query.clone()),
-        ..Default::default()
-    };
-    match ctx.app.search(&project, &request) {
-        Ok(response) => chatgpt_payload(json!({
-            "results": response.results.iter().enumerate().map(|(i, r)| json!({
-                "id": r.permalink.clone().unwrap_or_else(|| format!("doc-{i}")),
-                "title": if r.title.is_empty() { "Untitled".to_string() } else { r.title.clone() },
-                "url": r.permalink.clone().unwrap_or_default(),
-            })).collect::<Vec<_>>(),
-            "total_count": response.total,
-            "query": a.query,
-        })),
-        Err(ServiceError::NoSearchCriteria) => {
-            chatgpt_payload(json!({"results": [], "total_count": 0, "query": a.query}))
-        }
-        Err(e) => {
-            let details: String = e.to_string().chars().take(500).collect();
-            chatgpt_payload(
-                json!({"results": [], "error": "Search failed", "error_details": details}),
-            )
-        }
-    }
-}
-
-pub fn chatgpt_fetch(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
-    const TOOL: &str = "fetch";
-    let a: ChatGptFetchArgs = tri!(parse(TOOL, raw));
-    let identifier = if a.id.contains('/') && !a.id.starts_with("memory://") {
-        format!("memory://{}", a.id)
-    } else {
-        a.id.clone()
-    };
-    let mut read = Map::new();
-    read.insert("identifier".into(), json!(identifier));
-    let reply = super::note_tools::read_note(ctx, &read);
-    let text = match reply {
-        ToolReply::Text(t) => t,
-        other => {
-            return chatgpt_payload(json!({
-                "id": a.id, "title": "Fetch Error", "text": format!("Failed to fetch document: {}", other.text()),
-                "url": a.id, "metadata": {"error": "Fetch failed"},
-            }))
-        }
-    };
-    if text.contains("# Note Not Found") {
-        return chatgpt_payload(json!({
-            "id": a.id, "title": "Document Not Found", "text": text, "url": a.id,
-            "metadata": {"error": "Document not found"},
-        }));
-    }
-    let title = text
-        .lines()
-        .next()
-        .and_then(|l| l.strip_prefix("# "))
-        .map(String::from)
-        .unwrap_or_else(|| {
-            let last = a.id.rsplit('/').next().unwrap_or(&a.id).replace('-', " ");
-            last.split(' ')
-                .map(render::notes::capitalize)
-                .collect::<Vec<_>>()
-                .join(" ")
-        });
-    chatgpt_payload(
-        json!({"id": a.id, "title": title, "text": text, "url": a.id, "metadata": {"format": "markdown"}}),
-    )
+fn chatgpt_fetch(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
+    let a: ChatGptFetchArgs = tri!(parse(FETCH.name, raw));
+    let outcome = ctx.app.fetch_document(&ctx.choice_of(None), &a.id);
+    render::chatgpt::fetch(&a.id, &outcome).into()
 }

@@ -3,7 +3,6 @@
 
 use std::path::Path;
 use std::sync::Arc;
-use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
@@ -16,16 +15,12 @@ use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{json, Value};
 
 use super::prompts;
-use super::state::{ProjectSync, ServerState};
 use super::tools::{self, ToolCtx, ToolReply};
-use crate::service::App;
+use crate::service::{background, App};
 
 pub const INSTRUCTIONS: &str = include_str!("../../templates/instructions.md");
 pub const GUIDE: &str = include_str!("../../templates/ai_assistant_guide.md");
 pub const GUIDE_URI: &str = "memory://ai_assistant_guide";
-
-/// A delete seen by the watcher is applied only if a second scan this much later agrees.
-const DELETE_CONFIRMATION: Duration = Duration::from_millis(150);
 
 #[derive(Clone)]
 pub struct GitmemServer {
@@ -203,68 +198,6 @@ pub fn storage_capabilities() -> Value {
     })
 }
 
-/// Indexes every project in the background (tools answer meanwhile), then watches them.
-/// The returned guard keeps the watcher alive.
-pub fn start_background(
-    ctx: &ToolCtx,
-) -> std::thread::JoinHandle<Option<crate::vault::watch::WatchGuard>> {
-    let ctx = ctx.clone();
-    let projects = match &ctx.constrained {
-        Some(c) => ctx.app.projects(Some(c)).unwrap_or_default(),
-        None => ctx.app.projects(None).unwrap_or_default(),
-    };
-    for p in &projects {
-        ctx.state.set(&p.name, ProjectSync::Pending);
-    }
-    std::thread::Builder::new()
-        .name("gitmem-initial-index".into())
-        .spawn(move || {
-            for project in &projects {
-                ctx.state
-                    .set(&project.name, ProjectSync::Running { done: 0, total: 0 });
-                let state = ctx.state.clone();
-                let name = project.name.clone();
-                let report = ctx.app.sync_project(
-                    project,
-                    crate::service::sync::SyncMode::Incremental,
-                    &move |e| {
-                        if let crate::service::sync::SyncEvent::Indexed { done, total } = e {
-                            state.set(&name, ProjectSync::Running { done, total });
-                        }
-                    },
-                );
-                match report {
-                    Ok(_) => ctx.state.set(&project.name, ProjectSync::Done),
-                    Err(e) => {
-                        tracing::warn!("indexing project '{}' failed: {e}", project.name);
-                        ctx.state
-                            .set(&project.name, ProjectSync::Failed(e.to_string()));
-                    }
-                }
-            }
-            let roots: Vec<_> = projects
-                .iter()
-                .map(|p| (p.name.clone(), p.path.clone()))
-                .collect();
-            let app = ctx.app.clone();
-            let watched = crate::vault::watch::watch(roots, move |name| {
-                if let Ok(project) = app.project(Some(name)) {
-                    if let Err(e) = app.sync_after_event(&project, DELETE_CONFIRMATION) {
-                        tracing::warn!("re-indexing project '{name}' after a change failed: {e}");
-                    }
-                }
-            });
-            match watched {
-                Ok(guard) => Some(guard),
-                Err(e) => {
-                    tracing::warn!("cannot watch project directories: {e}");
-                    None
-                }
-            }
-        })
-        .expect("spawning the indexing thread")
-}
-
 /// `gitmem serve` over stdio.
 pub async fn serve_stdio(
     root: &Path,
@@ -282,12 +215,11 @@ pub async fn serve_stdio(
     let dotted_names = dotted_names || app.config().compat.dotted_names;
     let ctx = ToolCtx {
         app: app.clone(),
-        state: Arc::new(ServerState::default()),
         constrained,
         dotted_names,
     };
-    let background = start_background(&ctx);
-    super::poller::start(ctx.clone());
+    let background = background::index_and_watch(app.clone(), ctx.constrained.clone());
+    background::poll_links(app.clone(), ctx.constrained.clone());
     let service = GitmemServer::new(ctx)
         .serve(rmcp::transport::stdio())
         .await?;

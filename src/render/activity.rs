@@ -1,6 +1,9 @@
 //! recent_activity text (compat 2.9).
 
-use crate::service::activity::ActivityItem;
+use serde_json::Value;
+
+use super::{Format, Rendered};
+use crate::service::activity::{ActivityItem, ActivityScope};
 
 fn shorten(s: &str, max: usize) -> String {
     if s.chars().count() <= max {
@@ -184,4 +187,50 @@ pub fn discovery_text(label: &str, per_project: &[(String, Vec<ActivityItem>)]) 
     }
     out.push_str("Session reminder: Remember their project choice throughout this conversation.");
     out
+}
+
+/// recent_activity's answer. `label` names the timeframe; `filtered` is true when the call
+/// asked for particular types.
+pub fn answer(
+    scope: &ActivityScope,
+    label: &str,
+    page: usize,
+    filtered: bool,
+    format: Format,
+) -> Rendered {
+    match scope {
+        ActivityScope::Project { project, activity } => Rendered::either(
+            format,
+            || {
+                project_text(
+                    &project.name,
+                    &project.external_id(),
+                    label,
+                    &activity.items,
+                    page,
+                    activity.has_more,
+                    filtered,
+                )
+            },
+            || serde_json::to_value(&activity.items).unwrap_or_default(),
+        ),
+        ActivityScope::Discovery(per_project) => Rendered::either(
+            format,
+            || discovery_text(label, per_project),
+            || {
+                Value::Array(
+                    per_project
+                        .iter()
+                        .flat_map(|(name, items)| {
+                            items.iter().map(move |item| {
+                                let mut item = item.clone();
+                                item.project = Some(name.clone());
+                                serde_json::to_value(item).unwrap_or_default()
+                            })
+                        })
+                        .collect(),
+                )
+            },
+        ),
+    }
 }

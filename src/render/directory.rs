@@ -1,6 +1,10 @@
 //! list_directory text (compat 2.11).
 
+use serde_json::Value;
+
+use super::{Format, Rendered};
 use crate::service::directory::{DirectoryListing, DirectoryRequest};
+use crate::service::OutsideProject;
 
 pub fn text(listing: &DirectoryListing, request: &DirectoryRequest) -> String {
     let dir = &listing.dir_name;
@@ -68,4 +72,18 @@ pub fn text(listing: &DirectoryListing, request: &DirectoryRequest) -> String {
         ));
     }
     out
+}
+
+/// list_directory's answer.
+pub fn answer(listing: &DirectoryListing, request: &DirectoryRequest, format: Format) -> Rendered {
+    Rendered::either(
+        format,
+        || text(listing, request),
+        || serde_json::to_value(listing).unwrap_or(Value::Null),
+    )
+}
+
+/// A folder outside the project: guidance, in either format.
+pub fn refused(refusal: &OutsideProject) -> Rendered {
+    Rendered::Text(format!("# Error\n\n{refusal}"))
 }

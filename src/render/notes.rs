@@ -1,6 +1,16 @@
-//! Texts of the note tools: write_note, edit_note, read_note fallbacks, move and delete.
+//! write_note, read_note, view_note, edit_note, read_content and canvas.
 
-use crate::service::notes::NoteWritten;
+use serde_json::{json, Value};
+
+use super::{Format, Rendered};
+use crate::note::edit::EditError;
+use crate::note::identifier::normalize_identifier;
+use crate::note::permalink::generate_permalink;
+use crate::service::canvas::CanvasWritten;
+use crate::service::edit::{EditRefusal, NoteEdited};
+use crate::service::notes::{split_note_text, NoteFile, NoteWritten, WriteRefusal};
+use crate::service::read::{NoteView, ReadRefusal};
+use crate::service::{Outcome, OutsideProject};
 
 pub fn session_footer(project: &str) -> String {
     format!("\n\n[Session: Using project '{project}']")
@@ -170,4 +180,290 @@ pub fn directory_summary(
 /// `# <title>\n\n<body>` guidance blocks used by several tools.
 pub fn guidance(title: &str, body: &str) -> String {
     format!("# {title}\n\n{body}")
+}
+
+/// The JSON of a written or edited note.
+fn written_json(w: &NoteWritten) -> Value {
+    json!({
+        "title": w.title,
+        "permalink": w.permalink,
+        "file_path": w.file_path,
+        "checksum": w.checksum,
+        "action": if w.created { "created" } else { "updated" },
+    })
+}
+
+/// write_note's answer; `title` is the requested one.
+pub fn write_note(
+    title: &str,
+    outcome: &Outcome<NoteWritten, WriteRefusal>,
+    format: Format,
+) -> Rendered {
+    match outcome {
+        Outcome::Done(w) => Rendered::either(format, || written(w, &w.project), || written_json(w)),
+        Outcome::Refused(WriteRefusal::AlreadyExists {
+            project,
+            title,
+            permalink,
+            ..
+        }) => Rendered::either(
+            format,
+            || conflict(title, permalink, project),
+            || {
+                json!({
+                    "title": title, "permalink": permalink, "file_path": null, "checksum": null,
+                    "action": "conflict", "error": "NOTE_ALREADY_EXISTS",
+                })
+            },
+        ),
+        Outcome::Refused(WriteRefusal::OutsideProject(refusal)) => Rendered::either(
+            format,
+            || guidance("Error", &refusal.to_string()),
+            || {
+                json!({
+                    "title": title, "permalink": null, "file_path": null, "checksum": null,
+                    "action": "created", "error": "SECURITY_VALIDATION_ERROR",
+                })
+            },
+        ),
+    }
+}
+
+/// The JSON of a read that found nothing.
+fn empty_read_json() -> Value {
+    json!({"title": null, "permalink": null, "file_path": null, "content": null, "frontmatter": null})
+}
+
+/// The text of a read that found nothing: suggestions when there are related notes.
+pub(super) fn not_found_text(
+    project: &str,
+    identifier: &str,
+    related: &[crate::service::search::SearchResult],
+) -> String {
+    if related.is_empty() {
+        return read_not_found(identifier, project);
+    }
+    let list: Vec<(String, Option<String>)> = related
+        .iter()
+        .map(|r| (r.title.clone(), r.permalink.clone()))
+        .collect();
+    read_related(identifier, project, &list)
+}
+
+/// read_note's answer: the file's exact text, or JSON with the body and front matter.
+pub fn read_note(
+    outcome: &Outcome<NoteFile, ReadRefusal>,
+    format: Format,
+    include_frontmatter: bool,
+) -> Rendered {
+    match outcome {
+        Outcome::Done(file) => Rendered::either(
+            format,
+            || file.text.clone(),
+            || {
+                let note = &file.note;
+                let (body, frontmatter) = split_note_text(&file.text);
+                let content = if include_frontmatter {
+                    file.text.clone()
+                } else {
+                    body
+                };
+                let mut v = json!({
+                    "title": note.title, "permalink": note.permalink, "file_path": note.path,
+                    "content": content, "frontmatter": frontmatter,
+                });
+                if let Some(source) = note
+                    .metadata
+                    .get("source")
+                    .filter(|s| s["origin"] == "linked_folder")
+                {
+                    v["source"] = source.clone();
+                    v["tags"] = json!(note.tags);
+                }
+                v
+            },
+        ),
+        Outcome::Refused(refusal) => read_refused(refusal, format),
+    }
+}
+
+fn read_refused(refusal: &ReadRefusal, format: Format) -> Rendered {
+    match refusal {
+        ReadRefusal::OutsideProject(refusal) => Rendered::either(
+            format,
+            || guidance("Error", &refusal.to_string()),
+            || {
+                let mut v = empty_read_json();
+                v["error"] = json!("SECURITY_VALIDATION_ERROR");
+                v
+            },
+        ),
+        ReadRefusal::NotFound {
+            project,
+            identifier,
+            related,
+        } => Rendered::either(
+            format,
+            || not_found_text(project, identifier, related),
+            || {
+                let mut v = empty_read_json();
+                if !related.is_empty() {
+                    v["related_results"] = related
+                        .iter()
+                        .map(|r| json!({"title": r.title, "permalink": r.permalink, "file_path": r.file_path}))
+                        .collect();
+                }
+                v
+            },
+        ),
+    }
+}
+
+/// view_note's answer: the note, for the client to show as an artifact.
+pub fn view_note(outcome: &Outcome<NoteView, ReadRefusal>) -> Rendered {
+    match outcome {
+        Outcome::Done(v) => Rendered::Text(view(&v.title, &v.text)),
+        Outcome::Refused(refusal) => read_refused(refusal, Format::Text),
+    }
+}
+
+/// The guidance title, the JSON error code and the explanation of a refused edit.
+fn edit_refusal(refusal: &EditRefusal) -> (&'static str, &'static str, String) {
+    match refusal {
+        EditRefusal::OutsideProject(o) => (
+            "Edit Failed - Security Validation Error",
+            "SECURITY_VALIDATION_ERROR",
+            o.to_string(),
+        ),
+        EditRefusal::Ambiguous { identifier, notes } => {
+            let list: Vec<String> = notes
+                .iter()
+                .map(|n| format!("{} (permalink: {})", n.path, n.permalink.as_deref().unwrap_or("")))
+                .collect();
+            (
+                "Edit Failed - Ambiguous Identifier",
+                "AMBIGUOUS_IDENTIFIER",
+                format!(
+                    "Ambiguous identifier '{identifier}' matches {} notes: {}. Pass an exact permalink or external_id to disambiguate.",
+                    notes.len(),
+                    list.join("; ")
+                ),
+            )
+        }
+        EditRefusal::NotFound { identifier, project } => (
+            "Edit Failed - Note Not Found",
+            "ENTITY_RESOLUTION_FAILED",
+            format!(
+                "The note '{identifier}' could not be found in project '{project}'.\n\nCheck the identifier with `search_notes(query=\"{}\")`, or use operation \"append\" to create it.",
+                normalize_identifier(identifier)
+            ),
+        ),
+        EditRefusal::UnresolvedProjectRoute { identifier, segment } => (
+            "Edit Failed - Unresolved Project Route",
+            "UNRESOLVED_PROJECT_ROUTE",
+            format!("'{segment}' in '{identifier}' is not a project, and edit_note does not create notes in an unknown project."),
+        ),
+        EditRefusal::NotApplicable { identifier, error } => {
+            let (title, code) = match error {
+                EditError::TextNotFound(_) => ("Edit Failed - Text Not Found", "TEXT_NOT_FOUND"),
+                EditError::WrongCount { .. } => (
+                    "Edit Failed - Wrong Replacement Count",
+                    "WRONG_REPLACEMENT_COUNT",
+                ),
+                EditError::DuplicateSection(_) => (
+                    "Edit Failed - Duplicate Section Headers",
+                    "DUPLICATE_SECTION",
+                ),
+                EditError::SectionNotFound(_) => ("Edit Failed - Section Not Found", "SECTION_NOT_FOUND"),
+                EditError::MissingFindText | EditError::MissingSection(_) => ("Edit Failed", "EDIT_FAILED"),
+            };
+            let advice = match error {
+                EditError::WrongCount { found, .. } => format!(
+                    "\n\nRead the note first, then either set expected_replacements={found} or give a more specific find_text."
+                ),
+                EditError::TextNotFound(_) => {
+                    "\n\nRead the note first and copy the exact text to replace.".to_string()
+                }
+                _ => String::new(),
+            };
+            (title, code, format!("Error editing note '{identifier}': {error}{advice}"))
+        }
+    }
+}
+
+fn refusal_identifier(refusal: &EditRefusal) -> &str {
+    match refusal {
+        EditRefusal::OutsideProject(o) => &o.value,
+        EditRefusal::Ambiguous { identifier, .. }
+        | EditRefusal::NotFound { identifier, .. }
+        | EditRefusal::UnresolvedProjectRoute { identifier, .. }
+        | EditRefusal::NotApplicable { identifier, .. } => identifier,
+    }
+}
+
+/// edit_note's answer.
+pub fn edit_note(outcome: &Outcome<NoteEdited, EditRefusal>, format: Format) -> Rendered {
+    match outcome {
+        Outcome::Done(e) => Rendered::either(
+            format,
+            || {
+                edited(
+                    &e.written,
+                    &e.written.project,
+                    e.operation.name(),
+                    &e.summary,
+                    e.created,
+                )
+            },
+            || {
+                let w = &e.written;
+                json!({
+                    "title": w.title, "permalink": w.permalink, "file_path": w.file_path,
+                    "checksum": w.checksum, "operation": e.operation.name(), "fileCreated": e.created,
+                })
+            },
+        ),
+        Outcome::Refused(refusal) => {
+            let (title, code, body) = edit_refusal(refusal);
+            Rendered::either(
+                format,
+                || guidance(title, &body),
+                || {
+                    json!({
+                        "title": null, "permalink": null, "file_path": null, "checksum": null,
+                        "operation": null, "fileCreated": false, "error": code,
+                        "identifier": refusal_identifier(refusal),
+                    })
+                },
+            )
+        }
+    }
+}
+
+/// read_content's answer: the payload, or an error object (compat 2.7).
+pub fn read_content(outcome: &Outcome<Value, OutsideProject>) -> Rendered {
+    match outcome {
+        Outcome::Done(payload) => Rendered::Json(payload.clone()),
+        Outcome::Refused(refusal) => {
+            Rendered::Json(json!({"type": "error", "error": refusal.to_string()}))
+        }
+    }
+}
+
+/// canvas's answer.
+pub fn canvas(outcome: &Outcome<CanvasWritten, OutsideProject>) -> Rendered {
+    Rendered::Text(match outcome {
+        Outcome::Done(c) => format!(
+            "# {}: {}\n\nThe canvas is ready to open in Obsidian.",
+            if c.created { "Created" } else { "Updated" },
+            c.path
+        ),
+        Outcome::Refused(refusal) => guidance("Error", &refusal.to_string()),
+    })
+}
+
+/// The suggestions for an identifier nothing matches: its capitalised form and its permalink.
+pub fn identifier_suggestions(identifier: &str) -> (String, String) {
+    let ident = normalize_identifier(identifier);
+    (capitalize(&ident), generate_permalink(&ident, false))
 }

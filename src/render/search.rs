@@ -1,6 +1,10 @@
 //! search_notes text output (compat 2.8).
 
-use crate::service::search::SearchResponse;
+use serde_json::json;
+
+use super::{Format, Rendered};
+use crate::service::search::{ScopedSearch, SearchResponse, SearchScope, SEARCH_TYPES};
+use crate::service::{ServiceError, UserError};
 
 pub fn text(
     response: &SearchResponse,
@@ -60,4 +64,57 @@ pub fn text(
 /// `# No Search Criteria` guidance.
 pub fn no_criteria() -> String {
     "# No Search Criteria\n\nPlease provide at least one of: `query`, `metadata_filters`, `tags`, `status`, `note_types`, `entity_types`, `categories`, or `after_date`.".to_string()
+}
+
+fn failed(format: Format, title: &str, body: String) -> Rendered {
+    Rendered::either(
+        format,
+        || format!("# {title}\n\n{body}"),
+        || json!({"results": [], "current_page": 1, "page_size": 10, "total": 0, "total_is_exact": true, "has_more": false, "error": body}),
+    )
+}
+
+/// search_notes's answer, failures included: they are guidance for the agent, except a project
+/// that cannot be chosen, which the caller reports as an error before calling this.
+pub fn answer(
+    query: Option<&str>,
+    result: &Result<ScopedSearch, ServiceError>,
+    page: usize,
+    page_size: usize,
+    format: Format,
+) -> Rendered {
+    let shown = query.unwrap_or("");
+    match result {
+        Ok(found) => {
+            let (label, all) = match &found.scope {
+                SearchScope::Project(name) => (name.as_str(), false),
+                SearchScope::AllProjects => ("all projects", true),
+            };
+            Rendered::either(
+                format,
+                || text(&found.response, query, label, all),
+                || serde_json::to_value(&found.response).unwrap_or_default(),
+            )
+        }
+        Err(ServiceError::User(UserError::NoSearchCriteria)) => Rendered::either(
+            format,
+            no_criteria,
+            || json!({"results": [], "current_page": page, "page_size": page_size, "total": 0, "total_is_exact": true, "has_more": false, "error": "NO_SEARCH_CRITERIA"}),
+        ),
+        Err(ServiceError::User(UserError::InvalidSearchType(kind))) => failed(
+            format,
+            "Search Failed",
+            format!("Error searching for '{shown}': Invalid search_type '{kind}'. Valid options: {SEARCH_TYPES}"),
+        ),
+        Err(e @ ServiceError::User(_)) => failed(
+            format,
+            "Search Failed - Invalid Syntax",
+            format!("Error searching for '{shown}': {e}"),
+        ),
+        Err(e) => failed(
+            format,
+            "Search Failed - Server Error",
+            format!("Error searching for '{shown}': {e}"),
+        ),
+    }
 }

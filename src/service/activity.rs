@@ -3,6 +3,7 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
+use super::scope::ProjectChoice;
 use super::{App, Result, ServiceError};
 use crate::config::Project;
 use crate::index::search::observation_permalink;
@@ -55,7 +56,7 @@ pub fn activity_types(types: &[String]) -> Result<Vec<String>> {
             if ACTIVITY_TYPES.contains(&lower.as_str()) {
                 Ok(lower)
             } else {
-                Err(ServiceError::Invalid(format!(
+                Err(ServiceError::invalid(format!(
                     "Invalid type: {t}. Valid types are: ['entity', 'observation', 'relation']"
                 )))
             }
@@ -163,5 +164,48 @@ impl App {
         let has_more = items.len() > offset + page_size;
         let items = items.into_iter().skip(offset).take(page_size).collect();
         Ok(Activity { items, has_more })
+    }
+}
+
+/// recent_activity's answer: one project's page, or, with no project named and no default
+/// (discovery mode), the first page of every project.
+#[derive(Debug, Clone)]
+pub enum ActivityScope {
+    Project {
+        project: Project,
+        activity: Activity,
+    },
+    Discovery(Vec<(String, Vec<ActivityItem>)>),
+}
+
+impl App {
+    pub fn recent_activity_for(
+        &self,
+        choice: &ProjectChoice,
+        types: &[String],
+        since: DateTime<Utc>,
+        page: usize,
+        page_size: usize,
+    ) -> Result<ActivityScope> {
+        let types = activity_types(types)?;
+        let project = if choice.is_explicit() {
+            Some(self.select_project(choice)?)
+        } else {
+            self.project(None).ok()
+        };
+        match project {
+            Some(project) => {
+                let activity = self.recent_activity(&project, &types, since, page, page_size)?;
+                Ok(ActivityScope::Project { project, activity })
+            }
+            None => {
+                let mut per_project = Vec::new();
+                for p in self.projects(None)? {
+                    let activity = self.recent_activity(&p, &types, since, 1, page_size)?;
+                    per_project.push((p.name, activity.items));
+                }
+                Ok(ActivityScope::Discovery(per_project))
+            }
+        }
     }
 }

@@ -7,6 +7,7 @@ use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
 
 use super::notes::Lookup;
+use super::scope::ProjectChoice;
 use super::search::iso_from_ms;
 use super::{App, Result};
 use crate::config::Project;
@@ -328,5 +329,28 @@ impl App {
             json,
             primaries: rendered,
         })
+    }
+}
+
+impl App {
+    /// build_context for the path of a memory:// URL: picks the project (the URL may name it),
+    /// and prefixes the path with the project's permalink when permalinks carry it.
+    pub fn build_context_at(
+        &self,
+        choice: &ProjectChoice,
+        path: &str,
+        mut request: ContextRequest,
+    ) -> Result<(Project, GraphContext)> {
+        let project = self.project_for_url(choice, path)?;
+        let include = self.config().compat.permalinks_include_project;
+        let prefixed =
+            path == project.permalink || path.starts_with(&format!("{}/", project.permalink));
+        request.uri = if include && !prefixed {
+            format!("{}/{path}", project.permalink)
+        } else {
+            path.to_string()
+        };
+        let context = self.build_context(&project, &request)?;
+        Ok((project, context))
     }
 }

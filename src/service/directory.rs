@@ -4,9 +4,9 @@ use std::collections::BTreeSet;
 
 use serde::Serialize;
 
+use super::scope::ProjectChoice;
 use super::search::iso_from_ms;
 use super::{App, Result, ServiceError};
-use crate::config::Project;
 use crate::index::NoteRecord;
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -115,25 +115,27 @@ fn dir_node(path: &str) -> DirectoryNode {
 impl App {
     pub fn list_directory(
         &self,
-        project: &Project,
+        choice: &ProjectChoice,
         request: &DirectoryRequest,
     ) -> Result<DirectoryListing> {
+        let project = &self.select_project(choice)?;
         if request.page < 1 {
-            return Err(ServiceError::Invalid(format!(
+            return Err(ServiceError::invalid(format!(
                 "page must be >= 1, got {}",
                 request.page
             )));
         }
         if !(1..=200).contains(&request.page_size) {
-            return Err(ServiceError::Invalid(format!(
+            return Err(ServiceError::invalid(format!(
                 "page_size must be between 1 and 200, got {}",
                 request.page_size
             )));
         }
         let dir_name = normalize_dir_name(&request.dir_name);
         let base = dir_name.trim_start_matches('/').to_string();
-        crate::vault::path::validate_relative(&base)
-            .map_err(|_| super::notes::security_error("Directory", &request.dir_name))?;
+        crate::vault::path::validate_relative(&base).map_err(|_| {
+            super::OutsideProject::new(super::PathArg::Directory, &request.dir_name)
+        })?;
         let depth = request.depth.max(1);
         let mut directories: BTreeSet<String> = BTreeSet::new();
         let mut files = Vec::new();
@@ -183,7 +185,7 @@ impl App {
             Some("updated_asc") => file_nodes.sort_by_key(|n| n.updated_ms),
             Some("updated_desc") => file_nodes.sort_by_key(|n| std::cmp::Reverse(n.updated_ms)),
             Some(other) => {
-                return Err(ServiceError::Invalid(format!(
+                return Err(ServiceError::invalid(format!(
                     "Invalid sort '{other}'. Valid options: title_asc, title_desc, updated_asc, updated_desc"
                 )))
             }

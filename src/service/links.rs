@@ -9,14 +9,16 @@ use std::time::{Instant, SystemTime};
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use super::{ingest, App, Result, ServiceError};
+use super::changes::{self, Target};
+use super::scope::ProjectChoice;
+use super::{App, Result, ServiceError};
 use crate::config::Project;
-use crate::index::{FileWarning, OpOutcome, WriteOp};
+use crate::index::{FileWarning, NoteInput, OpOutcome, WriteOp};
 use crate::vault::links::{
     self, effective_interval_ms, link_id, LinkRecord, LinkRules, LinkStatus, Mapping, WatchMode,
     WatchSettings, FAILURES_FOR_ERROR,
 };
-use crate::vault::scan::{self, Change, FileStat, Known};
+use crate::vault::scan::{self, Change, FileStat, Known, Observed};
 
 /// What `link_folder` is asked to do.
 #[derive(Debug, Clone, Default)]
@@ -91,7 +93,7 @@ fn now_iso() -> String {
 }
 
 fn invalid(message: impl Into<String>) -> ServiceError {
-    ServiceError::Invalid(message.into())
+    ServiceError::invalid(message.into())
 }
 
 impl App {
@@ -195,6 +197,17 @@ impl App {
 
     /// Links a folder to a project (or updates an existing link of the same folder) and scans it.
     pub fn link_folder(
+        &self,
+        choice: &ProjectChoice,
+        options: &LinkOptions,
+    ) -> Result<(LinkRecord, ScanReport)> {
+        let project = &self.select_project(choice)?;
+        let linked = self.link_folder_in(project, options)?;
+        self.progress.links_changed();
+        Ok(linked)
+    }
+
+    fn link_folder_in(
         &self,
         project: &Project,
         options: &LinkOptions,
@@ -329,7 +342,12 @@ impl App {
 
     /// Unlinks one folder (by path) or every folder of a project. The folders' files are not
     /// touched; their notes leave the index.
-    pub fn unlink_folder(&self, project: &Project, path: Option<&str>) -> Result<Vec<LinkRecord>> {
+    pub fn unlink_folder(
+        &self,
+        choice: &ProjectChoice,
+        path: Option<&str>,
+    ) -> Result<Vec<LinkRecord>> {
+        let project = &self.select_project(choice)?;
         let _guard = self.links_lock.lock().unwrap_or_else(|e| e.into_inner());
         let mut records = self.links(project)?;
         let wanted = |l: &LinkRecord| match path {
@@ -361,6 +379,7 @@ impl App {
             }
         }
         self.index.write(ops)?;
+        self.progress.links_changed();
         Ok(removed)
     }
 
@@ -425,80 +444,37 @@ impl App {
             }
         };
         let changes = scan::diff(&known, &scan);
-        let include_prefix = self.config().compat.permalinks_include_project;
         let mounted = |rel: &str| format!("{}/{rel}", link.mount);
-        let mut ops = Vec::new();
-        // The relative path of each upsert, aligned with `ops`, to map outcomes back.
-        let mut op_paths: Vec<Option<String>> = Vec::new();
-        for change in &changes {
-            match change {
-                Change::Created(rel) | Change::Modified(rel) => {
-                    if matches!(change, Change::Created(_)) {
-                        report.created += 1;
-                    } else {
-                        report.updated += 1;
-                    }
-                    let observed = &scan.files[rel];
-                    let bytes = observed.bytes.as_deref().unwrap_or_default();
-                    let mut input = ingest::note_input(
-                        &project.name,
-                        include_prefix,
-                        &mounted(rel),
-                        observed,
-                        bytes,
-                    );
-                    report
-                        .warnings
-                        .extend(input.warnings.iter().map(|m| FileWarning {
-                            path: mounted(rel),
-                            message: m.clone(),
-                        }));
-                    if !input.tags.iter().any(|t| t == "linked") {
-                        input.tags.push("linked".into());
-                    }
-                    input.metadata.insert(
-                        "source".into(),
-                        json!({
-                            "origin": "linked_folder",
-                            "file_uri": format!("file://{}", link.resolved_path.join(rel).display()),
-                            "relative_path": rel,
-                            "checksum_sha256": observed.checksum,
-                            "linked_folder_id": link.id,
-                            "file_mtime": crate::service::search::iso_from_ms(observed.stat.mtime_ns / 1_000_000),
-                            "file_size": observed.stat.size,
-                        }),
-                    );
-                    ops.push(WriteOp::Upsert(Box::new(input)));
-                    op_paths.push(Some(rel.clone()));
-                    continue;
-                }
-                Change::Touched(rel) => {
-                    let stat = scan.files[rel].stat;
-                    ops.push(WriteOp::Touch {
-                        project: project.name.clone(),
-                        path: mounted(rel),
-                        size: stat.size,
-                        mtime_ns: stat.mtime_ns,
-                    });
-                }
-                Change::Deleted(rel) => {
-                    report.deleted += 1;
-                    ops.push(WriteOp::Delete {
-                        project: project.name.clone(),
-                        path: mounted(rel),
-                    });
-                }
-                Change::Moved { from, to } => {
-                    report.moved += 1;
-                    ops.push(WriteOp::Move {
-                        project: project.name.clone(),
-                        from: mounted(from),
-                        to: mounted(to),
-                    });
-                }
+        let annotate = |rel: &str, observed: &Observed, input: &mut NoteInput| {
+            if !input.tags.iter().any(|t| t == "linked") {
+                input.tags.push("linked".into());
             }
-            op_paths.push(None);
-        }
+            input.metadata.insert(
+                "source".into(),
+                json!({
+                    "origin": "linked_folder",
+                    "file_uri": format!("file://{}", link.resolved_path.join(rel).display()),
+                    "relative_path": rel,
+                    "checksum_sha256": observed.checksum,
+                    "linked_folder_id": link.id,
+                    "file_mtime": crate::service::search::iso_from_ms(observed.stat.mtime_ns / 1_000_000),
+                    "file_size": observed.stat.size,
+                }),
+            );
+        };
+        let target = Target {
+            project: &project.name,
+            include_project_prefix: self.config().compat.permalinks_include_project,
+            place: &mounted,
+            annotate: &annotate,
+        };
+        let planned = changes::plan(&target, &changes, &scan);
+        report.created = planned.counts.created;
+        report.updated = planned.counts.modified;
+        report.deleted = planned.counts.deleted;
+        report.moved = planned.counts.moved;
+        report.warnings.extend(planned.warnings);
+        let (ops, op_paths) = (planned.ops, planned.upserted);
         report
             .warnings
             .extend(scan.warnings.iter().map(|w| FileWarning {
@@ -620,6 +596,66 @@ impl App {
             .into_iter()
             .map(|l| self.rescan_link(project, &l.id))
             .collect()
+    }
+}
+
+impl App {
+    /// The links of the named project, else of every visible project.
+    pub fn list_links(&self, choice: &ProjectChoice) -> Result<Vec<LinkRecord>> {
+        let projects = match &choice.constrained {
+            Some(c) => self.projects(Some(c))?,
+            None => self.projects(choice.project.as_deref())?,
+        };
+        let mut links = Vec::new();
+        for p in projects {
+            links.extend(self.links(&p)?);
+        }
+        Ok(links)
+    }
+
+    /// Rescans the chosen project's linked folders: those at `paths` (paths or link ids), or all.
+    pub fn rescan_links_of(
+        &self,
+        choice: &ProjectChoice,
+        paths: &[String],
+    ) -> Result<Vec<ScanReport>> {
+        let project = self.select_project(choice)?;
+        if paths.is_empty() {
+            return self.rescan_links(&project, None);
+        }
+        let mut reports = Vec::new();
+        for path in paths {
+            reports.extend(self.rescan_links(&project, Some(path))?);
+        }
+        Ok(reports)
+    }
+
+    /// Rescans linked folders of one project or of every project; with `path` and no project,
+    /// only the projects that link that folder.
+    pub fn rescan_links_across(
+        &self,
+        project: Option<&str>,
+        path: Option<&str>,
+    ) -> Result<Vec<ScanReport>> {
+        let mut reports = Vec::new();
+        for p in self.projects(project)? {
+            let links = self.links(&p)?;
+            let elsewhere = path.is_some()
+                && project.is_none()
+                && !links.iter().any(|l| Some(l.display_path.as_str()) == path);
+            if links.is_empty() || elsewhere {
+                continue;
+            }
+            reports.extend(self.rescan_links(&p, path)?);
+        }
+        Ok(reports)
+    }
+
+    /// When the link registry of a project last changed, so a poller rereads only what moved.
+    pub fn links_registry_mtime(&self, project: &Project) -> Option<SystemTime> {
+        std::fs::metadata(self.registry(project))
+            .and_then(|m| m.modified())
+            .ok()
     }
 }
 

@@ -2,13 +2,22 @@
 //! the MCP server are thin adapters over this module.
 
 pub mod activity;
+pub mod background;
+pub mod canvas;
+mod changes;
 pub mod content;
 pub mod context;
 pub mod directory;
+pub mod edit;
+pub mod error;
 pub mod ingest;
 pub mod links;
 pub mod notes;
+pub mod progress;
 pub mod projects;
+pub mod read;
+pub mod relocate;
+pub mod scope;
 pub mod search;
 pub mod status;
 pub mod sync;
@@ -17,52 +26,28 @@ pub mod timeframe;
 use std::path::Path;
 use std::sync::{RwLock, RwLockReadGuard};
 
-use crate::config::{Config, ConfigError, Project};
-use crate::index::{Index, IndexError, WriteOp};
+use crate::config::{Config, Project};
+use crate::index::{Index, WriteOp};
 
-/// Errors of service calls: the caller's input, or the server.
-#[derive(Debug, thiserror::Error)]
-pub enum ServiceError {
-    /// Something the caller can fix; the message says how.
-    #[error("{0}")]
-    Invalid(String),
-    /// A path-like argument that would leave the project.
-    #[error("{0}")]
-    Security(String),
-    #[error("no search criteria: give a query or at least one filter")]
-    NoSearchCriteria,
-    #[error("Invalid search_type '{0}'. Valid options: hybrid, permalink, semantic, text, title, vector")]
-    InvalidSearchType(String),
-    #[error(transparent)]
-    Config(#[from] ConfigError),
-    #[error(transparent)]
-    Index(#[from] IndexError),
-    #[error(transparent)]
-    Scan(#[from] crate::vault::scan::ScanError),
-    #[error("I/O error: {0}")]
-    Io(#[from] std::io::Error),
+pub use error::{InternalError, OutsideProject, PathArg, ServiceError, UserError};
+
+/// What a workflow did, or why it declined: a refusal is an answer for the agent (guidance
+/// text, or a JSON error code), not a failure.
+#[derive(Debug, Clone)]
+pub enum Outcome<T, R> {
+    Done(T),
+    Refused(R),
 }
 
-impl ServiceError {
-    /// True when the input was wrong (as opposed to a failure of gitmem or the disk).
-    pub fn is_user_error(&self) -> bool {
-        matches!(
-            self,
-            ServiceError::Invalid(_)
-                | ServiceError::Security(_)
-                | ServiceError::NoSearchCriteria
-                | ServiceError::InvalidSearchType(_)
-        ) || matches!(
-            self,
-            ServiceError::Config(
-                ConfigError::UnknownProject(..)
-                    | ConfigError::DuplicateProject(_)
-                    | ConfigError::BadName(_)
-                    | ConfigError::Overlap { .. }
-                    | ConfigError::ContainsRoot(_)
-                    | ConfigError::RemoveDefault(_)
-            )
-        )
+/// Turns a path that escapes the project, met deep inside a workflow, into that workflow's
+/// refusal, so every tool answers it the same way wherever it is found.
+pub(crate) fn refuse_outside<T, R>(
+    result: Result<Outcome<T, R>>,
+    refusal: impl FnOnce(OutsideProject) -> R,
+) -> Result<Outcome<T, R>> {
+    match result {
+        Err(ServiceError::User(UserError::OutsideProject(o))) => Ok(Outcome::Refused(refusal(o))),
+        other => other,
     }
 }
 
@@ -76,6 +61,8 @@ pub struct App {
     mount_cache: links::MountCache,
     /// Serialises this process's read-modify-write of links.json.
     links_lock: std::sync::Mutex<()>,
+    /// Initial indexing of each project, and link changes, as this process sees them.
+    pub progress: progress::Progress,
 }
 
 impl App {
@@ -89,6 +76,7 @@ impl App {
             index,
             mount_cache: Default::default(),
             links_lock: Default::default(),
+            progress: Default::default(),
         };
         if app.index.rebuilt {
             for project in app.projects(None)? {
@@ -155,11 +143,5 @@ impl App {
 
     pub fn close(self) {
         self.index.close();
-    }
-}
-
-impl From<milli_core::heed::Error> for ServiceError {
-    fn from(e: milli_core::heed::Error) -> Self {
-        ServiceError::Index(e.into())
     }
 }

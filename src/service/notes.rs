@@ -6,7 +6,8 @@ use std::path::PathBuf;
 
 use serde_json::{Map, Value};
 
-use super::{ingest, App, Result, ServiceError};
+use super::scope::ProjectChoice;
+use super::{ingest, refuse_outside, App, Outcome, OutsideProject, PathArg, Result, ServiceError};
 use crate::config::Project;
 use crate::index::graph::KeyKind;
 use crate::index::{NoteKind, NoteRecord, OpOutcome, WriteOp};
@@ -22,13 +23,6 @@ pub enum Lookup {
     /// Several notes share the title; none was named exactly.
     Ambiguous(Vec<NoteRecord>),
     NotFound,
-}
-
-/// Why a path-like argument was refused.
-pub fn security_error(what: &str, value: &str) -> ServiceError {
-    ServiceError::Security(format!(
-        "{what} '{value}' is not allowed - paths must stay within project boundaries"
-    ))
 }
 
 fn short_checksum(bytes: &[u8]) -> String {
@@ -49,6 +43,7 @@ pub struct WriteNoteRequest {
 /// The result of writing or editing a note, for rendering.
 #[derive(Debug, Clone)]
 pub struct NoteWritten {
+    pub project: String,
     pub title: String,
     pub permalink: Option<String>,
     pub file_path: String,
@@ -62,15 +57,17 @@ pub struct NoteWritten {
     pub tags: Vec<String>,
 }
 
+/// Why write_note declined.
 #[derive(Debug, Clone)]
-pub enum WriteNoteOutcome {
-    Written(NoteWritten),
+pub enum WriteRefusal {
     /// A note already exists at that path (or an equivalent one) and overwrite was not asked.
-    Conflict {
+    AlreadyExists {
+        project: String,
         title: String,
         permalink: String,
         existing_path: String,
     },
+    OutsideProject(OutsideProject),
 }
 
 /// A note's file, read from disk.
@@ -84,12 +81,11 @@ impl App {
     /// The absolute path of a project-relative path, refusing anything that leaves the project
     /// (or, under a linked folder's mount, the linked folder).
     pub fn project_file(&self, project: &Project, relative: &str) -> Result<PathBuf> {
-        if let Some((root, inner)) = self.mounted(project, relative) {
-            return vault::path::resolve_inside(&root, &inner)
-                .map_err(|e| ServiceError::Security(e.to_string()));
-        }
-        vault::path::resolve_inside(&project.path, relative)
-            .map_err(|e| ServiceError::Security(e.to_string()))
+        let resolved = match self.mounted(project, relative) {
+            Some((root, inner)) => vault::path::resolve_inside(&root, &inner),
+            None => vault::path::resolve_inside(&project.path, relative),
+        };
+        resolved.map_err(|_| OutsideProject::new(PathArg::Path, relative).into())
     }
 
     pub fn note_by_id(&self, id: &str) -> Result<Option<NoteRecord>> {
@@ -212,11 +208,16 @@ impl App {
         let outcome = self.index.write(vec![WriteOp::Upsert(Box::new(input))])?;
         let id = match outcome.into_iter().next() {
             Some(Ok(OpOutcome::Upserted { id, .. })) => id,
-            Some(Err(message)) => return Err(ServiceError::Invalid(message)),
-            _ => return Err(ServiceError::Invalid(format!("{relative} was not indexed"))),
+            Some(Err(message)) => return Err(ServiceError::inconsistent(message)),
+            _ => {
+                return Err(ServiceError::inconsistent(format!(
+                    "{relative} was not indexed"
+                )))
+            }
         };
-        self.note_by_id(&id)?
-            .ok_or_else(|| ServiceError::Invalid(format!("{relative} vanished from the index")))
+        self.note_by_id(&id)?.ok_or_else(|| {
+            ServiceError::inconsistent(format!("{relative} vanished from the index"))
+        })
     }
 
     fn written(&self, note: &NoteRecord, bytes: &[u8], created: bool) -> NoteWritten {
@@ -225,6 +226,7 @@ impl App {
             *categories.entry(obs.category.clone()).or_default() += 1;
         }
         NoteWritten {
+            project: note.project.clone(),
             title: note.title.clone(),
             permalink: note.permalink.clone(),
             file_path: note.path.clone(),
@@ -300,26 +302,37 @@ impl App {
     /// write_note (compat 2.1).
     pub fn write_note(
         &self,
-        project: &Project,
+        choice: &ProjectChoice,
         req: &WriteNoteRequest,
-    ) -> Result<WriteNoteOutcome> {
+    ) -> Result<Outcome<NoteWritten, WriteRefusal>> {
+        let project = self.select_project(choice)?;
         let directory = if req.directory.trim() == "/" {
             ""
         } else {
             req.directory.as_str()
         };
         if vault::path::validate_relative(directory).is_err() {
-            return Err(ServiceError::Security(format!(
-                "Directory path '{}' is not allowed - paths must stay within project boundaries",
-                req.directory
+            return Ok(Outcome::Refused(WriteRefusal::OutsideProject(
+                OutsideProject::new(PathArg::Directory, &req.directory),
             )));
         }
+        refuse_outside(self.write_note_in(&project, directory, req), |o| {
+            WriteRefusal::OutsideProject(o)
+        })
+    }
+
+    fn write_note_in(
+        &self,
+        project: &Project,
+        directory: &str,
+        req: &WriteNoteRequest,
+    ) -> Result<Outcome<NoteWritten, WriteRefusal>> {
         if req.title.trim().is_empty() {
-            return Err(ServiceError::Invalid("title must not be empty".into()));
+            return Err(ServiceError::invalid("title must not be empty"));
         }
         let path = filename::note_file_path(directory, &req.title, false);
         if filename::sanitize_for_filename(&req.title).is_empty() {
-            return Err(ServiceError::Invalid(format!(
+            return Err(ServiceError::invalid(format!(
                 "title '{}' has no characters usable in a file name",
                 req.title
             )));
@@ -342,18 +355,20 @@ impl App {
                             .unwrap_or(p)
                     })
                     .unwrap_or_else(|| generate_permalink(&path, true));
-                return Ok(WriteNoteOutcome::Conflict {
+                return Ok(Outcome::Refused(WriteRefusal::AlreadyExists {
+                    project: project.name.clone(),
                     title: req.title.clone(),
                     permalink: client_permalink,
                     existing_path: existing.path.clone(),
-                });
+                }));
             }
         } else if self.project_file(project, &path)?.exists() && !overwrite {
-            return Ok(WriteNoteOutcome::Conflict {
+            return Ok(Outcome::Refused(WriteRefusal::AlreadyExists {
+                project: project.name.clone(),
                 title: req.title.clone(),
                 permalink: generate_permalink(&path, true),
                 existing_path: path.clone(),
-            });
+            }));
         }
 
         // Front matter: title, type, permalink, then the content's own keys, then metadata,
@@ -410,6 +425,9 @@ impl App {
             }
         }
         if let Some(tags) = &req.tags {
+            let tags = note::parse_tags(&Value::Array(
+                tags.iter().cloned().map(Value::String).collect(),
+            ));
             fm.remove("tags");
             fm.insert(
                 "tags".into(),
@@ -438,7 +456,7 @@ impl App {
             }
         }
         let note = self.index_written_file(project, &path)?;
-        Ok(WriteNoteOutcome::Written(self.written(
+        Ok(Outcome::Done(self.written(
             &note,
             text.as_bytes(),
             existing.is_none(),
@@ -467,7 +485,7 @@ impl App {
     ) -> Result<NoteWritten> {
         let absolute = self.project_file(project, path)?;
         if absolute.exists() {
-            return Err(ServiceError::Invalid(format!("{path} already exists")));
+            return Err(ServiceError::invalid(format!("{path} already exists")));
         }
         vault::fs::atomic_write(&absolute, text.as_bytes())?;
         let note = self.index_written_file(project, path)?;
@@ -490,10 +508,11 @@ impl App {
             to: destination.to_string(),
         }])?;
         if let Some(Err(message)) = outcome.into_iter().next() {
-            return Err(ServiceError::Invalid(message));
+            return Err(ServiceError::invalid(message));
         }
-        self.note_by_id(&note.id)?
-            .ok_or_else(|| ServiceError::Invalid(format!("{destination} vanished from the index")))
+        self.note_by_id(&note.id)?.ok_or_else(|| {
+            ServiceError::inconsistent(format!("{destination} vanished from the index"))
+        })
     }
 
     /// Deletes one note's file and its index entry.

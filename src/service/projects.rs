@@ -1,12 +1,14 @@
 //! Projects as the tools see them: listing, creating (and indexing), deleting, statistics.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use super::progress::ProjectSync;
+use super::scope::ProjectChoice;
 use super::sync::{SyncMode, SyncReport};
-use super::{App, Result};
+use super::{App, Outcome, Result, ServiceError};
 use crate::config::Project;
 
 #[derive(Debug, Clone, Serialize)]
@@ -29,7 +31,103 @@ pub struct ProjectCreated {
     pub indexing: SyncReport,
 }
 
+/// The projects a call may see, sorted by permalink.
+#[derive(Debug, Clone)]
+pub struct ProjectListing {
+    pub projects: Vec<Project>,
+    pub default: Option<String>,
+    pub constrained: Option<String>,
+}
+
+/// Why a project was not created or deleted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProjectRefusal {
+    /// `serve --project` pins the server to one project.
+    Constrained { project: String },
+}
+
+/// A project directory as a tool names it: `~/` is the home directory.
+fn expand_home(path: &str) -> PathBuf {
+    match path.strip_prefix("~/") {
+        Some(rest) => dirs::home_dir().unwrap_or_default().join(rest),
+        None => PathBuf::from(path),
+    }
+}
+
 impl App {
+    /// list_memory_projects.
+    pub fn list_projects(&self, choice: &ProjectChoice) -> Result<ProjectListing> {
+        let mut projects = self.projects(None)?;
+        projects.sort_by(|a, b| a.permalink.cmp(&b.permalink));
+        Ok(ProjectListing {
+            projects,
+            default: self.project(None).ok().map(|p| p.name),
+            constrained: choice.constrained.clone(),
+        })
+    }
+
+    /// create_memory_project: registers and indexes a project, unless the server is pinned.
+    pub fn create_project_from_tool(
+        &self,
+        choice: &ProjectChoice,
+        name: &str,
+        path: &str,
+        set_default: bool,
+    ) -> Result<Outcome<ProjectCreated, ProjectRefusal>> {
+        if let Some(project) = &choice.constrained {
+            return Ok(Outcome::Refused(ProjectRefusal::Constrained {
+                project: project.clone(),
+            }));
+        }
+        let created = self.create_project(name, &expand_home(path), set_default)?;
+        self.progress.set(&created.project.name, ProjectSync::Done);
+        Ok(Outcome::Done(created))
+    }
+
+    /// delete_project: unregisters a project other than the default, unless the server is
+    /// pinned.
+    pub fn delete_project_from_tool(
+        &self,
+        choice: &ProjectChoice,
+        name: &str,
+        delete_notes: bool,
+    ) -> Result<Outcome<Project, ProjectRefusal>> {
+        if let Some(project) = &choice.constrained {
+            return Ok(Outcome::Refused(ProjectRefusal::Constrained {
+                project: project.clone(),
+            }));
+        }
+        let names: Vec<String> = self.projects(None)?.into_iter().map(|p| p.name).collect();
+        let Ok(project) = self.project(Some(name)) else {
+            return Err(ServiceError::invalid(format!(
+                "Project '{name}' not found. Available projects: {}",
+                names.join(", ")
+            )));
+        };
+        if project.is_default {
+            let others: Vec<&str> = names
+                .iter()
+                .map(String::as_str)
+                .filter(|n| *n != project.name)
+                .collect();
+            let advice = if others.is_empty() {
+                "This is the only project in your configuration.".to_string()
+            } else {
+                format!(
+                    "Set another project as default first. Available: {}",
+                    others.join(", ")
+                )
+            };
+            return Err(ServiceError::invalid(format!(
+                "Cannot delete default project '{}'. {advice}",
+                project.name
+            )));
+        }
+        let removed = self.remove_project(&project.name, delete_notes)?;
+        self.progress.remove(&removed.name);
+        Ok(Outcome::Done(removed))
+    }
+
     /// Registers a project and indexes it; an existing name (any case) is re-indexed instead.
     pub fn create_project(
         &self,

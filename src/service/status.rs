@@ -2,6 +2,7 @@
 
 use serde::Serialize;
 
+use super::progress::ProjectSync;
 use super::{App, Result};
 use crate::index::{FileWarning, NoteKind};
 
@@ -78,5 +79,61 @@ impl App {
             index_bytes: self.index.disk_size(),
             projects,
         })
+    }
+}
+
+/// sync_status: how far the initial indexing of each visible project got.
+#[derive(Debug, Clone)]
+pub struct SyncStatus {
+    pub projects: Vec<(String, ProjectSync)>,
+    /// The project the call named, with its directory.
+    pub active: Option<(String, String)>,
+}
+
+impl SyncStatus {
+    /// True when no project is still waiting or being indexed.
+    pub fn ready(&self) -> bool {
+        self.projects
+            .iter()
+            .all(|(_, s)| matches!(s, ProjectSync::Done | ProjectSync::Failed(_)))
+    }
+}
+
+/// basic_memory_diagnostics: version, configuration and index statistics.
+#[derive(Debug)]
+pub struct Diagnostics {
+    pub root: String,
+    pub config_path: String,
+    pub config_exists: bool,
+    pub config_text: String,
+    pub status: std::result::Result<Status, String>,
+}
+
+impl App {
+    pub fn sync_status(&self, project: Option<&str>) -> Result<SyncStatus> {
+        let projects = self
+            .projects(None)?
+            .into_iter()
+            .map(|p| {
+                let state = self.progress.get(&p.name);
+                (p.name, state)
+            })
+            .collect();
+        let active = project
+            .and_then(|name| self.project(Some(name)).ok())
+            .map(|p| (p.name, p.path.display().to_string()));
+        Ok(SyncStatus { projects, active })
+    }
+
+    pub fn diagnostics(&self) -> Diagnostics {
+        let root = self.config().root.clone();
+        let config_path = crate::config::Config::config_path(&root);
+        Diagnostics {
+            root: root.display().to_string(),
+            config_path: config_path.display().to_string(),
+            config_exists: config_path.exists(),
+            config_text: std::fs::read_to_string(&config_path).unwrap_or_default(),
+            status: self.status(None).map_err(|e| e.to_string()),
+        }
     }
 }

@@ -3,10 +3,10 @@
 use std::collections::HashMap;
 use std::time::Instant;
 
-use rayon::prelude::*;
 use serde::Serialize;
 
-use super::{ingest, App, Result};
+use super::changes::{self, Target};
+use super::{App, Result};
 use crate::config::Project;
 use crate::index::{FileWarning, NoteRecord, ProjectState, WriteOp};
 use crate::vault::scan::{self, Change, FileStat, IgnoreRules, Known};
@@ -136,64 +136,31 @@ impl App {
             bytes_read: scan.bytes_read,
             ..Default::default()
         };
-        let mut to_parse: Vec<String> = Vec::new();
+        let include_project_prefix = self.config().compat.permalinks_include_project;
+        let target = Target {
+            project: &project.name,
+            include_project_prefix,
+            place: &|path| path.to_string(),
+            annotate: &|_, _, _| {},
+        };
+        let planned = changes::plan(&target, &changes, &scan);
+        report.created = planned.counts.created;
+        report.modified = planned.counts.modified;
+        report.deleted = planned.counts.deleted;
+        report.moved = planned.counts.moved;
+        // The parsed bytes are no longer needed: free them before the index work.
+        for path in planned.upserted.iter().flatten() {
+            if let Some(observed) = scan.files.get_mut(path) {
+                observed.bytes = None;
+            }
+        }
         let mut ops: Vec<WriteOp> = Vec::new();
         if mode == SyncMode::Rebuild {
             ops.push(WriteOp::DeleteProject {
                 project: project.name.clone(),
             });
         }
-        for change in changes {
-            match change {
-                Change::Created(path) => {
-                    report.created += 1;
-                    to_parse.push(path);
-                }
-                Change::Modified(path) => {
-                    report.modified += 1;
-                    to_parse.push(path);
-                }
-                Change::Touched(path) => {
-                    let stat = scan.files[&path].stat;
-                    ops.push(WriteOp::Touch {
-                        project: project.name.clone(),
-                        path,
-                        size: stat.size,
-                        mtime_ns: stat.mtime_ns,
-                    });
-                }
-                Change::Deleted(path) => {
-                    report.deleted += 1;
-                    ops.push(WriteOp::Delete {
-                        project: project.name.clone(),
-                        path,
-                    });
-                }
-                Change::Moved { from, to } => {
-                    report.moved += 1;
-                    ops.push(WriteOp::Move {
-                        project: project.name.clone(),
-                        from,
-                        to,
-                    });
-                }
-            }
-        }
-
-        let include_prefix = self.config().compat.permalinks_include_project;
-        let inputs: Vec<_> = to_parse
-            .par_iter()
-            .map(|path| {
-                let observed = &scan.files[path];
-                let bytes = observed.bytes.as_deref().unwrap_or_default();
-                ingest::note_input(&project.name, include_prefix, path, observed, bytes)
-            })
-            .collect();
-        for path in &to_parse {
-            if let Some(observed) = scan.files.get_mut(path) {
-                observed.bytes = None;
-            }
-        }
+        ops.extend(planned.ops);
         // Scan problems are kept with the project state; parse problems with each note.
         let scan_warnings: Vec<FileWarning> = scan
             .warnings
@@ -204,13 +171,7 @@ impl App {
             })
             .collect();
         let mut warnings = scan_warnings.clone();
-        for input in &inputs {
-            warnings.extend(input.warnings.iter().map(|m| FileWarning {
-                path: input.path.clone(),
-                message: m.clone(),
-            }));
-        }
-        ops.extend(inputs.into_iter().map(|i| WriteOp::Upsert(Box::new(i))));
+        warnings.extend(planned.warnings);
 
         tracing::debug!(elapsed_ms = started.elapsed().as_millis() as u64, "parsed");
         let total = ops.len();

@@ -65,21 +65,13 @@ pub fn gitmem_home(root: &Path, home: &Path, args: &[&str]) -> Run {
         .into()
 }
 
-/// Generates a deterministic vault with the shared `make_vault.py`.
-pub fn make_vault(dir: &Path, notes: usize) {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/tools/make_vault.py");
-    let out = Command::new("python3")
-        .arg(&script)
-        .arg(dir)
-        .arg("--notes")
-        .arg(notes.to_string())
-        .output()
-        .expect("python3 runs make_vault.py");
-    assert!(
-        out.status.success(),
-        "make_vault.py failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+/// Generates the deterministic sample vault of `gitmem bench generate` with `notes` notes.
+pub fn make_vault(dir: &Path, notes: usize) -> gitmem::vault::generate::GeneratedVault {
+    let spec = gitmem::vault::generate::VaultSpec {
+        notes,
+        seed: gitmem::vault::generate::DEFAULT_SEED,
+    };
+    gitmem::vault::generate::generate(dir, spec).expect("writing the sample vault")
 }
 
 /// Every file under `dir` with its bytes.

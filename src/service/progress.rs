@@ -1,6 +1,8 @@
-//! What a running server knows beyond the index: how far each project's initial indexing got.
+//! What a running process knows beyond the index: how far each project's initial indexing got,
+//! and a counter that moves whenever a link is added or removed, so the poller looks again.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -12,13 +14,13 @@ pub enum ProjectSync {
 }
 
 #[derive(Debug, Default)]
-pub struct ServerState {
+pub struct Progress {
     projects: Mutex<BTreeMap<String, ProjectSync>>,
-    /// Bumped when a tool links or unlinks a folder, so the poller looks again at once.
-    links_version: std::sync::atomic::AtomicU64,
+    links_version: AtomicU64,
 }
 
-impl ServerState {
+impl Progress {
+    /// A project nobody is indexing counts as done: one-shot commands index before they answer.
     pub fn get(&self, project: &str) -> ProjectSync {
         self.projects
             .lock()
@@ -35,19 +37,18 @@ impl ServerState {
             .insert(project.to_string(), state);
     }
 
-    pub fn links_changed(&self) {
-        self.links_version
-            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-    }
-
-    pub fn links_version(&self) -> u64 {
-        self.links_version.load(std::sync::atomic::Ordering::SeqCst)
-    }
-
     pub fn remove(&self, project: &str) {
         self.projects
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .remove(project);
+    }
+
+    pub fn links_changed(&self) {
+        self.links_version.fetch_add(1, Ordering::SeqCst);
+    }
+
+    pub fn links_version(&self) -> u64 {
+        self.links_version.load(Ordering::SeqCst)
     }
 }

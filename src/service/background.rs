@@ -1,15 +1,93 @@
-//! Linked folders in a running server: one schedule per link, at most `max_concurrent` scans at
-//! once. A `poll` link is rescanned every `effective_interval` (the deterministic jitter of
-//! design 6); a `native` link is rescanned after file events (debounced), with the poll as a
-//! safety net. An unchanged folder costs one stat per file.
+//! What a running server does besides answering calls: it indexes every project (tools answer
+//! meanwhile), watches the project directories, and keeps linked folders fresh.
+//!
+//! Linked folders get one schedule per link, at most `max_concurrent` scans at once. A `poll`
+//! link is rescanned every `effective_interval` (the deterministic jitter of design 6); a
+//! `native` link is rescanned after file events (debounced), with the poll as a safety net. An
+//! unchanged folder costs one stat per file.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
-use super::tools::ToolCtx;
+use super::progress::ProjectSync;
+use super::App;
 use crate::vault::links::{effective_interval_ms, WatchMode};
+
+/// A delete seen by the watcher is applied only if a second scan this much later agrees.
+const DELETE_CONFIRMATION: Duration = Duration::from_millis(150);
+
+/// The app and the project a server is pinned to, shared by the background threads.
+#[derive(Clone)]
+struct Ctx {
+    app: Arc<App>,
+    constrained: Option<String>,
+}
+
+/// Indexes every project in the background (tools answer meanwhile), then watches them.
+/// The returned guard keeps the watcher alive.
+pub fn index_and_watch(
+    app: Arc<App>,
+    constrained: Option<String>,
+) -> std::thread::JoinHandle<Option<crate::vault::watch::WatchGuard>> {
+    let ctx = Ctx { app, constrained };
+    let projects = match &ctx.constrained {
+        Some(c) => ctx.app.projects(Some(c)).unwrap_or_default(),
+        None => ctx.app.projects(None).unwrap_or_default(),
+    };
+    for p in &projects {
+        ctx.app.progress.set(&p.name, ProjectSync::Pending);
+    }
+    std::thread::Builder::new()
+        .name("gitmem-initial-index".into())
+        .spawn(move || {
+            for project in &projects {
+                ctx.app
+                    .progress
+                    .set(&project.name, ProjectSync::Running { done: 0, total: 0 });
+                let app = ctx.app.clone();
+                let name = project.name.clone();
+                let report =
+                    ctx.app
+                        .sync_project(project, super::sync::SyncMode::Incremental, &move |e| {
+                            if let super::sync::SyncEvent::Indexed { done, total } = e {
+                                app.progress
+                                    .set(&name, ProjectSync::Running { done, total });
+                            }
+                        });
+                match report {
+                    Ok(_) => ctx.app.progress.set(&project.name, ProjectSync::Done),
+                    Err(e) => {
+                        tracing::warn!("indexing project '{}' failed: {e}", project.name);
+                        ctx.app
+                            .progress
+                            .set(&project.name, ProjectSync::Failed(e.to_string()));
+                    }
+                }
+            }
+            let roots: Vec<_> = projects
+                .iter()
+                .map(|p| (p.name.clone(), p.path.clone()))
+                .collect();
+            let app = ctx.app.clone();
+            let watched = crate::vault::watch::watch(roots, move |name| {
+                if let Ok(project) = app.project(Some(name)) {
+                    if let Err(e) = app.sync_after_event(&project, DELETE_CONFIRMATION) {
+                        tracing::warn!("re-indexing project '{name}' after a change failed: {e}");
+                    }
+                }
+            });
+            match watched {
+                Ok(guard) => Some(guard),
+                Err(e) => {
+                    tracing::warn!("cannot watch project directories: {e}");
+                    None
+                }
+            }
+        })
+        .expect("spawning the indexing thread")
+}
 
 /// How often the poller looks for new or removed links (one stat of links.json per project).
 const REGISTRY_CHECK: Duration = Duration::from_secs(1);
@@ -21,8 +99,9 @@ struct Scheduled {
     _watch: Option<crate::vault::watch::WatchGuard>,
 }
 
-/// Starts the poller thread; it runs until the process ends.
-pub fn start(ctx: ToolCtx) {
+/// Starts the link poller thread; it runs until the process ends.
+pub fn poll_links(app: Arc<App>, constrained: Option<String>) {
+    let ctx = Ctx { app, constrained };
     let max_concurrent = ctx
         .app
         .config()
@@ -43,9 +122,9 @@ pub fn start(ctx: ToolCtx) {
             let mut last_check = Instant::now() - REGISTRY_CHECK;
             loop {
                 if last_check.elapsed() >= REGISTRY_CHECK
-                    || ctx.state.links_version() != seen_version
+                    || ctx.app.progress.links_version() != seen_version
                 {
-                    seen_version = ctx.state.links_version();
+                    seen_version = ctx.app.progress.links_version();
                     last_check = Instant::now();
                     refresh(&ctx, &mut schedule, &mut seen, &events_tx);
                 }
@@ -92,7 +171,7 @@ pub fn start(ctx: ToolCtx) {
 
 /// Re-reads the link registries that changed and updates the schedule.
 fn refresh(
-    ctx: &ToolCtx,
+    ctx: &Ctx,
     schedule: &mut HashMap<String, Scheduled>,
     seen: &mut HashMap<String, Option<SystemTime>>,
     events: &std::sync::mpsc::Sender<(String, String)>,
@@ -102,8 +181,7 @@ fn refresh(
         None => ctx.app.projects(None).unwrap_or_default(),
     };
     for project in &projects {
-        let path = crate::vault::links::registry_path(&ctx.app.config().meta_dir(), &project.name);
-        let mtime = std::fs::metadata(&path).and_then(|m| m.modified()).ok();
+        let mtime = ctx.app.links_registry_mtime(project);
         if seen.get(&project.name) == Some(&mtime) {
             continue;
         }

@@ -1,0 +1,100 @@
+//! The ChatGPT connector's `search` and `fetch` (compat 2.17): a list holding one text item
+//! whose text is the JSON payload, with Python's `", "` and `": "` separators.
+
+use serde_json::{json, Value};
+
+use super::notes::{capitalize, not_found_text};
+use super::Rendered;
+use crate::service::notes::NoteFile;
+use crate::service::read::ReadRefusal;
+use crate::service::search::SearchResponse;
+use crate::service::{Outcome, ServiceError, UserError};
+
+fn payload(inner: Value) -> Rendered {
+    Rendered::Json(json!([{"type": "text", "text": python_json(&inner)}]))
+}
+
+/// JSON text with Python's default separators and unescaped non-ASCII.
+fn python_json(v: &Value) -> String {
+    match v {
+        Value::Object(map) => format!(
+            "{{{}}}",
+            map.iter()
+                .map(|(k, v)| format!(
+                    "{}: {}",
+                    serde_json::to_string(k).unwrap_or_default(),
+                    python_json(v)
+                ))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        Value::Array(items) => format!(
+            "[{}]",
+            items.iter().map(python_json).collect::<Vec<_>>().join(", ")
+        ),
+        other => serde_json::to_string(other).unwrap_or_default(),
+    }
+}
+
+/// `search`: ids (permalinks), titles and urls; a failure is reported inside the payload.
+pub fn search(query: &str, result: &Result<SearchResponse, ServiceError>) -> Rendered {
+    match result {
+        Ok(response) => payload(json!({
+            "results": response.results.iter().enumerate().map(|(i, r)| json!({
+                "id": r.permalink.clone().unwrap_or_else(|| format!("doc-{i}")),
+                "title": if r.title.is_empty() { "Untitled".to_string() } else { r.title.clone() },
+                "url": r.permalink.clone().unwrap_or_default(),
+            })).collect::<Vec<_>>(),
+            "total_count": response.total,
+            "query": query,
+        })),
+        Err(ServiceError::User(UserError::NoSearchCriteria)) => {
+            payload(json!({"results": [], "total_count": 0, "query": query}))
+        }
+        Err(e) => {
+            let details: String = e.to_string().chars().take(500).collect();
+            payload(json!({"results": [], "error": "Search failed", "error_details": details}))
+        }
+    }
+}
+
+/// `fetch`: the document's markdown, titled by its first `# ` line (else by its id).
+pub fn fetch(id: &str, result: &Result<Outcome<NoteFile, ReadRefusal>, ServiceError>) -> Rendered {
+    let failed = |text: String| {
+        payload(json!({
+            "id": id, "title": "Fetch Error", "text": format!("Failed to fetch document: {text}"),
+            "url": id, "metadata": {"error": "Fetch failed"},
+        }))
+    };
+    match result {
+        Ok(Outcome::Done(file)) => {
+            let title = file
+                .text
+                .lines()
+                .next()
+                .and_then(|l| l.strip_prefix("# "))
+                .map(String::from)
+                .unwrap_or_else(|| {
+                    let last = id.rsplit('/').next().unwrap_or(id).replace('-', " ");
+                    last.split(' ')
+                        .map(capitalize)
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                });
+            payload(json!({
+                "id": id, "title": title, "text": file.text, "url": id,
+                "metadata": {"format": "markdown"},
+            }))
+        }
+        Ok(Outcome::Refused(ReadRefusal::NotFound {
+            project,
+            identifier,
+            related,
+        })) => payload(json!({
+            "id": id, "title": "Document Not Found", "text": not_found_text(project, identifier, related),
+            "url": id, "metadata": {"error": "Document not found"},
+        })),
+        Ok(Outcome::Refused(ReadRefusal::OutsideProject(refusal))) => failed(refusal.to_string()),
+        Err(e) => failed(format!("Error calling tool 'fetch': {e}")),
+    }
+}

@@ -1,0 +1,246 @@
+//! edit_note (compat 2.3): every operation of `note::edit` on a note's file, the metadata merge,
+//! the H1 rule, and the creation of a missing note by append or prepend.
+
+use serde_json::{Map, Value};
+
+use super::notes::{follow_h1, new_note_text, split_identifier_path, Lookup, NoteWritten};
+use super::read::check_identifier;
+use super::scope::ProjectChoice;
+use super::{App, Outcome, OutsideProject, PathArg, Result, ServiceError};
+use crate::config::Project;
+use crate::index::NoteRecord;
+use crate::note::edit::{self, EditError, EditRequest, Operation};
+use crate::note::filename::note_file_path;
+use crate::note::permalink::note_permalink;
+
+/// An edit_note call after argument parsing.
+#[derive(Debug, Clone, Default)]
+pub struct EditNoteRequest {
+    pub identifier: String,
+    /// The operation's name: append, prepend, find_replace, replace_section,
+    /// insert_before_section, insert_after_section.
+    pub operation: String,
+    pub content: String,
+    pub section: Option<String>,
+    pub find_text: Option<String>,
+    pub expected_replacements: Option<i64>,
+    pub replace_subsections: Option<bool>,
+    pub metadata: Option<Map<String, Value>>,
+}
+
+/// What an edit did.
+#[derive(Debug, Clone)]
+pub struct NoteEdited {
+    pub written: NoteWritten,
+    pub operation: Operation,
+    /// What changed, in words ("Added 3 lines to end of note").
+    pub summary: String,
+    /// The note did not exist and append or prepend created it.
+    pub created: bool,
+}
+
+/// Why an edit was not made.
+#[derive(Debug, Clone)]
+pub enum EditRefusal {
+    OutsideProject(OutsideProject),
+    Ambiguous {
+        identifier: String,
+        notes: Vec<NoteRecord>,
+    },
+    NotFound {
+        identifier: String,
+        project: String,
+    },
+    /// A memory:// URL whose first segment is not a project: edit_note never creates notes in
+    /// a project that does not exist.
+    UnresolvedProjectRoute {
+        identifier: String,
+        segment: String,
+    },
+    /// The operation does not apply to the note's text.
+    NotApplicable {
+        identifier: String,
+        error: EditError,
+    },
+}
+
+impl EditNoteRequest {
+    /// Checks what the schema cannot: the operation's name and the parameters it needs.
+    fn validate(&self) -> Result<Operation> {
+        let operation = Operation::parse(&self.operation).ok_or_else(|| {
+            ServiceError::invalid(format!(
+                "Invalid operation '{}'. Must be one of: {}",
+                self.operation,
+                Operation::ALL.join(", ")
+            ))
+        })?;
+        let blank = |s: &Option<String>| s.as_deref().is_none_or(|t| t.trim().is_empty());
+        if operation == Operation::FindReplace && blank(&self.find_text) {
+            return Err(ServiceError::invalid(
+                EditError::MissingFindText.to_string(),
+            ));
+        }
+        let needs_section = matches!(
+            operation,
+            Operation::ReplaceSection
+                | Operation::InsertBeforeSection
+                | Operation::InsertAfterSection
+        );
+        if needs_section && blank(&self.section) {
+            return Err(ServiceError::invalid(
+                EditError::MissingSection(operation.name()).to_string(),
+            ));
+        }
+        if let Some(meta) = &self.metadata {
+            let nulls: Vec<&str> = meta
+                .iter()
+                .filter(|(_, v)| v.is_null())
+                .map(|(k, _)| k.as_str())
+                .collect();
+            if !nulls.is_empty() {
+                return Err(ServiceError::invalid(format!(
+                    "metadata values cannot be null (key deletion is not supported): {}",
+                    nulls.join(", ")
+                )));
+            }
+        }
+        if self.expected_replacements.unwrap_or(1) < 1 {
+            return Err(ServiceError::invalid(format!(
+                "expected_replacements must be >= 1, got {}",
+                self.expected_replacements.unwrap_or(1)
+            )));
+        }
+        Ok(operation)
+    }
+
+    fn edit(&self, operation: Operation) -> EditRequest<'_> {
+        EditRequest {
+            operation,
+            content: &self.content,
+            section: self.section.as_deref(),
+            find_text: self.find_text.as_deref(),
+            expected_replacements: self.expected_replacements.unwrap_or(1) as usize,
+            replace_subsections: self.replace_subsections.unwrap_or(true),
+        }
+    }
+}
+
+impl App {
+    /// edit_note: resolves the note, applies the operation to its file and re-indexes it.
+    pub fn edit_note(
+        &self,
+        choice: &ProjectChoice,
+        req: &EditNoteRequest,
+    ) -> Result<Outcome<NoteEdited, EditRefusal>> {
+        let operation = req.validate()?;
+        let project = self.project_for_identifier(choice, &req.identifier)?;
+        if let Err(refusal) = check_identifier(&req.identifier, PathArg::Identifier) {
+            return Ok(Outcome::Refused(EditRefusal::OutsideProject(refusal)));
+        }
+        let note = match self.resolve(&project, &req.identifier)? {
+            Lookup::Found(note) => Some(*note),
+            Lookup::Ambiguous(notes) => {
+                return Ok(Outcome::Refused(EditRefusal::Ambiguous {
+                    identifier: req.identifier.clone(),
+                    notes,
+                }))
+            }
+            Lookup::NotFound => self.index_file_if_present(&project, &req.identifier)?,
+        };
+        let outcome = match note {
+            Some(note) => self.edit_existing(&project, &note, req, operation),
+            None => self.create_by_edit(&project, req, operation),
+        };
+        super::refuse_outside(outcome, EditRefusal::OutsideProject)
+    }
+
+    fn edit_existing(
+        &self,
+        project: &Project,
+        note: &NoteRecord,
+        req: &EditNoteRequest,
+        operation: Operation,
+    ) -> Result<Outcome<NoteEdited, EditRefusal>> {
+        let file = self.read_note_file(project, note)?;
+        let request = req.edit(operation);
+        let metadata_only = matches!(operation, Operation::Append | Operation::Prepend)
+            && req.content.is_empty()
+            && req.metadata.is_some();
+        let edited = if metadata_only {
+            file.text.clone()
+        } else {
+            match edit::apply(&file.text, &request) {
+                Ok(text) => text,
+                Err(error) => {
+                    return Ok(Outcome::Refused(EditRefusal::NotApplicable {
+                        identifier: req.identifier.clone(),
+                        error,
+                    }))
+                }
+            }
+        };
+        let merged = match &req.metadata {
+            Some(meta) => edit::merge_metadata(&edited, meta),
+            None => edited,
+        };
+        let new_text = follow_h1(&file.text, &merged, &note.title);
+        let written = self.replace_note_text(project, note, &new_text)?;
+        Ok(Outcome::Done(NoteEdited {
+            written,
+            operation,
+            summary: edit::summary(&request),
+            created: false,
+        }))
+    }
+
+    /// append and prepend create a missing note at the identifier's path.
+    fn create_by_edit(
+        &self,
+        project: &Project,
+        req: &EditNoteRequest,
+        operation: Operation,
+    ) -> Result<Outcome<NoteEdited, EditRefusal>> {
+        if !matches!(operation, Operation::Append | Operation::Prepend) {
+            return Ok(Outcome::Refused(EditRefusal::NotFound {
+                identifier: req.identifier.clone(),
+                project: project.name.clone(),
+            }));
+        }
+        let trimmed = req.identifier.trim();
+        let path_part = trimmed.strip_prefix("memory://").unwrap_or(trimmed);
+        let first = path_part.split('/').next().unwrap_or("");
+        if trimmed.starts_with("memory://")
+            && path_part.contains('/')
+            && self.project(Some(first)).is_err()
+            && first != project.permalink
+        {
+            return Ok(Outcome::Refused(EditRefusal::UnresolvedProjectRoute {
+                identifier: req.identifier.clone(),
+                segment: first.to_string(),
+            }));
+        }
+        let inside_project = path_part
+            .strip_prefix(&format!("{}/", project.permalink))
+            .unwrap_or(path_part);
+        let (dir, title) = split_identifier_path(inside_project);
+        let path = note_file_path(&dir, &title, false);
+        let include = self.config().compat.permalinks_include_project;
+        let permalink = note_permalink(&project.name, &path, include);
+        let text = new_note_text(
+            &title,
+            &permalink,
+            &req.metadata.clone().unwrap_or_default(),
+            &req.content,
+        );
+        let written = self.create_note_file(project, &path, &text)?;
+        Ok(Outcome::Done(NoteEdited {
+            written,
+            operation,
+            summary: format!(
+                "Created note with {} lines",
+                req.content.split('\n').count()
+            ),
+            created: true,
+        }))
+    }
+}

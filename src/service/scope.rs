@@ -1,0 +1,105 @@
+//! Which project a call works in (compat 1.6 and 5.2): the constrained project of
+//! `serve --project`, else `project_id`, else `project`, else the default; a `memory://` URL whose
+//! first segment names a project routes there.
+
+use super::{App, Result, ServiceError, UserError};
+use crate::config::Project;
+use crate::note::permalink::generate_permalink;
+
+/// The project arguments of a call, before they are looked up.
+#[derive(Debug, Clone, Default)]
+pub struct ProjectChoice {
+    /// `serve --project NAME`: every call uses this project.
+    pub constrained: Option<String>,
+    pub project: Option<String>,
+    pub project_id: Option<String>,
+}
+
+impl ProjectChoice {
+    /// A call that names at most one project, as the CLI's `--project NAME` does.
+    pub fn named(project: Option<&str>) -> Self {
+        ProjectChoice {
+            project: project.map(String::from),
+            ..Default::default()
+        }
+    }
+
+    /// The project named by the call itself: `project_id` wins over `project`; blanks name none.
+    fn named_project(&self) -> Option<&str> {
+        fn given(s: &Option<String>) -> Option<&str> {
+            s.as_deref().filter(|s| !s.trim().is_empty())
+        }
+        given(&self.project_id).or(given(&self.project))
+    }
+
+    /// True when the call or the server picked a project, so no default or discovery applies.
+    pub fn is_explicit(&self) -> bool {
+        self.constrained.is_some() || self.project.is_some() || self.project_id.is_some()
+    }
+}
+
+impl App {
+    /// The project a call works in.
+    pub fn select_project(&self, choice: &ProjectChoice) -> Result<Project> {
+        if let Some(constrained) = &choice.constrained {
+            return self.project(Some(constrained));
+        }
+        match choice.named_project() {
+            Some(name) => self.project(Some(name)),
+            None => self.project(None).map_err(|_| {
+                let available = self
+                    .projects(None)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|p| p.name)
+                    .collect();
+                UserError::NoProjectSelected { available }.into()
+            }),
+        }
+    }
+
+    /// The projects a call may see: the constrained one, else every project.
+    pub fn visible_projects(&self, choice: &ProjectChoice) -> Result<Vec<Project>> {
+        self.projects(choice.constrained.as_deref())
+    }
+
+    /// The project of a note identifier: a `memory://` URL may name its project.
+    pub fn project_for_identifier(
+        &self,
+        choice: &ProjectChoice,
+        identifier: &str,
+    ) -> Result<Project> {
+        match identifier.trim().strip_prefix("memory://") {
+            Some(path) => self.project_for_url(choice, path),
+            None => self.select_project(choice),
+        }
+    }
+
+    /// The project named by the first segment of a memory URL's path, when the call named none.
+    pub fn project_for_url(&self, choice: &ProjectChoice, path: &str) -> Result<Project> {
+        let first = path.split('/').next().unwrap_or("");
+        if let Some(constrained) = &choice.constrained {
+            let constrained = self.project(Some(constrained))?;
+            if let Ok(other) = self.project(Some(first)) {
+                if other.name != constrained.name {
+                    return Err(ServiceError::invalid(format!(
+                        "Project is constrained to '{}', cannot use '{}'.",
+                        constrained.name, other.name
+                    )));
+                }
+            }
+            return Ok(constrained);
+        }
+        if choice.project.is_none() && choice.project_id.is_none() {
+            let wanted = generate_permalink(first, false);
+            if let Some(p) = self
+                .projects(None)?
+                .into_iter()
+                .find(|p| p.permalink == wanted)
+            {
+                return Ok(p);
+            }
+        }
+        self.select_project(choice)
+    }
+}

@@ -1,0 +1,483 @@
+//! search_notes: the request, and the App methods that run it (text, title and permalink
+//! modes, filters, the relaxed OR retry, several projects). The query language, metadata
+//! filters and result rows live in their own modules.
+
+mod metadata;
+mod query;
+mod rows;
+
+use std::collections::{HashMap, HashSet};
+
+use chrono::{DateTime, Utc};
+use serde_json::{Map, Value};
+
+use super::scope::ProjectChoice;
+use super::{App, Result, ServiceError, UserError};
+use crate::config::Project;
+use crate::index::search::{observation_permalink, relation_permalink, Hit, Query};
+use crate::index::NoteRecord;
+use crate::note::permalink::{generate_permalink, normalize_note_type};
+use regex::Regex;
+
+pub use metadata::{metadata_matches, validate_metadata_filters};
+pub use query::{boolean_branches, extract_tags, filter_literal, STOPWORDS};
+pub use rows::{iso_from_ms, SearchResponse, SearchResult};
+
+use query::{any_of, permalink_glob, relaxed_terms};
+use rows::{str_field, ResultBuilder, Row};
+
+pub const SEARCH_TYPES: &str = "hybrid, permalink, semantic, text, title, vector";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SearchMode {
+    Text,
+    Title,
+    Permalink,
+}
+
+/// Parameters of search_notes after the MCP layer has coerced them.
+#[derive(Debug, Clone)]
+pub struct SearchRequest {
+    pub query: Option<String>,
+    pub page: usize,
+    pub page_size: usize,
+    pub search_type: Option<String>,
+    /// `entity`, `observation`, `relation`; default `entity` (or `observation` with categories).
+    pub entity_types: Vec<String>,
+    pub categories: Vec<String>,
+    pub note_types: Vec<String>,
+    pub tags: Vec<String>,
+    pub status: Option<String>,
+    pub after_date: Option<DateTime<Utc>>,
+    pub metadata_filters: Option<Map<String, Value>>,
+}
+
+impl Default for SearchRequest {
+    fn default() -> Self {
+        Self {
+            query: None,
+            page: 1,
+            page_size: 10,
+            search_type: None,
+            entity_types: Vec::new(),
+            categories: Vec::new(),
+            note_types: Vec::new(),
+            tags: Vec::new(),
+            status: None,
+            after_date: None,
+            metadata_filters: None,
+        }
+    }
+}
+
+impl SearchRequest {
+    pub fn has_criteria(&self) -> bool {
+        self.query.as_deref().is_some_and(|q| !q.trim().is_empty())
+            || self
+                .metadata_filters
+                .as_ref()
+                .is_some_and(|m| !m.is_empty())
+            || !self.tags.is_empty()
+            || self.status.is_some()
+            || !self.note_types.is_empty()
+            || !self.entity_types.is_empty()
+            || !self.categories.is_empty()
+            || self.after_date.is_some()
+    }
+}
+
+/// Where a search_notes call looked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SearchScope {
+    Project(String),
+    AllProjects,
+}
+
+/// A search_notes answer with the scope it covered.
+#[derive(Debug, Clone)]
+pub struct ScopedSearch {
+    pub response: SearchResponse,
+    pub scope: SearchScope,
+}
+
+impl App {
+    /// search_notes as the tool takes it: one project, or every visible project when asked and
+    /// no project is named.
+    pub fn search_notes(
+        &self,
+        choice: &ProjectChoice,
+        search_all_projects: bool,
+        request: &SearchRequest,
+    ) -> Result<ScopedSearch> {
+        let all = search_all_projects && choice.project.is_none() && choice.project_id.is_none();
+        if all {
+            let projects = self.visible_projects(choice)?;
+            return Ok(ScopedSearch {
+                response: self.search_projects(&projects, request)?,
+                scope: SearchScope::AllProjects,
+            });
+        }
+        let project = self.select_project(choice)?;
+        Ok(ScopedSearch {
+            response: self.search(&project, request)?,
+            scope: SearchScope::Project(project.name),
+        })
+    }
+
+    /// search_notes in one project.
+    pub fn search(&self, project: &Project, request: &SearchRequest) -> Result<SearchResponse> {
+        if request.page < 1 {
+            return Err(ServiceError::invalid(format!(
+                "page must be >= 1, got {}",
+                request.page
+            )));
+        }
+        if request.page_size < 1 {
+            return Err(ServiceError::invalid(format!(
+                "page_size must be >= 1, got {}",
+                request.page_size
+            )));
+        }
+        if !request.has_criteria() {
+            return Err(UserError::NoSearchCriteria.into());
+        }
+        let (mode, notice) = match request
+            .search_type
+            .as_deref()
+            .map(str::to_lowercase)
+            .as_deref()
+        {
+            None | Some("text") => (SearchMode::Text, None),
+            Some("title") => (SearchMode::Title, None),
+            Some("permalink") => (SearchMode::Permalink, None),
+            Some(kind @ ("vector" | "semantic" | "hybrid")) => (
+                SearchMode::Text,
+                Some(format!(
+                    "gitmem has no semantic search yet: this {kind} search ran as a text search."
+                )),
+            ),
+            Some(_) => {
+                return Err(ServiceError::User(UserError::InvalidSearchType(
+                    request.search_type.clone().unwrap_or_default(),
+                )));
+            }
+        };
+        let mut request = request.clone();
+        let raw = request.query.clone().unwrap_or_default();
+        let (text, shorthand_tags) = extract_tags(raw.trim());
+        request.tags.extend(shorthand_tags);
+        let (mode, text) = match text.strip_prefix("memory://") {
+            Some(path) => (SearchMode::Permalink, path.to_string()),
+            None => (mode, text),
+        };
+        for t in &request.entity_types {
+            if !["entity", "observation", "relation"].contains(&t.as_str()) {
+                return Err(ServiceError::invalid(format!(
+                    "Invalid entity type '{t}'. Valid types are: entity, observation, relation"
+                )));
+            }
+        }
+        if let Some(filters) = &request.metadata_filters {
+            validate_metadata_filters(filters)?;
+        }
+        let mut response = match mode {
+            SearchMode::Permalink => self.search_permalinks(project, &request, &text)?,
+            SearchMode::Text | SearchMode::Title => {
+                self.search_text(project, &request, &text, mode)?
+            }
+        };
+        response.notice = notice;
+        Ok(response)
+    }
+
+    /// search_notes over several projects, merged by score.
+    pub fn search_projects(
+        &self,
+        projects: &[Project],
+        request: &SearchRequest,
+    ) -> Result<SearchResponse> {
+        let mut per_project = request.clone();
+        per_project.page = 1;
+        per_project.page_size = request.page * request.page_size;
+        let mut rows = Vec::new();
+        let mut total = 0;
+        let mut exact = true;
+        let mut notice = None;
+        for project in projects {
+            match self.search(project, &per_project) {
+                Ok(response) => {
+                    total += response.total;
+                    notice = notice.or(response.notice);
+                    rows.extend(response.results.into_iter().map(|mut r| {
+                        r.project = Some(project.name.clone());
+                        r
+                    }));
+                }
+                Err(e) if e.is_user_error() => return Err(e),
+                Err(e) => {
+                    tracing::warn!("search in project '{}' failed: {e}", project.name);
+                    exact = false;
+                }
+            }
+        }
+        rows.sort_by(|a, b| a.score.total_cmp(&b.score));
+        let offset = (request.page - 1) * request.page_size;
+        let results: Vec<_> = rows
+            .into_iter()
+            .skip(offset)
+            .take(request.page_size)
+            .collect();
+        let mut response = SearchResponse::page(results, request, offset, total, exact);
+        response.notice = notice;
+        Ok(response)
+    }
+
+    fn entity_types(request: &SearchRequest) -> Vec<String> {
+        if request.entity_types.is_empty() {
+            vec![if request.categories.is_empty() {
+                "entity"
+            } else {
+                "observation"
+            }
+            .to_string()]
+        } else {
+            request.entity_types.clone()
+        }
+    }
+
+    /// Note ids of a project whose front matter passes the metadata filters.
+    fn notes_matching_metadata(
+        &self,
+        project: &Project,
+        filters: &Map<String, Value>,
+    ) -> Result<Vec<String>> {
+        Ok(self
+            .all_notes(project)?
+            .into_iter()
+            .filter(|n| metadata_matches(&n.metadata, filters))
+            .map(|n| n.id)
+            .collect())
+    }
+
+    fn search_text(
+        &self,
+        project: &Project,
+        request: &SearchRequest,
+        text: &str,
+        mode: SearchMode,
+    ) -> Result<SearchResponse> {
+        let mut filters = vec![
+            format!("project = {}", filter_literal(&project.name)),
+            any_of("type", &Self::entity_types(request)),
+        ];
+        if !request.categories.is_empty() {
+            filters.push(any_of("category", &request.categories));
+        }
+        if !request.note_types.is_empty() {
+            let canonical: Vec<String> = request
+                .note_types
+                .iter()
+                .map(|t| normalize_note_type(t))
+                .collect();
+            filters.push(any_of("note_type", &canonical));
+        }
+        for tag in &request.tags {
+            filters.push(format!("note_tags = {}", filter_literal(tag)));
+        }
+        if let Some(status) = &request.status {
+            filters.push(format!("status = {}", filter_literal(status)));
+        }
+        if let Some(after) = request.after_date {
+            filters.push(format!(
+                "updated > {}",
+                after.timestamp_millis() as f64 / 1000.0
+            ));
+        }
+        let offset = (request.page - 1) * request.page_size;
+        let empty = |request: &SearchRequest| SearchResponse {
+            results: Vec::new(),
+            current_page: request.page,
+            page_size: request.page_size,
+            total: 0,
+            total_is_exact: true,
+            has_more: false,
+            notice: None,
+        };
+        if let Some(meta) = request.metadata_filters.as_ref().filter(|m| !m.is_empty()) {
+            let ids = self.notes_matching_metadata(project, meta)?;
+            if ids.is_empty() {
+                return Ok(empty(request));
+            }
+            filters.push(any_of("note_id", &ids));
+        }
+        let text = if text.trim() == "*" { "" } else { text.trim() };
+        let base = Query {
+            text: text.to_string(),
+            filter: Some(filters.join(" AND ")),
+            offset,
+            limit: request.page_size,
+            all_words: true,
+            fields: (mode == SearchMode::Title).then(|| vec!["title".to_string()]),
+            newest_first: text.is_empty(),
+        };
+        let (total, hits) = match boolean_branches(text) {
+            Some(branches) => self.search_union(&base, &branches)?,
+            None => {
+                let strict = self.index.search(&base)?;
+                if strict.total == 0 && !text.is_empty() {
+                    match relaxed_terms(text) {
+                        Some(terms) => self.search_union(&base, &terms)?,
+                        None => (0, Vec::new()),
+                    }
+                } else {
+                    (strict.total, strict.hits)
+                }
+            }
+        };
+        let txn = self.index.read_txn()?;
+        let mut builder = ResultBuilder::new(self, &txn);
+        let mut results = Vec::with_capacity(hits.len());
+        for hit in &hits {
+            results.extend(builder.hit_row(hit)?);
+        }
+        Ok(SearchResponse::page(results, request, offset, total, true))
+    }
+
+    /// Documents matching any of `queries`, ranked by their best score in any of them. Taking
+    /// the top `offset + limit` of each query gives the exact top of the union, so pages are
+    /// consistent with each other.
+    fn search_union(&self, base: &Query, queries: &[String]) -> Result<(u64, Vec<Hit>)> {
+        let window = base.offset + base.limit;
+        let mut merged: HashMap<String, Hit> = HashMap::new();
+        let mut matching = roaring::RoaringBitmap::new();
+        for text in queries {
+            let q = Query {
+                text: text.clone(),
+                offset: 0,
+                limit: window,
+                ..base.clone()
+            };
+            let hits = self.index.search(&q)?;
+            matching |= &hits.candidates;
+            for hit in hits.hits {
+                let id = str_field(&hit.doc, "id").unwrap_or_default().to_string();
+                match merged.get(&id) {
+                    Some(best) if best.score >= hit.score => {}
+                    _ => {
+                        merged.insert(id, hit);
+                    }
+                }
+            }
+        }
+        // Same order as milli's within each query (score, then internal id), so the top of the
+        // union is exact.
+        let mut ranked: Vec<Hit> = merged.into_values().collect();
+        ranked.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.docid.cmp(&b.docid)));
+        let page = ranked
+            .into_iter()
+            .skip(base.offset)
+            .take(base.limit)
+            .collect();
+        Ok((matching.len(), page))
+    }
+
+    /// Permalink search: exact, or a glob with `*`. A pattern without the project prefix is
+    /// also tried with it.
+    fn search_permalinks(
+        &self,
+        project: &Project,
+        request: &SearchRequest,
+        pattern: &str,
+    ) -> Result<SearchResponse> {
+        let pattern = pattern.trim().trim_start_matches("memory://");
+        let mut patterns = vec![pattern.to_string()];
+        let prefix = format!("{}/", project.permalink);
+        if !pattern.starts_with(&prefix) {
+            patterns.push(format!("{prefix}{pattern}"));
+        }
+        let globs: Vec<Regex> = patterns
+            .iter()
+            .map(|p| {
+                if p.contains('*') || p.contains('?') {
+                    permalink_glob(p)
+                } else {
+                    permalink_glob(&generate_permalink(p, false))
+                }
+            })
+            .collect();
+        let matches = |p: &str| globs.iter().any(|g| g.is_match(p));
+        let types = Self::entity_types(request);
+        let wanted: HashSet<&str> = types.iter().map(String::as_str).collect();
+        let meta = request.metadata_filters.as_ref().filter(|m| !m.is_empty());
+        let mut notes = self.all_notes(project)?;
+        notes.retain(|n| {
+            meta.is_none_or(|m| metadata_matches(&n.metadata, m))
+                && request.tags.iter().all(|t| n.tags.contains(t))
+                && request
+                    .status
+                    .as_ref()
+                    .is_none_or(|s| n.status.as_ref() == Some(s))
+                && request
+                    .after_date
+                    .is_none_or(|d| n.updated_ms > d.timestamp_millis())
+                && (request.note_types.is_empty()
+                    || request
+                        .note_types
+                        .iter()
+                        .any(|t| normalize_note_type(t) == normalize_note_type(&n.note_type)))
+        });
+        notes.sort_by(|a, b| b.updated_ms.cmp(&a.updated_ms).then(a.path.cmp(&b.path)));
+        let mut rows: Vec<(NoteRecord, Row)> = Vec::new();
+        for note in notes {
+            let permalink = note.permalink.clone().unwrap_or_default();
+            if wanted.contains("entity") && !permalink.is_empty() && matches(&permalink) {
+                rows.push((note.clone(), Row::Entity));
+            }
+            if wanted.contains("observation") {
+                for (i, obs) in note.observations.iter().enumerate() {
+                    let category_ok =
+                        request.categories.is_empty() || request.categories.contains(&obs.category);
+                    if category_ok
+                        && matches(&observation_permalink(
+                            &permalink,
+                            &obs.category,
+                            &obs.content,
+                        ))
+                    {
+                        rows.push((note.clone(), Row::Observation(i)));
+                    }
+                }
+            }
+            if wanted.contains("relation") {
+                for (i, rel) in note.relations.iter().enumerate() {
+                    let to = rel
+                        .to_id
+                        .as_deref()
+                        .and_then(|id| self.note_by_id(id).ok().flatten())
+                        .and_then(|n| n.permalink);
+                    let p = relation_permalink(
+                        &permalink,
+                        &rel.relation.relation_type,
+                        to.as_deref().unwrap_or(&rel.relation.target),
+                    );
+                    if matches(&p) {
+                        rows.push((note.clone(), Row::Relation(i)));
+                    }
+                }
+            }
+        }
+        let total = rows.len() as u64;
+        let offset = (request.page - 1) * request.page_size;
+        let txn = self.index.read_txn()?;
+        let mut builder = ResultBuilder::new(self, &txn);
+        let mut results = Vec::new();
+        for (note, row) in rows.into_iter().skip(offset).take(request.page_size) {
+            let content = match row {
+                Row::Entity => self.index.stored_body(&note.id)?,
+                _ => None,
+            };
+            results.extend(builder.row(&note, row, 0.0, content)?);
+        }
+        Ok(SearchResponse::page(results, request, offset, total, true))
+    }
+}
