@@ -1,0 +1,51 @@
+//! Tool behaviour, in process: each test calls the tool table of an `App` over its own temporary
+//! root through [`Harness`], with no server in between. The areas share one test binary because
+//! every test binary links milli, which is slow. What only a running server shows (the protocol,
+//! stdout, background indexing, the watcher) lives in `tests/mcp_stdio.rs`, `tests/mcp_live.rs`
+//! and `tests/links.rs`.
+
+#[path = "../common/mod.rs"]
+mod common;
+// Not a module of `common`: the stdio test binaries would then build and link against the
+// library too, which doubles their link time for code they never call.
+#[path = "../common/harness.rs"]
+mod harness;
+
+mod arguments;
+mod chatgpt;
+mod context;
+mod coverage;
+mod directory;
+mod links;
+mod notes;
+mod projects;
+mod safety;
+mod search;
+
+use harness::{Harness, ReplyExt};
+use serde_json::{json, Value};
+
+/// `total` of a paged JSON reply.
+fn total(v: &Value) -> u64 {
+    v["total"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("no total: {v}"))
+}
+
+/// Titles of the `results` of a JSON reply, in order.
+fn titles(v: &Value) -> Vec<String> {
+    v["results"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no results: {v}"))
+        .iter()
+        .map(|r| r["title"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+/// The note most compat checks start from (compat 13, item 2); the reply's text.
+fn write_test_note(h: &Harness) -> String {
+    h.text(
+        "write_note",
+        json!({"title": "Test Note", "directory": "test", "content": "# Test\nThis is a test note", "tags": ["test", "documentation"]}),
+    )
+}

@@ -1,0 +1,354 @@
+//! search_notes: queries, filters, boolean operators, search types, paging, projects; and how
+//! observations and relations of a note become searchable rows.
+
+use std::collections::BTreeSet;
+
+use serde_json::{json, Value};
+
+use crate::{titles, total, write_test_note, Harness, ReplyExt};
+
+fn sorted(mut v: Vec<String>) -> Vec<String> {
+    v.sort();
+    v
+}
+
+/// Compat 13, item 12.
+#[test]
+fn search_notes_answers_in_text_and_json_and_filters_by_permalink_and_tag() {
+    let h = Harness::new();
+    write_test_note(&h);
+
+    let text = h.text("search_notes", json!({"query": "search"}));
+    assert!(
+        text.starts_with("No results found for 'search' in project 'main'"),
+        "{text}"
+    );
+    let text = h.text("search_notes", json!({"query": "test"}));
+    assert!(
+        text.starts_with("# Search Results: test\n*project: main*"),
+        "{text}"
+    );
+    let json = h
+        .call(
+            "search_notes",
+            json!({"query": "test", "output_format": "json"}),
+        )
+        .ok()
+        .json();
+    let first = &json["results"][0];
+    assert_eq!(first["type"], "entity");
+    assert!(first["score"].as_f64().unwrap() <= 0.0);
+    assert_eq!(first["permalink"], "main/test/test-note");
+    assert_eq!(first["file_path"], "test/Test Note.md");
+    assert!(first["external_id"].is_string());
+    assert_eq!(json["total_is_exact"], true);
+    assert!(h
+        .text("search_notes", json!({}))
+        .starts_with("# No Search Criteria"));
+    let by_permalink = h
+        .call(
+            "search_notes",
+            json!({"query": "main/test/*", "search_type": "permalink", "output_format": "json"}),
+        )
+        .ok()
+        .json();
+    assert_eq!(by_permalink["total"], 1);
+    // gitmem also accepts the pattern without the project prefix (upstream finds nothing).
+    let short = h
+        .call(
+            "search_notes",
+            json!({"query": "test/*", "search_type": "permalink", "output_format": "json"}),
+        )
+        .ok()
+        .json();
+    assert_eq!(short["total"], 1);
+    let tagged = h
+        .call(
+            "search_notes",
+            json!({"tags": "test", "output_format": "json"}),
+        )
+        .ok()
+        .json();
+    assert_eq!(tagged["total"], 1);
+    let failed = h.text(
+        "search_notes",
+        json!({"query": "x", "search_type": "bogus"}),
+    );
+    assert!(
+        failed.starts_with("# Search Failed")
+            && failed.contains("Valid options: hybrid, permalink, semantic, text, title, vector"),
+        "{failed}"
+    );
+}
+
+#[test]
+fn search_notes_supports_filters_boolean_queries_and_pagination() {
+    let h = Harness::new();
+    h.write_with(
+        "Fruit One",
+        "fruit",
+        "apple banana",
+        json!({"tags": ["sweet", "yellow"], "metadata": {"status": "active", "priority": 3}}),
+    );
+    h.write_with(
+        "Fruit Two",
+        "fruit",
+        "apple cherry",
+        json!({"tags": ["sweet"], "metadata": {"status": "draft", "priority": 1}}),
+    );
+    h.write_with(
+        "Fruit Three",
+        "fruit",
+        "banana cherry",
+        json!({"tags": ["sour"], "metadata": {"status": "archived", "priority": 5}}),
+    );
+    h.write_with(
+        "Alice",
+        "people",
+        "Alice grows kiwi\n\n- [hobby] Gardening on weekends\n- [role] Farmer",
+        json!({"note_type": "person"}),
+    );
+
+    let search = |args: Value| h.json("search_notes", args);
+    // (arguments, titles found, in any order)
+    #[rustfmt::skip]
+    let rows: Vec<(Value, &[&str])> = vec![
+        (json!({"query": "tag:yellow"}), &["Fruit One"]),
+        (json!({"query": "tag:sweet"}), &["Fruit One", "Fruit Two"]),
+        (json!({"query": "tag:sweet apple"}), &["Fruit One", "Fruit Two"]),
+        (json!({"query": "tag:sweet AND tag:yellow"}), &["Fruit One"]),
+        (json!({"tags": ["sweet", "yellow"]}), &["Fruit One"]),
+        (json!({"query": "apple AND banana"}), &["Fruit One"]),
+        (json!({"query": "apple OR banana"}), &["Fruit One", "Fruit Two", "Fruit Three"]),
+        (json!({"query": "apple NOT banana"}), &["Fruit Two"]),
+        (json!({"query": "Fruit", "search_type": "title"}), &["Fruit One", "Fruit Two", "Fruit Three"]),
+        (json!({"query": "cherry", "search_type": "title"}), &[]),
+        (json!({"query": "main/fruit/*", "search_type": "permalink"}), &["Fruit One", "Fruit Two", "Fruit Three"]),
+        (json!({"query": "main/fruit/fruit-t*", "search_type": "permalink"}), &["Fruit Two", "Fruit Three"]),
+        (json!({"query": "main/fruit/fruit-one", "search_type": "permalink"}), &["Fruit One"]),
+        (json!({"note_types": ["Person"]}), &["Alice"]),
+        (json!({"note_types": ["note"], "query": "apple"}), &["Fruit One", "Fruit Two"]),
+        (json!({"after_date": "2000-01-01", "query": "cherry"}), &["Fruit Two", "Fruit Three"]),
+        (json!({"after_date": "tomorrow", "query": "cherry"}), &[]),
+        (json!({"metadata_filters": {"priority": {"$gt": 2}}}), &["Fruit One", "Fruit Three"]),
+        (json!({"metadata_filters": {"status": {"$in": ["active", "draft"]}}}), &["Fruit One", "Fruit Two"]),
+        (json!({"metadata_filters": {"priority": {"$between": [1, 3]}}}), &["Fruit One", "Fruit Two"]),
+        (json!({"metadata_filters": {"status": "archived"}}), &["Fruit Three"]),
+        (json!({"status": "draft"}), &["Fruit Two"]),
+        (json!({"status": "draft", "query": "banana"}), &[]),
+    ];
+    for (args, expected) in rows {
+        let found = search(args.clone());
+        let want: Vec<String> = expected.iter().map(|s| s.to_string()).collect();
+        assert_eq!(sorted(titles(&found)), sorted(want), "{args}: {found}");
+    }
+
+    // Categories select observations.
+    let hobbies = search(json!({"categories": ["hobby"]}));
+    assert_eq!(hobbies["results"].as_array().unwrap().len(), 1, "{hobbies}");
+    assert_eq!(hobbies["results"][0]["type"], "observation");
+    assert_eq!(hobbies["results"][0]["category"], "hobby");
+    assert_eq!(hobbies["results"][0]["content"], "Gardening on weekends");
+
+    // Semantic search types answer with a text search and say so.
+    for kind in ["vector", "hybrid", "semantic"] {
+        let r = h.call(
+            "search_notes",
+            json!({"query": "kiwi", "search_type": kind}),
+        );
+        assert!(!r.is_error(), "{kind}: {}", r.text());
+        assert!(
+            r.text().contains("# Search Results: kiwi"),
+            "{kind}: {}",
+            r.text()
+        );
+        assert!(r.text().contains("text search"), "{kind}: {}", r.text());
+        let j = search(json!({"query": "kiwi", "search_type": kind}));
+        assert_eq!(titles(&j), ["Alice"], "{kind}");
+    }
+
+    // Pagination.
+    let page1 = search(json!({"query": "fruit", "page_size": 2}));
+    assert_eq!(page1["results"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        (page1["total"].clone(), page1["has_more"].clone()),
+        (json!(3), json!(true)),
+        "{page1}"
+    );
+    let page2 = search(json!({"query": "fruit", "page_size": 2, "page": 2}));
+    assert_eq!(page2["results"].as_array().unwrap().len(), 1);
+    assert_eq!(page2["has_more"], false);
+    let mut all = titles(&page1);
+    all.extend(titles(&page2));
+    assert_eq!(sorted(all), ["Fruit One", "Fruit Three", "Fruit Two"]);
+    let text = h.text("search_notes", json!({"query": "fruit", "page_size": 2}));
+    assert!(
+        text.ends_with("*2 results | page 1, page_size 2 | more available*"),
+        "{text}"
+    );
+
+    // search_all_projects spans projects.
+    let elsewhere = tempfile::tempdir().unwrap();
+    h.text(
+        "create_memory_project",
+        json!({"project_name": "orchard", "project_path": elsewhere.path().to_str().unwrap()}),
+    );
+    h.write_with(
+        "Orchard Apple",
+        "o",
+        "apple trees",
+        json!({"project": "orchard"}),
+    );
+    let here = search(json!({"query": "apple"}));
+    assert_eq!(total(&here), 2, "{here}");
+    let everywhere = search(json!({"query": "apple", "search_all_projects": true}));
+    assert_eq!(total(&everywhere), 3, "{everywhere}");
+    let projects: BTreeSet<&str> = everywhere["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["project"].as_str().unwrap())
+        .collect();
+    assert_eq!(projects, BTreeSet::from(["main", "orchard"]));
+    let all_text = h.text(
+        "search_notes",
+        json!({"query": "apple", "search_all_projects": true}),
+    );
+    assert!(all_text.contains("*project: all projects*"), "{all_text}");
+    let only_orchard = search(json!({"query": "apple", "project": "orchard"}));
+    assert_eq!(titles(&only_orchard), ["Orchard Apple"]);
+}
+
+#[test]
+fn boolean_query_pages_are_consistent() {
+    let h = Harness::new();
+    h.write("Fruit One", "fruit", "apple banana");
+    h.write("Fruit Two", "fruit", "apple cherry");
+    h.write("Fruit Three", "fruit", "banana cherry");
+    let all = h.json("search_notes", json!({"query": "apple OR banana"}));
+    assert_eq!(
+        sorted(titles(&all)),
+        ["Fruit One", "Fruit Three", "Fruit Two"]
+    );
+    for page_size in [1, 2] {
+        let mut paged = Vec::new();
+        for page in 1..=3 {
+            let v = h.json(
+                "search_notes",
+                json!({"query": "apple OR banana", "page": page, "page_size": page_size}),
+            );
+            paged.extend(titles(&v));
+        }
+        assert_eq!(
+            sorted(paged),
+            ["Fruit One", "Fruit Three", "Fruit Two"],
+            "page_size {page_size}: every note once"
+        );
+    }
+    // A note's score does not depend on the page size asked for.
+    let one = h.json(
+        "search_notes",
+        json!({"query": "apple OR banana", "page_size": 1}),
+    );
+    assert_eq!(one["results"][0]["title"], all["results"][0]["title"]);
+    assert_eq!(one["results"][0]["score"], all["results"][0]["score"]);
+}
+
+/// Compat 13, items 6 and 7.
+#[test]
+fn bullets_become_observations_and_relations_that_search_finds() {
+    let h = Harness::new();
+    let body = "- [tech] Uses SQLite FTS5 #search #db (fast enough)\n- plain bullet with #tag\n- [x] done task\n- [00:00:11] Speaker: hi\n\n> [!info] callout\n\n- implements [[Search UI]]\n- depends_on [[DB Schema]] (storage)\n- \"based on\" [[Prior Art]]\n- Added [[A]] to [[B]]\n\nSee also [[C]].";
+    h.text(
+        "write_note",
+        json!({"title": "Parsing", "directory": "p", "content": body}),
+    );
+    let ctx = h
+        .call(
+            "build_context",
+            json!({"url": "memory://p/parsing", "output_format": "json"}),
+        )
+        .ok()
+        .json();
+    let obs: Vec<(String, String)> = ctx["results"][0]["observations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| {
+            (
+                o["category"].as_str().unwrap().to_string(),
+                o["content"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        obs,
+        vec![
+            ("tech".into(), "Uses SQLite FTS5 #search #db".into()),
+            ("note".into(), "plain bullet with #tag".into())
+        ]
+    );
+    let rows = h
+        .call(
+            "search_notes",
+            json!({"query": "SQLite", "entity_types": ["observation"], "output_format": "json"}),
+        )
+        .ok()
+        .json();
+    assert_eq!(
+        rows["results"][0]["title"],
+        "tech: Uses SQLite FTS5 #search #db..."
+    );
+
+    let rels = h
+        .call("search_notes", json!({"query": "Parsing", "entity_types": ["relation"], "page_size": 20, "output_format": "json"}))
+        .ok()
+        .json();
+    let mut found: Vec<(String, Option<String>)> = rels["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["relation_type"].as_str().unwrap().to_string(),
+                r["to_entity"].as_str().map(String::from),
+            )
+        })
+        .collect();
+    found.sort();
+    let mut kinds: Vec<&str> = found.iter().map(|(k, _)| k.as_str()).collect();
+    kinds.sort();
+    assert_eq!(
+        kinds,
+        [
+            "based on",
+            "depends_on",
+            "implements",
+            "links_to",
+            "links_to",
+            "links_to"
+        ]
+    );
+    assert!(
+        found.iter().all(|(_, to)| to.is_none()),
+        "all unresolved: {found:?}"
+    );
+
+    // Creating "Search UI" resolves `implements`.
+    h.text(
+        "write_note",
+        json!({"title": "Search UI", "directory": "specs", "content": "ui"}),
+    );
+    let rels = h
+        .call("search_notes", json!({"query": "Parsing", "entity_types": ["relation"], "page_size": 20, "output_format": "json"}))
+        .ok()
+        .json();
+    let implements = rels["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["relation_type"] == "implements")
+        .unwrap();
+    assert_eq!(implements["to_entity"], "main/specs/search-ui");
+    assert_eq!(implements["title"], "Parsing -> Search UI");
+}
