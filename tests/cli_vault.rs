@@ -165,3 +165,24 @@ fn a_renamed_file_keeps_its_id_permalink_and_links() {
         );
     }
 }
+
+#[test]
+fn bench_generate_writes_the_same_vault_every_time_and_refuses_bad_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    let made = make_vault(&a, 40);
+    make_vault(&b, 40);
+    assert_eq!((made.notes, made.attachments), (40, 1));
+    let strip = |root: &std::path::Path| -> Vec<(std::path::PathBuf, Vec<u8>)> {
+        snapshot(root)
+            .into_iter()
+            .map(|(p, bytes)| (p.strip_prefix(root).unwrap().to_path_buf(), bytes))
+            .collect()
+    };
+    assert_eq!(strip(&a), strip(&b));
+    assert_eq!(strip(&a).len(), made.files());
+
+    let bad = gitmem(dir.path(), &["bench", "generate", "c", "--notes", "many"]);
+    assert_eq!(bad.code, 2, "{}", bad.stderr);
+    assert!(!dir.path().join("c").exists());
+}

@@ -89,6 +89,11 @@ impl Harness {
         self.call("write_note", args).ok();
     }
 
+    /// The service below the tools, for tests of its typed outcomes.
+    pub fn app(&self) -> &App {
+        &self.ctx.app
+    }
+
     /// Indexes what changed on disk in every project, as the watcher of a server would.
     pub fn sync(&self) {
         let app = &self.ctx.app;

@@ -65,13 +65,38 @@ pub fn gitmem_home(root: &Path, home: &Path, args: &[&str]) -> Run {
         .into()
 }
 
-/// Generates the deterministic sample vault of `gitmem bench generate` with `notes` notes.
-pub fn make_vault(dir: &Path, notes: usize) -> gitmem::vault::generate::GeneratedVault {
-    let spec = gitmem::vault::generate::VaultSpec {
-        notes,
-        seed: gitmem::vault::generate::DEFAULT_SEED,
-    };
-    gitmem::vault::generate::generate(dir, spec).expect("writing the sample vault")
+/// What `make_vault` wrote.
+pub struct Generated {
+    pub notes: usize,
+    pub attachments: usize,
+}
+
+impl Generated {
+    pub fn files(&self) -> usize {
+        self.notes + self.attachments
+    }
+}
+
+/// Generates the deterministic sample vault with `gitmem bench generate DIR --notes N`. The
+/// binary, not the library, so that these process-level test binaries stay small.
+pub fn make_vault(dir: &Path, notes: usize) -> Generated {
+    let run = gitmem(
+        dir,
+        &[
+            "bench",
+            "generate",
+            dir.to_str().unwrap(),
+            "--notes",
+            &notes.to_string(),
+        ],
+    )
+    .ok();
+    // "wrote N notes and K attachments to DIR"
+    let words: Vec<&str> = run.stdout.split_whitespace().collect();
+    Generated {
+        notes: words[1].parse().expect("a note count"),
+        attachments: words[4].parse().expect("an attachment count"),
+    }
 }
 
 /// Every file under `dir` with its bytes.

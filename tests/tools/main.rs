@@ -18,6 +18,7 @@ mod coverage;
 mod directory;
 mod links;
 mod notes;
+mod outcomes;
 mod projects;
 mod safety;
 mod search;
