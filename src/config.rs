@@ -33,7 +33,7 @@ pub enum ConfigError {
     UnknownProject(String, String),
     #[error("project '{0}' already exists")]
     DuplicateProject(String),
-    #[error("invalid project name '{0}': use letters, digits, spaces, '-', '_' or '.', not starting with '.'")]
+    #[error("invalid project name '{0}': use at most 100 bytes of letters, digits, spaces, '-', '_' or '.', not starting with '.'")]
     BadName(String),
     #[error("project '{name}' at {path} overlaps project '{other}' at {other_path}: projects may not be nested")]
     Overlap {
@@ -386,6 +386,7 @@ impl Config {
 
 fn validate_name(name: &str) -> Result<(), ConfigError> {
     let ok = !name.trim().is_empty()
+        && name.len() <= 100
         && !name.starts_with('.')
         && name
             .chars()

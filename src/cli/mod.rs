@@ -37,8 +37,18 @@ pub enum Command {
         #[arg(long)]
         project: Option<String>,
     },
-    /// Show what the index holds
+    /// Show what the index holds; with --check, compare it with the files (exit 1 on drift)
     Status {
+        #[arg(long)]
+        project: Option<String>,
+        #[arg(long)]
+        json: bool,
+        /// Compare files, graph and search documents and report any drift
+        #[arg(long)]
+        check: bool,
+    },
+    /// Repair drift between files, graph and search (user files are only read)
+    Repair {
         #[arg(long)]
         project: Option<String>,
         #[arg(long)]
@@ -193,11 +203,15 @@ pub fn run(cli: Cli) -> Result<()> {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .enable_all()
             .build()?;
-        return runtime.block_on(crate::mcp::server::serve_stdio(
+        let served = runtime.block_on(crate::mcp::server::serve_stdio(
             &root,
             project.clone(),
             *dotted_names,
         ));
+        // The writes are drained by now; a thread still blocked reading stdin (the client sent
+        // a signal but kept the pipe open) must not keep the process alive.
+        runtime.shutdown_background();
+        return served;
     }
     if let Command::Tool {
         name,
@@ -214,7 +228,17 @@ pub fn run(cli: Cli) -> Result<()> {
     let result = match cli.command {
         Command::Project(cmd) => project(&app, cmd),
         Command::Reindex { project } => reindex(&app, project.as_deref()),
-        Command::Status { project, json } => status(&app, project.as_deref(), json),
+        Command::Status {
+            project,
+            json,
+            check: false,
+        } => status(&app, project.as_deref(), json),
+        Command::Status {
+            project,
+            json,
+            check: true,
+        } => check(&app, project.as_deref(), json),
+        Command::Repair { project, json } => repair(&app, project.as_deref(), json),
         Command::Search(args) => search(&app, &args),
         Command::LinkFolder(args) => link_folder(&app, &args),
         Command::UnlinkFolder {
@@ -334,6 +358,76 @@ fn reindex(app: &App, project: Option<&str>) -> Result<()> {
     Ok(())
 }
 
+fn check(app: &App, project: Option<&str>, json: bool) -> Result<()> {
+    let health = app.check(project)?;
+    if json {
+        print_json(&health)?;
+    } else {
+        print_health(&health);
+    }
+    if !health.is_clean() {
+        anyhow::bail!("the index has drifted from the files; `gitmem repair` fixes it");
+    }
+    Ok(())
+}
+
+fn repair(app: &App, project: Option<&str>, json: bool) -> Result<()> {
+    let (before, after) = app.repair(project)?;
+    if json {
+        return print_json(&serde_json::json!({ "before": before, "after": after }));
+    }
+    println!("before:");
+    print_health(&before);
+    println!("after:");
+    print_health(&after);
+    if !after.is_clean() {
+        anyhow::bail!("some drift remains; see the report above");
+    }
+    Ok(())
+}
+
+fn print_health(health: &crate::service::health::Health) {
+    for p in &health.projects {
+        if p.is_clean() {
+            println!("  {}: consistent", p.project);
+            continue;
+        }
+        println!("  {}:", p.project);
+        let lists = [
+            ("files not indexed", &p.not_indexed),
+            ("files changed since indexed", &p.changed),
+            ("index entries without a file", &p.stale),
+            ("notes missing from search", &p.not_searchable),
+            ("notes whose text the index lost", &p.text_lost),
+            ("temp files of interrupted writes", &p.temp_files),
+        ];
+        for (what, paths) in lists {
+            if !paths.is_empty() {
+                let shown: Vec<&str> = paths.iter().take(5).map(String::as_str).collect();
+                let more = paths.len().saturating_sub(shown.len());
+                let more = if more > 0 {
+                    format!(", and {more} more")
+                } else {
+                    String::new()
+                };
+                println!("    {} {what}: {}{more}", paths.len(), shown.join(", "));
+            }
+        }
+        if p.pending_search > 0 {
+            println!("    {} notes waiting for search indexing", p.pending_search);
+        }
+        if p.interrupted_reindex {
+            println!("    a reindex stopped half-way");
+        }
+    }
+    if health.orphan_search_documents > 0 {
+        println!(
+            "  {} search documents of notes that no longer exist",
+            health.orphan_search_documents
+        );
+    }
+}
+
 fn status(app: &App, project: Option<&str>, json: bool) -> Result<()> {
     let status = app.status(project)?;
     if json {
@@ -413,10 +507,7 @@ fn tool(root: &std::path::Path, name: &str, args: &str, project: Option<String>)
     }
     let ctx = crate::mcp::tools::ToolCtx::new(app.clone(), project);
     let reply = crate::mcp::tools::call(&ctx, name, &args);
-    drop(ctx);
-    if let Ok(app) = std::sync::Arc::try_unwrap(app) {
-        app.close();
-    }
+    app.shutdown();
     if reply.is_error() {
         anyhow::bail!("{}", reply.text());
     }

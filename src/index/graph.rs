@@ -7,6 +7,7 @@ use std::collections::BTreeSet;
 
 use milli_core::heed::types::{Bytes, Str, Unit};
 use milli_core::heed::{Database, Env, RoTxn, RwTxn, WithoutTls};
+use sha2::Digest;
 
 use super::model::*;
 use super::IndexError;
@@ -73,12 +74,35 @@ impl Tables {
     }
 }
 
+/// Longest user text (a path, permalink, title, alias or link target) used as it is inside a
+/// key. LMDB refuses keys over 511 bytes; a key holds a project name (at most 100 bytes), this
+/// part, a note id and two separators.
+const MAX_KEY_PART: usize = 300;
+/// Marks a key part that stands for a longer text.
+const HASHED: char = '\u{1}';
+
+/// User text as a key part: itself when it is short and has no separator, else a prefix of it
+/// and a hash of the whole, so that no user text can make LMDB refuse a write. The same text
+/// always gives the same part, so lookups find what was stored.
+fn key_part(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.len() <= MAX_KEY_PART && !text.contains(SEP) && !text.contains(HASHED) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut cut = text.len().min(MAX_KEY_PART / 2);
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let prefix: String = text[..cut].chars().filter(|c| *c != SEP).collect();
+    let digest = hex::encode(sha2::Sha256::digest(text.as_bytes()));
+    std::borrow::Cow::Owned(format!("{prefix}{HASHED}{}", &digest[..32]))
+}
+
 pub fn key2(project: &str, a: &str) -> String {
-    format!("{project}{SEP}{a}")
+    format!("{project}{SEP}{}", key_part(a))
 }
 
 pub fn key3(project: &str, a: &str, b: &str) -> String {
-    format!("{project}{SEP}{a}{SEP}{b}")
+    format!("{project}{SEP}{}{SEP}{b}", key_part(a))
 }
 
 fn last_segment(key: &str) -> &str {
@@ -160,7 +184,16 @@ impl Tables {
         let mut out = Vec::new();
         for item in self.by_path.prefix_iter(txn, &prefix)? {
             let (k, id) = item?;
-            out.push((k[prefix.len()..].to_string(), id.to_string()));
+            let part = &k[prefix.len()..];
+            // A long path is kept hashed in the key; the note has it whole.
+            let path = match part.contains(HASHED) {
+                true => match self.get_note(txn, id)? {
+                    Some(note) => note.path,
+                    None => continue,
+                },
+                false => part.to_string(),
+            };
+            out.push((path, id.to_string()));
         }
         Ok(out)
     }
@@ -321,6 +354,12 @@ impl<'t> GraphWriter<'t> {
                 }
                 Ok(OpOutcome::Done)
             }
+            WriteOp::RefreshSearchOf { ids } => {
+                for id in ids {
+                    self.mark_dirty(txn, id, "")?;
+                }
+                Ok(OpOutcome::Done)
+            }
             WriteOp::SearchDone(done) => {
                 for (id, token, state) in &done.entries {
                     if self.tables.search_dirty.get(txn, id)? == Some(token.as_str()) {
@@ -335,7 +374,7 @@ impl<'t> GraphWriter<'t> {
                 }
                 for id in &done.stale {
                     if let Some(mut note) = self.tables.get_note(txn, id)? {
-                        tracing::warn!(path = %note.path, "the search text of this note was lost; the next scan reads it again");
+                        tracing::debug!(path = %note.path, "the search text of this note was lost; the next scan reads it again");
                         note.checksum.clear();
                         self.tables.put_note(txn, &note)?;
                     }

@@ -160,6 +160,62 @@ impl Index {
         self.writer.wait_searchable()
     }
 
+    /// How the search documents of a project's notes compare with its graph records.
+    pub fn search_drift(&self, project: &str) -> Result<SearchDrift, IndexError> {
+        let txn = self.read_txn()?;
+        let mut drift = SearchDrift::default();
+        for (path, id) in self.tables.project_paths(&txn, project)? {
+            if self.tables.search_dirty.get(&txn, &id)?.is_some() {
+                drift.pending += 1;
+                continue;
+            }
+            let Some(note) = self.tables.get_note(&txn, &id)? else {
+                continue;
+            };
+            let indexed = self
+                .tables
+                .search_docs
+                .get(&txn, &id)?
+                .and_then(search::indexed_checksum);
+            if note.checksum.is_empty() {
+                drift.text_lost.push(path);
+            } else if indexed.as_deref() != Some(note.checksum.as_str()) {
+                drift.not_searchable.push((path, id));
+            }
+        }
+        Ok(drift)
+    }
+
+    /// Search document entries whose note is gone from the graph.
+    pub fn orphan_search_docs(&self) -> Result<Vec<String>, IndexError> {
+        let txn = self.read_txn()?;
+        let mut orphans = Vec::new();
+        for item in self.tables.search_docs.iter(&txn)? {
+            let (id, _) = item?;
+            if self.tables.notes.get(&txn, id)?.is_none() {
+                orphans.push(id.to_string());
+            }
+        }
+        Ok(orphans)
+    }
+
+    /// Finishes what an earlier process left in the search outbox (it stopped between a graph
+    /// commit and the search commit that follows) and returns how many notes lost their search
+    /// text on the way: their checksums are cleared, so their files must be read again.
+    pub fn recover(&self) -> Result<usize, IndexError> {
+        let pending = {
+            let txn = self.read_txn()?;
+            !self.tables.search_dirty.is_empty(&txn)?
+        };
+        if pending {
+            // An empty write is a graph commit whose search pass drains every entry this
+            // process may take, its own and those of processes that are gone.
+            self.write(Vec::new())?;
+            self.wait_searchable()?;
+        }
+        Ok(self.writer.lost_bodies())
+    }
+
     pub fn read_txn(&self) -> Result<RoTxn<'_, WithoutTls>, IndexError> {
         Ok(self.env.read_txn()?)
     }
@@ -220,6 +276,9 @@ enum OpenFailure {
 pub(crate) struct Progress {
     state: std::sync::Mutex<(u64, u64, bool)>,
     changed: std::sync::Condvar,
+    /// Notes whose search text was lost (a process ended between its graph commit and its
+    /// search commit) since this index was opened; their files must be read again.
+    lost_bodies: std::sync::atomic::AtomicUsize,
 }
 
 impl Progress {
@@ -233,6 +292,11 @@ impl Progress {
         let mut s = self.state.lock().unwrap();
         s.1 = s.1.max(seq);
         self.changed.notify_all();
+    }
+
+    fn bodies_lost(&self, n: usize) {
+        self.lost_bodies
+            .fetch_add(n, std::sync::atomic::Ordering::SeqCst);
     }
 
     fn graph_seq(&self) -> u64 {
@@ -259,6 +323,17 @@ impl Progress {
 }
 
 pub(crate) type SharedProgress = Arc<Progress>;
+
+/// Notes whose search documents do not match the graph.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct SearchDrift {
+    /// (path, id) of notes with no search document for their current text.
+    pub not_searchable: Vec<(String, String)>,
+    /// Paths of notes whose text the index lost (their files must be read again).
+    pub text_lost: Vec<String>,
+    /// Notes waiting in the search outbox (being indexed now, or left by a stopped process).
+    pub pending: usize,
+}
 
 #[cfg(test)]
 mod tests {

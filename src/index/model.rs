@@ -135,6 +135,10 @@ pub enum WriteOp {
     RefreshSearch {
         project: String,
     },
+    /// Re-index these notes for search; ids without a note lose their search documents.
+    RefreshSearchOf {
+        ids: Vec<String>,
+    },
     SetProjectState {
         project: String,
         state: ProjectState,

@@ -234,6 +234,11 @@ impl Indexed {
     }
 }
 
+/// The checksum of the body a search document entry (`search_docs`) was indexed from.
+pub fn indexed_checksum(entry: &[u8]) -> Option<String> {
+    Indexed::decode(entry).map(|i| i.checksum)
+}
+
 /// The body milli stored for a note the last time it was indexed.
 pub fn stored_body(
     milli: &Milli,

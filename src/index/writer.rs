@@ -134,6 +134,13 @@ impl WriteHandle {
         self.progress.wait_search()
     }
 
+    /// How many notes lost their search text since the index was opened.
+    pub fn lost_bodies(&self) -> usize {
+        self.progress
+            .lost_bodies
+            .load(std::sync::atomic::Ordering::SeqCst)
+    }
+
     /// Finishes the search work of every acknowledged write, then stops both threads.
     pub fn shutdown(&self) {
         let _ = self.wait_searchable();
@@ -206,29 +213,71 @@ fn run_graph(shared: &Shared, rx: Receiver<Message>, kick: &Sender<Option<()>>) 
 }
 
 /// One graph transaction for the whole batch. Operations check what they need before they
-/// write, so an `Err` outcome has changed nothing; a storage error fails the whole batch.
+/// write, so an `Err` outcome has changed nothing. If the transaction fails as a whole, each
+/// operation is tried again in a transaction of its own, so that one bad note (a key LMDB
+/// refuses, say) fails alone instead of failing every write queued with it.
 fn apply_batch(
     shared: &Shared,
     batch: &mut Batch,
     stamp: u64,
 ) -> Result<Vec<Vec<Result<OpOutcome, String>>>, IndexError> {
+    let mut groups: Vec<&mut [WriteOp]> = batch
+        .iter_mut()
+        .map(|(ops, _, _)| ops.as_mut_slice())
+        .collect();
+    let total: usize = groups.iter().map(|ops| ops.len()).sum();
+    match apply_together(shared, &mut groups, stamp) {
+        Ok(results) => Ok(results),
+        Err(e) if total > 1 => {
+            tracing::warn!("a group commit failed ({e}); applying its writes one by one");
+            let mut all = Vec::with_capacity(groups.len());
+            for ops in groups {
+                let mut results = Vec::with_capacity(ops.len());
+                for op in ops.iter_mut() {
+                    let single = apply_together(shared, &mut [std::slice::from_mut(op)], stamp);
+                    results.push(
+                        match single.map(|mut r| r.pop().and_then(|mut r| r.pop())) {
+                            Ok(Some(result)) => result,
+                            Ok(None) => Err("the index gave no answer for this change".into()),
+                            Err(e) => {
+                                tracing::error!("index write failed: {e}");
+                                Err(format!("the index refused this change: {e}"))
+                            }
+                        },
+                    );
+                }
+                all.push(results);
+            }
+            Ok(all)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+fn apply_together(
+    shared: &Shared,
+    batch: &mut [&mut [WriteOp]],
+    stamp: u64,
+) -> Result<Vec<Vec<Result<OpOutcome, String>>>, IndexError> {
     let mut wtxn = shared.env.write_txn()?;
     let mut graph = GraphWriter::new(&shared.tables, &shared.owner, stamp);
     let mut all = Vec::with_capacity(batch.len());
-    let mut bodies = Vec::new();
-    for (ops, _, _) in batch.iter_mut() {
+    // Where the bodies of changed notes are; they move to the indexer only once the whole
+    // transaction succeeded, so a failed one can be retried with them.
+    let mut changed: Vec<(usize, usize, String)> = Vec::new();
+    for (b, ops) in batch.iter_mut().enumerate() {
         let mut results = Vec::with_capacity(ops.len());
-        for op in ops.iter_mut() {
+        for (o, op) in ops.iter_mut().enumerate() {
             match graph.apply(&mut wtxn, op) {
                 Ok(outcome) => {
                     if let (
-                        WriteOp::Upsert(input),
+                        WriteOp::Upsert(_),
                         OpOutcome::Upserted {
                             id, changed: true, ..
                         },
-                    ) = (&mut *op, &outcome)
+                    ) = (&*op, &outcome)
                     {
-                        bodies.push((id.clone(), std::mem::take(&mut input.search_text)));
+                        changed.push((b, o, id.clone()));
                     }
                     results.push(Ok(outcome));
                 }
@@ -241,6 +290,13 @@ fn apply_batch(
         all.push(results);
     }
     graph.finish(&mut wtxn)?;
+    let bodies: Vec<(String, String)> = changed
+        .into_iter()
+        .filter_map(|(b, o, id)| match &mut batch[b][o] {
+            WriteOp::Upsert(input) => Some((id, std::mem::take(&mut input.search_text))),
+            _ => None,
+        })
+        .collect();
     // Bodies go in before the commit is visible, so the indexer never sees an entry without
     // its body.
     shared
@@ -283,10 +339,12 @@ fn run_search(shared: &Shared, kicked: &Receiver<Option<()>>, writer: &WriteHand
             ) {
                 Ok(Some(done)) => {
                     let full = done.entries.len() == SEARCH_BATCH;
+                    let lost = done.stale.len();
                     if let Err(e) = writer.write(vec![WriteOp::SearchDone(done)]) {
                         tracing::error!("recording a search commit failed: {e}");
                         break;
                     }
+                    shared.progress.bodies_lost(lost);
                     if !full {
                         break;
                     }

@@ -223,10 +223,32 @@ pub async fn serve_stdio(
     let service = GitmemServer::new(ctx)
         .serve(rmcp::transport::stdio())
         .await?;
-    service.waiting().await?;
-    drop(background);
-    if let Ok(app) = Arc::try_unwrap(app) {
-        app.close();
+    let cancel = service.cancellation_token();
+    tokio::select! {
+        ended = service.waiting() => { ended?; }
+        signal = termination() => {
+            tracing::info!("{signal}: finishing acknowledged writes before exiting");
+            cancel.cancel();
+        }
     }
+    // The background threads still hold the app: drain it through a shared reference, so
+    // every acknowledged write reaches the graph and the search index before the process ends.
+    tokio::task::spawn_blocking(move || app.shutdown()).await?;
+    drop(background);
     Ok(())
+}
+
+/// Resolves when the process is asked to stop (SIGTERM, SIGINT), with the signal's name.
+async fn termination() -> &'static str {
+    use tokio::signal::unix::{signal, SignalKind};
+    let (Ok(mut term), Ok(mut int)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+    ) else {
+        return std::future::pending().await;
+    };
+    tokio::select! {
+        _ = term.recv() => "SIGTERM",
+        _ = int.recv() => "SIGINT",
+    }
 }

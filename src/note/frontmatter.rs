@@ -30,6 +30,94 @@ pub enum FrontmatterError {
     Yaml(String),
     #[error("front matter must be a YAML mapping of keys to values, found {0}")]
     NotMapping(&'static str),
+    #[error("front matter is too large: {0}")]
+    TooLarge(String),
+}
+
+/// Largest front matter parsed, in bytes.
+pub const MAX_YAML_BYTES: usize = 256 * 1024;
+/// Most values front matter may hold once its aliases are expanded: a few kilobytes of YAML
+/// with nested anchors (a "billion laughs") would otherwise expand without bound.
+pub const MAX_YAML_NODES: u64 = 100_000;
+/// Deepest nesting of lists and mappings.
+pub const MAX_YAML_DEPTH: usize = 64;
+
+/// Measures a YAML document from the parser's events, expanding aliases by arithmetic rather
+/// than by copying, so that measuring a bomb costs no more than reading it.
+#[derive(Default)]
+struct Measure {
+    /// Values counted so far in each open collection (the collection itself included).
+    open: Vec<(u64, usize)>,
+    anchored: std::collections::HashMap<usize, u64>,
+    total: u64,
+    deepest: usize,
+}
+
+impl Measure {
+    fn add(&mut self, n: u64) {
+        match self.open.last_mut() {
+            Some((count, _)) => *count = count.saturating_add(n),
+            None => self.total = self.total.saturating_add(n),
+        }
+    }
+}
+
+impl yaml_rust2::parser::MarkedEventReceiver for Measure {
+    fn on_event(&mut self, event: yaml_rust2::parser::Event, _: yaml_rust2::scanner::Marker) {
+        use yaml_rust2::parser::Event;
+        match event {
+            Event::Scalar(_, _, anchor, _) => {
+                if anchor > 0 {
+                    self.anchored.insert(anchor, 1);
+                }
+                self.add(1);
+            }
+            Event::Alias(anchor) => {
+                let size = self.anchored.get(&anchor).copied().unwrap_or(1);
+                self.add(size);
+            }
+            Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _) => {
+                self.open.push((1, anchor));
+                self.deepest = self.deepest.max(self.open.len());
+            }
+            Event::SequenceEnd | Event::MappingEnd => {
+                if let Some((size, anchor)) = self.open.pop() {
+                    if anchor > 0 {
+                        self.anchored.insert(anchor, size);
+                    }
+                    self.add(size);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Refuses YAML that is too long, too deep, or too large once its aliases are expanded.
+fn check_bounds(yaml: &str) -> Result<(), FrontmatterError> {
+    if yaml.len() > MAX_YAML_BYTES {
+        return Err(FrontmatterError::TooLarge(format!(
+            "{} bytes, more than {MAX_YAML_BYTES}",
+            yaml.len()
+        )));
+    }
+    let mut measure = Measure::default();
+    yaml_rust2::parser::Parser::new_from_str(yaml)
+        .load(&mut measure, false)
+        .map_err(|e| FrontmatterError::Yaml(e.to_string()))?;
+    if measure.deepest > MAX_YAML_DEPTH {
+        return Err(FrontmatterError::TooLarge(format!(
+            "nested {} levels deep, more than {MAX_YAML_DEPTH}",
+            measure.deepest
+        )));
+    }
+    if measure.total > MAX_YAML_NODES {
+        return Err(FrontmatterError::TooLarge(format!(
+            "{} values once its aliases are expanded, more than {MAX_YAML_NODES}",
+            measure.total
+        )));
+    }
+    Ok(())
 }
 
 /// Finds the front matter block of `text`, if any.
@@ -75,6 +163,7 @@ pub fn body(text: &str) -> &str {
 
 /// Parses the YAML of a located block into an ordered JSON map.
 pub fn parse_yaml(yaml: &str) -> Result<Map<String, Value>, FrontmatterError> {
+    check_bounds(yaml)?;
     let docs =
         YamlLoader::load_from_str(yaml).map_err(|e| FrontmatterError::Yaml(e.to_string()))?;
     match docs.into_iter().next() {
@@ -494,5 +583,46 @@ mod tests {
             "source:\n  origin: x\n  size: 3\nlist:\n- a: 1\n  b: 2\n"
         );
         assert_eq!(parse_yaml(&text).unwrap(), *nested.as_object().unwrap());
+    }
+}
+
+#[cfg(test)]
+mod bounds {
+    use super::*;
+
+    /// Nine levels of nine aliases each: 9^9 values once expanded, from a few hundred bytes.
+    fn alias_bomb() -> String {
+        let mut yaml = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x]\n");
+        for level in 1..=9 {
+            let previous = format!("*a{}", level - 1);
+            let list = [previous.as_str(); 9].join(", ");
+            yaml.push_str(&format!("a{level}: &a{level} [{list}]\n"));
+        }
+        yaml
+    }
+
+    #[test]
+    fn yaml_over_the_limits_is_refused_before_it_is_expanded() {
+        let deep = format!("k: {}1{}", "[".repeat(100), "]".repeat(100));
+        let long = format!("k: \"{}\"", "x".repeat(MAX_YAML_BYTES));
+        for (name, yaml, reason) in [
+            ("alias bomb", alias_bomb(), "aliases are expanded"),
+            ("deep nesting", deep, "levels deep"),
+            ("long", long, "bytes"),
+        ] {
+            match parse_yaml(&yaml) {
+                Err(FrontmatterError::TooLarge(why)) => {
+                    assert!(why.contains(reason), "{name}: {why}")
+                }
+                other => panic!("{name}: expected TooLarge, got {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn yaml_within_the_limits_keeps_its_aliases() {
+        let map = parse_yaml("base: &b [one, two]\ncopy: *b\ntitle: T\n").unwrap();
+        assert_eq!(map["copy"], serde_json::json!(["one", "two"]));
+        assert_eq!(map["title"], "T");
     }
 }

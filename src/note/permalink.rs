@@ -125,7 +125,15 @@ fn collapse_dashes(s: &str) -> String {
 /// The permalink a note gets from its project-relative path: the project slug, then the slug of
 /// the path (compat 4.6, `permalinks_include_project`).
 pub fn note_permalink(project: &str, file_path: &str, include_project: bool) -> String {
-    let slug = generate_permalink(file_path, true);
+    let mut slug = generate_permalink(file_path, true);
+    if slug.is_empty() || slug.ends_with('/') {
+        // A file name of punctuation alone (`!!!.md`) slugs to nothing: name it by a hash of
+        // the file name instead, so that `!!!` and `#` get permalinks of their own.
+        use sha2::Digest;
+        let name = file_path.rsplit('/').next().unwrap_or(file_path);
+        let digest = hex::encode(sha2::Sha256::digest(name.as_bytes()));
+        slug.push_str(&format!("note-{}", &digest[..8]));
+    }
     if !include_project {
         return slug;
     }

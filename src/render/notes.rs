@@ -388,6 +388,16 @@ fn edit_refusal(refusal: &EditRefusal) -> (&'static str, &'static str, String) {
             };
             (title, code, format!("Error editing note '{identifier}': {error}{advice}"))
         }
+        EditRefusal::NotText { identifier } => (
+            "Edit Failed - Not UTF-8 Text",
+            "NOT_UTF8",
+            format!("The file of '{identifier}' is not valid UTF-8 text, so it cannot be edited without changing bytes outside the edit. Fix its encoding, or replace it with write_note(overwrite=true)."),
+        ),
+        EditRefusal::KeptChanging { identifier } => (
+            "Edit Failed - Note Changed During Edit",
+            "CONCURRENT_MODIFICATION",
+            format!("'{identifier}' was changed by another program while the edit was made, several times in a row; nothing was written. Read the note again and retry."),
+        ),
     }
 }
 
@@ -397,7 +407,9 @@ fn refusal_identifier(refusal: &EditRefusal) -> &str {
         EditRefusal::Ambiguous { identifier, .. }
         | EditRefusal::NotFound { identifier, .. }
         | EditRefusal::UnresolvedProjectRoute { identifier, .. }
-        | EditRefusal::NotApplicable { identifier, .. } => identifier,
+        | EditRefusal::NotApplicable { identifier, .. }
+        | EditRefusal::NotText { identifier }
+        | EditRefusal::KeptChanging { identifier } => identifier,
     }
 }
 

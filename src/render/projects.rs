@@ -156,6 +156,26 @@ pub fn sync_status(status: &SyncStatus) -> Rendered {
         out.push_str(&line);
         out.push('\n');
     }
+    if let Some(health) = &status.health {
+        if health.is_clean() {
+            out.push_str("\n**Index health**: ✅ files, graph and search agree\n");
+        } else {
+            out.push_str("\n**Index health**: ⚠️ the index has drifted from the files\n");
+            for p in health.projects.iter().filter(|p| !p.is_clean()) {
+                out.push_str(&format!(
+                    "- **{}**: {} not indexed, {} changed, {} without a file, {} missing from search, {} with lost text, {} waiting\n",
+                    p.project,
+                    p.not_indexed.len(),
+                    p.changed.len(),
+                    p.stale.len(),
+                    p.not_searchable.len(),
+                    p.text_lost.len(),
+                    p.pending_search
+                ));
+            }
+            out.push_str("Run `gitmem repair` to fix it (user files are only read).\n");
+        }
+    }
     if let Some((name, path)) = &status.active {
         out.push_str(&format!(
             "\n**Active Project**: {name}\n**Project Path**: {path}\n"

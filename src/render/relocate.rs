@@ -78,16 +78,20 @@ fn move_refusal(refusal: &MoveRefusal) -> (&'static str, String, &'static str) {
 }
 
 fn folder_summary(batch: &FolderBatch, moved: bool) -> String {
-    let (header, labels) = if moved {
-        (
-            "Directory Moved Successfully",
-            ("Successfully moved", "Moved Files"),
-        )
+    let (verb, done, labels) = if moved {
+        ("Move", "Moved", ("Successfully moved", "Moved Files"))
     } else {
         (
-            "Directory Deleted Successfully",
+            "Delete",
+            "Deleted",
             ("Successfully deleted", "Deleted Files"),
         )
+    };
+    // A batch in which files failed never reads as a success.
+    let header = match (batch.failed.is_empty(), batch.done.is_empty()) {
+        (true, _) => format!("Directory {done} Successfully"),
+        (false, true) => format!("Directory {verb} Failed"),
+        (false, false) => format!("Directory {verb} Partially Failed"),
     };
     let mut lines = vec![];
     match &batch.destination {
@@ -98,7 +102,7 @@ fn folder_summary(batch: &FolderBatch, moved: bool) -> String {
         None => lines.push(("Directory", batch.folder.clone())),
     }
     directory_summary(
-        header,
+        &header,
         labels,
         &lines,
         batch.total,

@@ -16,6 +16,9 @@ use crate::index::NoteRecord;
 use crate::note::permalink::generate_permalink;
 
 pub const CONTENT_LIMIT: usize = 4000;
+/// Deepest graph walk of build_context. Each hop can multiply the notes visited, and agents
+/// rarely need more than two or three.
+pub const MAX_DEPTH: usize = 10;
 
 #[derive(Debug, Clone)]
 pub struct ContextRequest {
@@ -341,6 +344,12 @@ impl App {
         path: &str,
         mut request: ContextRequest,
     ) -> Result<(Project, GraphContext)> {
+        if request.depth > MAX_DEPTH {
+            return Err(super::ServiceError::invalid(format!(
+                "depth must be at most {MAX_DEPTH}, got {}",
+                request.depth
+            )));
+        }
         let project = self.project_for_url(choice, path)?;
         let include = self.config().compat.permalinks_include_project;
         let prefixed =

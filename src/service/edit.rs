@@ -62,7 +62,18 @@ pub enum EditRefusal {
         identifier: String,
         error: EditError,
     },
+    /// The file is not UTF-8 text, so no edit could keep its other bytes.
+    NotText {
+        identifier: String,
+    },
+    /// Another program kept changing the file while the edit was made.
+    KeptChanging {
+        identifier: String,
+    },
 }
+
+/// How often an edit is tried against a file that changes under it.
+const EDIT_ATTEMPTS: usize = 3;
 
 impl EditNoteRequest {
     /// Checks what the schema cannot: the operation's name and the parameters it needs.
@@ -154,6 +165,9 @@ impl App {
         super::refuse_outside(outcome, EditRefusal::OutsideProject)
     }
 
+    /// Applies the edit to the note's current text and writes it only if the file is still that
+    /// text (compare-and-swap). A file an editor changed in between is read again and the edit
+    /// applied to the new text; after a few such races the edit fails rather than overwrite.
     fn edit_existing(
         &self,
         project: &Project,
@@ -161,35 +175,50 @@ impl App {
         req: &EditNoteRequest,
         operation: Operation,
     ) -> Result<Outcome<NoteEdited, EditRefusal>> {
-        let file = self.read_note_file(project, note)?;
         let request = req.edit(operation);
-        let metadata_only = matches!(operation, Operation::Append | Operation::Prepend)
-            && req.content.is_empty()
-            && req.metadata.is_some();
-        let edited = if metadata_only {
-            file.text.clone()
-        } else {
-            match edit::apply(&file.text, &request) {
-                Ok(text) => text,
-                Err(error) => {
-                    return Ok(Outcome::Refused(EditRefusal::NotApplicable {
-                        identifier: req.identifier.clone(),
-                        error,
-                    }))
+        for _ in 0..EDIT_ATTEMPTS {
+            let Some(bytes) = self.read_for_edit(project, note)? else {
+                break;
+            };
+            // Edits work on text; a lossy decoding would rewrite every invalid byte of the file.
+            let Ok(text) = std::str::from_utf8(&bytes) else {
+                return Ok(Outcome::Refused(EditRefusal::NotText {
+                    identifier: req.identifier.clone(),
+                }));
+            };
+            let metadata_only = matches!(operation, Operation::Append | Operation::Prepend)
+                && req.content.is_empty()
+                && req.metadata.is_some();
+            let edited = if metadata_only {
+                text.to_string()
+            } else {
+                match edit::apply(text, &request) {
+                    Ok(edited) => edited,
+                    Err(error) => {
+                        return Ok(Outcome::Refused(EditRefusal::NotApplicable {
+                            identifier: req.identifier.clone(),
+                            error,
+                        }))
+                    }
                 }
+            };
+            let merged = match &req.metadata {
+                Some(meta) => edit::merge_metadata(&edited, meta),
+                None => edited,
+            };
+            let new_text = follow_h1(text, &merged, &note.title);
+            if let Some(written) = self.replace_note_text_if(project, note, &bytes, &new_text)? {
+                return Ok(Outcome::Done(NoteEdited {
+                    written,
+                    operation,
+                    summary: edit::summary(&request),
+                    created: false,
+                }));
             }
-        };
-        let merged = match &req.metadata {
-            Some(meta) => edit::merge_metadata(&edited, meta),
-            None => edited,
-        };
-        let new_text = follow_h1(&file.text, &merged, &note.title);
-        let written = self.replace_note_text(project, note, &new_text)?;
-        Ok(Outcome::Done(NoteEdited {
-            written,
-            operation,
-            summary: edit::summary(&request),
-            created: false,
+            tracing::info!(path = %note.path, "the note changed while it was edited; editing the new text");
+        }
+        Ok(Outcome::Refused(EditRefusal::KeptChanging {
+            identifier: req.identifier.clone(),
         }))
     }
 

@@ -323,6 +323,7 @@ impl App {
                     status: LinkStatus::Idle,
                     failures: 0,
                     last_changes: [0; 4],
+                    emptied: false,
                     mappings: Default::default(),
                 };
                 records.push(r.clone());
@@ -386,6 +387,17 @@ impl App {
     /// Scans one linked folder and applies what changed. An unreadable or vanished folder
     /// changes nothing: the link records the error, and after repeated failures shows `error`.
     pub fn rescan_link(&self, project: &Project, id: &str) -> Result<ScanReport> {
+        self.rescan_link_confirming(project, id, false)
+    }
+
+    /// A rescan; with `confirm_empty` (an explicit rescan by the user) a folder that an earlier
+    /// scan found suddenly empty is taken as really empty, and its notes leave the index.
+    fn rescan_link_confirming(
+        &self,
+        project: &Project,
+        id: &str,
+        confirm_empty: bool,
+    ) -> Result<ScanReport> {
         let started = Instant::now();
         let mut link = self
             .links(project)?
@@ -443,6 +455,22 @@ impl App {
                 return Ok(report);
             }
         };
+        scan::remove_stale_temp_files(&scan);
+        let emptied = scan.files.is_empty() && known.len() >= links::EMPTIED_GUARD;
+        if emptied && !(confirm_empty && link.emptied) {
+            link.emptied = true;
+            link.status = LinkStatus::Error;
+            link.last_error = Some(format!(
+                "the folder is empty now but held {} files (an unmounted drive?); its notes are kept until an explicit rescan (`gitmem rescan-links`, or the sync tool) finds it empty again",
+                known.len()
+            ));
+            link.last_runtime_ms = started.elapsed().as_millis() as u64;
+            self.store_link(project, &link)?;
+            report.last_error = link.last_error.clone();
+            report.runtime_ms = link.last_runtime_ms;
+            return Ok(report);
+        }
+        link.emptied = false;
         let changes = scan::diff(&known, &scan);
         let mounted = |rel: &str| format!("{}/{rel}", link.mount);
         let annotate = |rel: &str, observed: &Observed, input: &mut NoteInput| {
@@ -552,6 +580,33 @@ impl App {
         self.save_links(project, &records)
     }
 
+    /// Makes the next rescan read again the linked files whose notes lost their search text
+    /// (their checksum in the graph is empty).
+    pub(crate) fn forget_lost_link_files(&self, project: &Project) -> Result<()> {
+        let _guard = self.links_lock.lock().unwrap_or_else(|e| e.into_inner());
+        let mut records = self.links(project)?;
+        let mut forgot = false;
+        {
+            let txn = self.index.read_txn()?;
+            let tables = self.index.tables();
+            for link in &mut records {
+                for mapping in link.mappings.values_mut() {
+                    let lost = tables
+                        .get_note(&txn, &mapping.note_id)?
+                        .is_some_and(|n| n.checksum.is_empty());
+                    if lost {
+                        mapping.checksum_sha256.clear();
+                        forgot = true;
+                    }
+                }
+            }
+        }
+        if forgot {
+            self.save_links(project, &records)?;
+        }
+        Ok(())
+    }
+
     /// Forgets what the links of a project know and reads every linked file again (after the
     /// project's index entries were rebuilt).
     pub fn reindex_links(&self, project: &Project) -> Result<Vec<ScanReport>> {
@@ -594,7 +649,7 @@ impl App {
         }
         selected
             .into_iter()
-            .map(|l| self.rescan_link(project, &l.id))
+            .map(|l| self.rescan_link_confirming(project, &l.id, true))
             .collect()
     }
 }

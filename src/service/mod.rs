@@ -10,6 +10,7 @@ pub mod context;
 pub mod directory;
 pub mod edit;
 pub mod error;
+pub mod health;
 pub mod ingest;
 pub mod links;
 pub mod notes;
@@ -78,6 +79,8 @@ impl App {
             links_lock: Default::default(),
             progress: Default::default(),
         };
+        app.recover()?;
+        app.finish_interrupted_rebuilds()?;
         if app.index.rebuilt {
             for project in app.projects(None)? {
                 match app.rebuild_project(&project, &|_| {}) {
@@ -139,6 +142,39 @@ impl App {
 
     pub fn set_default_project(&self, name: &str) -> Result<Project> {
         Ok(self.config_mut().set_default(name)?)
+    }
+
+    /// Start-up repair: finishes the search work an earlier process left behind, and reads again
+    /// the files of notes whose search text it lost, so everything acknowledged is searchable
+    /// without a reindex.
+    fn recover(&self) -> Result<()> {
+        let lost = self.index.recover()?;
+        if lost == 0 {
+            return Ok(());
+        }
+        tracing::warn!(
+            "an earlier process stopped before {lost} notes were searchable; reading them again"
+        );
+        for project in self.projects(None)? {
+            self.forget_lost_link_files(&project)?;
+            if let Err(e) = self.sync_project(&project, sync::SyncMode::Incremental, &|_| {}) {
+                tracing::warn!("re-reading project '{}' failed: {e}", project.name);
+            }
+            if let Err(e) = self.rescan_links(&project, None) {
+                tracing::warn!(
+                    "re-reading the linked folders of '{}' failed: {e}",
+                    project.name
+                );
+            }
+        }
+        self.index.wait_searchable()?;
+        Ok(())
+    }
+
+    /// Finishes every acknowledged write (graph and search) and stops the writer threads. Calls
+    /// made afterwards fail; a process calls this last, whoever else still holds the app.
+    pub fn shutdown(&self) {
+        self.index.writer().shutdown();
     }
 
     pub fn close(self) {

@@ -463,17 +463,40 @@ impl App {
         )))
     }
 
-    /// Writes new text to an existing note's file and re-indexes it.
-    pub fn replace_note_text(
+    /// The bytes of a note's file for an edit. A file whose stat differs from what the index
+    /// saw may be in the middle of an editor's save: it is read once it has been quiet for a
+    /// moment. `None` when it kept changing and what could be read is shorter than the note the
+    /// index knows: a half-written save must never be the base of an edit.
+    pub fn read_for_edit(&self, project: &Project, note: &NoteRecord) -> Result<Option<Vec<u8>>> {
+        let path = self.project_file(project, &note.path)?;
+        let meta = std::fs::metadata(&path)?;
+        let as_indexed = meta.len() == note.size
+            && vault::scan::system_time_ns(meta.modified()) == Some(note.mtime_ns);
+        if as_indexed {
+            return Ok(Some(std::fs::read(&path)?));
+        }
+        if let Some(bytes) = vault::fs::read_settled(&path)? {
+            return Ok(Some(bytes));
+        }
+        let bytes = std::fs::read(&path)?;
+        Ok((bytes.len() as u64 >= note.size).then_some(bytes))
+    }
+
+    /// Writes `text` over a note's file if the file still holds `expected`, and re-indexes it;
+    /// `None` when the file changed in between.
+    pub fn replace_note_text_if(
         &self,
         project: &Project,
         note: &NoteRecord,
+        expected: &[u8],
         text: &str,
-    ) -> Result<NoteWritten> {
+    ) -> Result<Option<NoteWritten>> {
         let absolute = self.project_file(project, &note.path)?;
-        vault::fs::atomic_write(&absolute, text.as_bytes())?;
+        if !vault::fs::replace_if_unchanged(&absolute, expected, text.as_bytes())? {
+            return Ok(None);
+        }
         let updated = self.index_written_file(project, &note.path)?;
-        Ok(self.written(&updated, text.as_bytes(), false))
+        Ok(Some(self.written(&updated, text.as_bytes(), false)))
     }
 
     /// Creates a note at `path` with exactly `text`, for auto-created notes.

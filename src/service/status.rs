@@ -86,6 +86,8 @@ impl App {
 #[derive(Debug, Clone)]
 pub struct SyncStatus {
     pub projects: Vec<(String, ProjectSync)>,
+    /// Drift between files, graph and search, once the initial indexing is done.
+    pub health: Option<super::health::Health>,
     /// The project the call named, with its directory.
     pub active: Option<(String, String)>,
 }
@@ -122,7 +124,15 @@ impl App {
         let active = project
             .and_then(|name| self.project(Some(name)).ok())
             .map(|p| (p.name, p.path.display().to_string()));
-        Ok(SyncStatus { projects, active })
+        let mut status = SyncStatus {
+            projects,
+            health: None,
+            active,
+        };
+        if status.ready() {
+            status.health = Some(self.check(None)?);
+        }
+        Ok(status)
     }
 
     pub fn diagnostics(&self) -> Diagnostics {

@@ -112,6 +112,7 @@ impl App {
             SyncMode::Rebuild => HashMap::new(),
         };
         let mut scan = scan::scan(&project.path, &rules, &known)?;
+        scan::remove_stale_temp_files(&scan);
         let mut changes = scan::diff(&known, &scan);
         if let Some(wait) = confirm_deletes {
             if changes.iter().any(|c| matches!(c, Change::Deleted(_))) {
@@ -125,6 +126,22 @@ impl App {
             files = scan.files.len(),
             "scanned"
         );
+        // A project folder that held files and is suddenly empty may be an unmounted drive:
+        // keep its notes until a reindex says otherwise.
+        let emptied = mode == SyncMode::Incremental
+            && scan.files.is_empty()
+            && known.len() >= crate::vault::links::EMPTIED_GUARD;
+        if emptied {
+            changes.retain(|c| !matches!(c, Change::Deleted(_)));
+            scan.warnings.push(scan::ScanWarning {
+                path: String::new(),
+                message: format!(
+                    "the project folder is empty now but held {} files (an unmounted drive?); its notes are kept until `gitmem reindex --project {}` confirms",
+                    known.len(),
+                    project.name
+                ),
+            });
+        }
         on_event(SyncEvent::Scanned {
             files: scan.files.len(),
             changes: changes.len(),
@@ -210,13 +227,19 @@ impl App {
         Ok(report)
     }
 
-    /// Syncs and then waits until search sees the result.
-    /// Rebuilds a project's index entries from its files and its linked folders.
+    /// Rebuilds a project's index entries from its files and its linked folders. A marker file
+    /// under the index lives while the rebuild runs: a process that dies half-way leaves it, and
+    /// the next start finishes the rebuild (`finish_interrupted_rebuilds`).
     pub fn rebuild_project(
         &self,
         project: &Project,
         on_event: &(dyn Fn(SyncEvent) + Sync),
     ) -> Result<SyncReport> {
+        let marker = self.rebuild_marker(project);
+        if let Some(dir) = marker.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        crate::vault::fs::atomic_write(&marker, project.name.as_bytes())?;
         let mut report = self.sync_project(project, SyncMode::Rebuild, on_event)?;
         for link in self.reindex_links(project)? {
             report.scanned += link.scanned;
@@ -224,8 +247,42 @@ impl App {
             report.warnings.extend(link.warnings);
         }
         self.index.wait_searchable()?;
+        std::fs::remove_file(&marker)?;
         on_event(SyncEvent::Searchable);
         Ok(report)
+    }
+
+    /// Whether a reindex of `project` stopped half-way.
+    pub(crate) fn rebuild_interrupted(&self, project: &Project) -> bool {
+        self.rebuild_marker(project).exists()
+    }
+
+    /// Where the marker of a running rebuild of `project` lives.
+    fn rebuild_marker(&self, project: &Project) -> std::path::PathBuf {
+        self.config()
+            .index_dir()
+            .join("rebuilding")
+            .join(hex::encode(project.name.as_bytes()))
+    }
+
+    /// Finishes rebuilds that a dead process left half done: an incremental sync adds back what
+    /// the rebuild had not re-read yet, and the linked folders are read again.
+    pub(crate) fn finish_interrupted_rebuilds(&self) -> Result<()> {
+        for project in self.projects(None)? {
+            if !self.rebuild_interrupted(&project) {
+                continue;
+            }
+            let marker = self.rebuild_marker(&project);
+            tracing::warn!(
+                "finishing the interrupted reindex of project '{}'",
+                project.name
+            );
+            self.sync_project(&project, SyncMode::Incremental, &|_| {})?;
+            self.reindex_links(&project)?;
+            self.index.wait_searchable()?;
+            std::fs::remove_file(&marker)?;
+        }
+        Ok(())
     }
 
     pub fn sync_and_wait(

@@ -15,6 +15,9 @@ fn parent_of(path: &Path) -> io::Result<&Path> {
 }
 
 /// Writes `bytes` to `path` atomically, creating parent directories.
+/// The suffix of the temp files of `atomic_write`; scans remove stale ones.
+pub const TEMP_SUFFIX: &str = ".gitmem-tmp";
+
 pub fn atomic_write(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let dir = parent_of(path)?;
     fs::create_dir_all(dir)?;
@@ -24,7 +27,7 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> io::Result<()> {
         .unwrap_or_default();
     // A dot name keeps scans and watchers from ever indexing the temp file.
     let tmp = dir.join(format!(
-        ".{name}.{}.gitmem-tmp",
+        ".{name}.{}{TEMP_SUFFIX}",
         uuid::Uuid::new_v4().simple()
     ));
     let result = (|| {
@@ -41,6 +44,38 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> io::Result<()> {
         let _ = fs::remove_file(&tmp);
     }
     result
+}
+
+/// Replaces a file's bytes only if it still holds `expected`, so that an edit computed from
+/// one version never overwrites another (an editor's save in between). Returns false, writing
+/// nothing, when the file changed. The check and the rename are microseconds apart.
+pub fn replace_if_unchanged(path: &Path, expected: &[u8], bytes: &[u8]) -> io::Result<bool> {
+    if fs::read(path)? != expected {
+        return Ok(false);
+    }
+    atomic_write(path, bytes)?;
+    Ok(true)
+}
+
+/// How long a file must go unmodified before an edit reads it: an editor that saves in place
+/// (truncate, then write) leaves a short window where the file is empty or half written.
+pub const SETTLE: std::time::Duration = std::time::Duration::from_millis(100);
+/// Longest wait for a file that keeps changing; compare-and-swap guards what follows.
+const MAX_SETTLE_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Reads a file once it has been quiet for `SETTLE`; `None` when it kept changing.
+pub fn read_settled(path: &Path) -> io::Result<Option<Vec<u8>>> {
+    let started = std::time::Instant::now();
+    loop {
+        let age = fs::metadata(path)?.modified()?.elapsed().unwrap_or(SETTLE);
+        if age >= SETTLE {
+            return fs::read(path).map(Some);
+        }
+        if started.elapsed() >= MAX_SETTLE_WAIT {
+            return Ok(None);
+        }
+        std::thread::sleep(SETTLE - age);
+    }
 }
 
 /// Moves a file, refusing to replace an existing destination.

@@ -76,9 +76,16 @@ pub struct LinkRecord {
     /// Changes the last successful scan found: created, updated, deleted, moved.
     #[serde(default)]
     pub last_changes: [u64; 4],
+    /// The last scan found the folder empty although it held files (an unmounted drive?):
+    /// its notes are kept until an explicit rescan finds it empty again.
+    #[serde(default)]
+    pub emptied: bool,
     /// Relative path -> the note it maps to.
     pub mappings: BTreeMap<String, Mapping>,
 }
+
+/// A folder that held at least this many files and is suddenly empty is suspect.
+pub const EMPTIED_GUARD: usize = 3;
 
 /// Failed scans in a row after which a link's status is `error`.
 pub const FAILURES_FOR_ERROR: u32 = 2;
@@ -298,6 +305,7 @@ mod tests {
             status: LinkStatus::Idle,
             failures: 0,
             last_changes: [0; 4],
+            emptied: false,
             mappings: BTreeMap::from([(
                 "a.md".into(),
                 Mapping {

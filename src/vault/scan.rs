@@ -155,6 +155,8 @@ pub struct Scan {
     /// may be treated as deleted.
     pub unreadable: BTreeSet<String>,
     pub bytes_read: u64,
+    /// Temp files of writes that never finished (older than a minute).
+    pub stale_temp_files: Vec<PathBuf>,
 }
 
 impl Scan {
@@ -168,7 +170,7 @@ impl Scan {
     }
 }
 
-fn system_time_ns(t: std::io::Result<std::time::SystemTime>) -> Option<i64> {
+pub fn system_time_ns(t: std::io::Result<std::time::SystemTime>) -> Option<i64> {
     let t = t.ok()?;
     match t.duration_since(UNIX_EPOCH) {
         Ok(d) => Some(d.as_nanos() as i64),
@@ -200,17 +202,23 @@ pub fn scan(
 
     let mut scan = Scan::default();
     let mut to_read: Vec<(String, PathBuf, FileStat, Option<i64>)> = Vec::new();
-    let walker = walkdir::WalkDir::new(root)
+    let canonical_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    let temp_files = std::cell::RefCell::new(Vec::new());
+    let mut walker = walkdir::WalkDir::new(root)
         .follow_links(true)
         .min_depth(1)
         .into_iter()
-        .filter_entry(
-            |entry| match crate::vault::path::relative_slash_path(root, entry.path()) {
+        .filter_entry(|entry| {
+            if is_temp_file(entry) {
+                temp_files.borrow_mut().push(entry.path().to_path_buf());
+                return false;
+            }
+            match crate::vault::path::relative_slash_path(root, entry.path()) {
                 Some(rel) => !rules.is_ignored(&rel, entry.file_type().is_dir()),
                 None => false,
-            },
-        );
-    for entry in walker {
+            }
+        });
+    while let Some(entry) = walker.next() {
         let entry = match entry {
             Ok(entry) => entry,
             Err(err) => {
@@ -236,6 +244,19 @@ pub fn scan(
                 continue;
             }
         };
+        // A symlink may lead anywhere: what it leads to outside the root is not the project's.
+        if entry.path_is_symlink() && !leads_inside(&canonical_root, entry.path()) {
+            let rel =
+                crate::vault::path::relative_slash_path(root, entry.path()).unwrap_or_default();
+            scan.warnings.push(ScanWarning {
+                path: rel,
+                message: "symlink leads outside the project; skipped".into(),
+            });
+            if entry.file_type().is_dir() {
+                walker.skip_current_dir();
+            }
+            continue;
+        }
         if entry.file_type().is_dir() {
             continue;
         }
@@ -269,8 +290,9 @@ pub fn scan(
             mtime_ns: system_time_ns(meta.modified()).unwrap_or(0),
         };
         let created_ns = system_time_ns(meta.created());
+        // An empty checksum means the index lost what it read: read the file again.
         match known.get(&rel) {
-            Some(k) if k.stat == stat => {
+            Some(k) if k.stat == stat && !k.checksum.is_empty() => {
                 scan.files.insert(
                     rel,
                     Observed {
@@ -312,7 +334,50 @@ pub fn scan(
             }
         }
     }
+    scan.stale_temp_files = temp_files
+        .into_inner()
+        .into_iter()
+        .filter(|p| is_stale(p))
+        .collect();
     Ok(scan)
+}
+
+/// A temp file of gitmem's atomic writes (`.<name>.<uuid>.gitmem-tmp`).
+fn is_temp_file(entry: &walkdir::DirEntry) -> bool {
+    entry.file_type().is_file()
+        && entry
+            .file_name()
+            .to_str()
+            .is_some_and(|n| n.starts_with('.') && n.ends_with(crate::vault::fs::TEMP_SUFFIX))
+}
+
+/// Temp files older than this were left by a write that never finished (a crash between
+/// writing and renaming); younger ones may belong to a write in flight in another process.
+const STALE_TEMP_AGE: std::time::Duration = std::time::Duration::from_secs(60);
+
+fn is_stale(path: &Path) -> bool {
+    std::fs::metadata(path)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.elapsed().ok())
+        .is_some_and(|age| age >= STALE_TEMP_AGE)
+}
+
+/// Deletes the temp files a scan found left over by interrupted writes (gitmem's own files,
+/// never a user's).
+pub fn remove_stale_temp_files(scan: &Scan) {
+    for path in &scan.stale_temp_files {
+        match std::fs::remove_file(path) {
+            Ok(()) => tracing::info!("removed {}, left by an interrupted write", path.display()),
+            Err(e) => tracing::warn!("cannot remove {}: {e}", path.display()),
+        }
+    }
+}
+
+/// Whether the symlink at `path` resolves to somewhere inside `canonical_root`.
+fn leads_inside(canonical_root: &Path, path: &Path) -> bool {
+    path.canonicalize()
+        .is_ok_and(|target| target.starts_with(canonical_root))
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -20,6 +20,7 @@ mod links;
 mod notes;
 mod outcomes;
 mod projects;
+mod reliability;
 mod safety;
 mod search;
 

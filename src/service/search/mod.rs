@@ -71,8 +71,12 @@ impl Default for SearchRequest {
 }
 
 impl SearchRequest {
+    /// Whether the request asks for anything. A query of quotes, brackets, operators or control
+    /// characters alone (`"`, `()`, a NUL) names nothing to find.
     pub fn has_criteria(&self) -> bool {
-        self.query.as_deref().is_some_and(|q| !q.trim().is_empty())
+        self.query
+            .as_deref()
+            .is_some_and(|q| q.chars().any(char::is_alphanumeric))
             || self
                 .metadata_filters
                 .as_ref()
