@@ -890,3 +890,50 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn request(operation: Operation, content: &str) -> EditRequest<'_> {
+        EditRequest {
+            operation,
+            content,
+            section: None,
+            find_text: None,
+            expected_replacements: 1,
+            replace_subsections: true,
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn append_keeps_every_byte_before_it(text in any::<String>(), content in any::<String>()) {
+            let out = apply(&text, &request(Operation::Append, &content)).unwrap();
+            prop_assert!(out.starts_with(&text));
+        }
+
+        #[test]
+        fn find_replace_changes_only_the_found_text(
+            before in "[a-z \n]{0,40}",
+            after in "[a-z \n]{0,40}",
+            replacement in "[A-Z \n]{0,20}",
+        ) {
+            let text = format!("{before}NEEDLE{after}");
+            let mut req = request(Operation::FindReplace, &replacement);
+            req.find_text = Some("NEEDLE");
+            let out = apply(&text, &req).unwrap();
+            prop_assert_eq!(out, format!("{before}{replacement}{after}"));
+        }
+
+        #[test]
+        fn section_edits_never_panic(text in any::<String>(), section in any::<String>(), content in any::<String>()) {
+            for operation in [Operation::ReplaceSection, Operation::InsertBeforeSection, Operation::InsertAfterSection, Operation::Prepend] {
+                let mut req = request(operation, &content);
+                req.section = Some(&section);
+                let _ = apply(&text, &req);
+            }
+        }
+    }
+}

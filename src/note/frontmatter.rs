@@ -626,3 +626,30 @@ mod bounds {
         assert_eq!(map["title"], "T");
     }
 }
+
+#[cfg(test)]
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn arbitrary_text_never_panics_the_splitter_or_the_parser(text in any::<String>()) {
+            if let Some(block) = locate(&text) {
+                let _ = parse_yaml(&text[block.yaml]);
+            }
+        }
+
+        #[test]
+        fn set_key_changes_no_byte_after_the_front_matter(
+            yaml in "[a-z]{1,6}: [a-z0-9 ]{0,12}(\n[a-z]{1,6}: [a-z0-9 ]{0,12}){0,4}",
+            body in any::<String>(),
+            value in any::<String>(),
+        ) {
+            let text = format!("---\n{yaml}\n---\n{body}");
+            let edited = set_key(&text, "title", &Value::String(value));
+            let (before, after) = (locate(&text).unwrap(), locate(&edited).unwrap());
+            prop_assert_eq!(&text[before.body_start..], &edited[after.body_start..]);
+        }
+    }
+}

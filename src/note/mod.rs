@@ -430,3 +430,27 @@ mod canonical_example {
         }
     }
 }
+
+#[cfg(test)]
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn any_markdown_parses_without_panic(text in any::<String>(), path in "[a-z/]{1,20}\\.md") {
+            let _ = parse_note(&path, &text);
+        }
+
+        #[test]
+        fn markdown_made_of_note_syntax_parses_without_panic(
+            parts in proptest::collection::vec(
+                "(---\n|# [a-z]{0,5}\n|- \\[[a-z]{0,4}\\] [a-z ]{0,8}\n|- [a-z_]{1,6} \\[\\[[a-z|#]{0,8}\\]\\]\n|```\n|\\[\\[|\\]\\]|!\\[\\[|`|[a-z ]{0,6}|\n)",
+                0..40,
+            ),
+        ) {
+            let text = parts.concat();
+            let _ = parse_note("n.md", &text);
+        }
+    }
+}

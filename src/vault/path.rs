@@ -156,3 +156,23 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn an_accepted_path_never_leaves_the_root(path in any::<String>()) {
+            let root = tempfile::tempdir().unwrap();
+            if validate_relative(&path).is_ok() {
+                prop_assert!(!path.starts_with('/') && !path.starts_with('\\'));
+                prop_assert!(!path.split(['/', '\\']).any(|s| s == ".."));
+            }
+            if let Ok(resolved) = resolve_inside(root.path(), &path) {
+                prop_assert!(resolved.starts_with(root.path()));
+            }
+        }
+    }
+}

@@ -453,3 +453,105 @@ fn check_reports_drift_and_repair_removes_it_without_writing_user_files() {
         .text("sync_status", json!({}))
         .contains("files, graph and search agree"));
 }
+
+mod arbitrary_arguments {
+    use proptest::prelude::*;
+    use serde_json::{Map, Value};
+
+    use crate::Harness;
+
+    /// Tools whose arguments name places outside the temporary root (project and link paths):
+    /// random values there would create or link directories on the machine running the tests.
+    const OUTSIDE_THE_ROOT: [&str; 3] = ["create_memory_project", "delete_project", "link_folder"];
+
+    fn json_value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            any::<f64>().prop_map(Value::from),
+            any::<String>().prop_map(Value::from),
+            "(\\.\\./|/|~|memory://|\\*|[a-z]{1,6}/)*[a-z#\\[\\]]{0,8}".prop_map(Value::from),
+        ];
+        leaf.prop_recursive(3, 24, 4, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                proptest::collection::btree_map("[a-z_$]{1,8}", inner, 0..4)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    /// Every parameter name any tool declares, so that arguments reach the handlers.
+    fn parameter_names() -> Vec<String> {
+        let mut names: Vec<String> = gitmem::mcp::tools::specs()
+            .iter()
+            .flat_map(|spec| {
+                (spec.schema)()["properties"]
+                    .as_object()
+                    .map(|p| p.keys().cloned().collect::<Vec<_>>())
+                    .unwrap_or_default()
+            })
+            .collect();
+        names.sort();
+        names.dedup();
+        names
+    }
+
+    /// A value for every parameter name, and which of them to send; a tool gets its own
+    /// parameters (always its required ones, so calls get past argument parsing).
+    fn arguments() -> impl Strategy<Value = (Vec<Value>, Vec<bool>)> {
+        let n = parameter_names().len();
+        (
+            proptest::collection::vec(json_value(), n),
+            proptest::collection::vec(any::<bool>(), n),
+        )
+    }
+
+    fn arguments_for(
+        spec: &gitmem::mcp::tools::ToolSpec,
+        values: &[Value],
+        sent: &[bool],
+    ) -> Map<String, Value> {
+        let schema = (spec.schema)();
+        let required: Vec<&str> = schema
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let own = schema["properties"]
+            .as_object()
+            .cloned()
+            .unwrap_or_default();
+        parameter_names()
+            .into_iter()
+            .zip(values.iter().zip(sent))
+            .filter(|(name, (_, sent))| {
+                required.contains(&name.as_str()) || (**sent && own.contains_key(name))
+            })
+            .map(|(name, (value, _))| (name, value.clone()))
+            .collect()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+        /// Whatever a client sends as arguments, every tool answers (a result or an error
+        /// result) and nothing panics; the project keeps working afterwards.
+        #[test]
+        fn any_arguments_to_any_tool_get_an_answer((values, sent) in arguments()) {
+            let h = Harness::new();
+            h.write("Seed", "s", "- relates_to [[Other]]");
+            for spec in gitmem::mcp::tools::specs() {
+                if OUTSIDE_THE_ROOT.contains(&spec.name) {
+                    continue;
+                }
+                let _ = h.call(spec.name, Value::Object(arguments_for(spec, &values, &sent)));
+            }
+            let reply = h.call(
+                "write_note",
+                serde_json::json!({"title": "After", "directory": "x", "content": "still here"}),
+            );
+            prop_assert!(!reply.is_error(), "{}", reply.text());
+        }
+    }
+}

@@ -302,3 +302,28 @@ mod tests {
         assert_eq!(filter_literal(r#"a "b" \c"#), r#""a \"b\" \\c""#);
     }
 }
+
+#[cfg(test)]
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn any_query_parses_into_a_bounded_number_of_branches(query in any::<String>()) {
+            let (text, _tags) = extract_tags(&query);
+            if let Some(branches) = boolean_branches(&text) {
+                prop_assert!(branches.len() <= MAX_BRANCHES);
+            }
+            let _ = relaxed_terms(&text);
+        }
+
+        #[test]
+        fn boolean_words_in_any_order_never_panic(words in proptest::collection::vec("(AND|OR|NOT|\\(|\\)|[a-z]{1,4}|\"[a-z ]{0,5}\"?)", 0..24)) {
+            let query = words.join(" ");
+            if let Some(branches) = boolean_branches(&query) {
+                prop_assert!(branches.len() <= MAX_BRANCHES);
+            }
+        }
+    }
+}
