@@ -22,6 +22,9 @@ pub const INSTRUCTIONS: &str = include_str!("../../templates/instructions.md");
 pub const GUIDE: &str = include_str!("../../templates/ai_assistant_guide.md");
 pub const GUIDE_URI: &str = "memory://ai_assistant_guide";
 
+/// Longest a tool call may take before the client gets an error instead of its result.
+const CALL_DEADLINE: std::time::Duration = std::time::Duration::from_secs(60);
+
 #[derive(Clone)]
 pub struct GitmemServer {
     ctx: ToolCtx,
@@ -88,14 +91,27 @@ impl ServerHandler for GitmemServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let ctx = self.ctx.clone();
         let name = request.name.to_string();
         let args = request.arguments.unwrap_or_default();
-        let reply = tokio::task::spawn_blocking(move || tools::call(&ctx, &name, &args))
-            .await
-            .unwrap_or_else(|e| ToolReply::Error(format!("the tool call failed: {e}")));
+        let tool = name.clone();
+        let call = tokio::task::spawn_blocking(move || tools::call(&ctx, &tool, &args));
+        // The work itself is bounded by the tools' limits; a call that is cancelled or runs
+        // past the deadline is answered (or dropped) at once, and the server goes on serving.
+        let reply = tokio::select! {
+            joined = call => joined
+                .unwrap_or_else(|e| ToolReply::Error(format!("the tool call failed: {e}"))),
+            _ = context.ct.cancelled() => {
+                tracing::info!("tool '{name}' cancelled by the client");
+                return Err(ErrorData::internal_error("the request was cancelled", None));
+            }
+            _ = tokio::time::sleep(CALL_DEADLINE) => ToolReply::Error(format!(
+                "Error calling tool '{name}': no answer within {} s; narrow the request (a smaller depth, page or folder)",
+                CALL_DEADLINE.as_secs()
+            )),
+        };
         Ok(to_result(reply).into())
     }
 

@@ -144,6 +144,7 @@ impl App {
         req: &EditNoteRequest,
     ) -> Result<Outcome<NoteEdited, EditRefusal>> {
         let operation = req.validate()?;
+        super::notes::check_note_size(&req.content)?;
         let project = self.project_for_identifier(choice, &req.identifier)?;
         if let Err(refusal) = check_identifier(&req.identifier, PathArg::Identifier) {
             return Ok(Outcome::Refused(EditRefusal::OutsideProject(refusal)));

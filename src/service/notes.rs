@@ -330,6 +330,7 @@ impl App {
         if req.title.trim().is_empty() {
             return Err(ServiceError::invalid("title must not be empty"));
         }
+        check_note_size(&req.content)?;
         let path = filename::note_file_path(directory, &req.title, false);
         if filename::sanitize_for_filename(&req.title).is_empty() {
             return Err(ServiceError::invalid(format!(
@@ -598,6 +599,21 @@ impl App {
         }
         Ok(None)
     }
+}
+
+/// Largest note content a tool writes. Search indexes the first mebibyte of a note anyway;
+/// this bounds the memory one call can take.
+pub const MAX_NOTE_BYTES: usize = 32 * 1024 * 1024;
+
+/// Refuses note content over `MAX_NOTE_BYTES`.
+pub fn check_note_size(content: &str) -> Result<()> {
+    if content.len() > MAX_NOTE_BYTES {
+        return Err(ServiceError::invalid(format!(
+            "content is {} bytes; a note may hold at most {MAX_NOTE_BYTES} bytes (32 MiB)",
+            content.len()
+        )));
+    }
+    Ok(())
 }
 
 /// A note's body (after front matter) and its parsed front matter.

@@ -135,6 +135,18 @@ fn limits_and_empty_queries_are_answered_clearly() {
         "{}",
         deep.text()
     );
+    let huge = "x".repeat(gitmem::service::notes::MAX_NOTE_BYTES + 1);
+    for tool in ["write_note", "edit_note"] {
+        let reply = h.call(
+            tool,
+            json!({"title": "Huge", "identifier": "Hub", "directory": "", "operation": "append", "content": huge}),
+        );
+        assert!(
+            reply.is_error() && reply.text().contains("at most"),
+            "{tool}: {}",
+            reply.text()
+        );
+    }
     for query in ["\"", "()", "\u{0}", "  "] {
         let text = h.text("search_notes", json!({"query": query}));
         assert!(
