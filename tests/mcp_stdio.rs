@@ -423,3 +423,26 @@ fn every_tool_answers_over_a_stdout_that_carries_only_json_rpc() {
     assert!(last.contains("tourword\n- visits [[Stop]]\nmore"), "{last}");
     assert!(main_dir(dir.path()).join("tour/tour.canvas").exists());
 }
+
+#[test]
+fn an_oversize_request_gets_a_json_rpc_error_and_the_next_one_is_served() {
+    let dir = tempfile::tempdir().unwrap();
+    let limit = Path::new("20000");
+    let mut mcp = Mcp::start_env(dir.path(), &[], &[("GITMEM_MAX_REQUEST_BYTES", limit)]);
+    let big = "x".repeat(50_000);
+    let refused = mcp.request(
+        "tools/call",
+        json!({"name": "write_note", "arguments": {"title": "Big", "directory": "b", "content": big}}),
+    );
+    let message = refused["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("more than the limit of 20000"),
+        "{refused}"
+    );
+    let small = mcp.text(
+        "write_note",
+        json!({"title": "Small", "directory": "b", "content": "fine"}),
+    );
+    assert!(small.starts_with("# Created note"), "{small}");
+    assert!(!dir.path().join("projects/main/b/Big.md").exists());
+}

@@ -8,4 +8,5 @@ pub mod project_tools;
 pub mod prompts;
 pub mod query_tools;
 pub mod server;
+mod stdin;
 pub mod tools;

@@ -115,6 +115,28 @@ impl ServerHandler for GitmemServer {
         Ok(to_result(reply).into())
     }
 
+    async fn on_custom_request(
+        &self,
+        request: rmcp::model::CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::CustomResult, ErrorData> {
+        if request.method == super::stdin::TOO_LARGE_METHOD {
+            let params = request.params.unwrap_or_default();
+            return Err(ErrorData::invalid_request(
+                format!(
+                    "the request is {} bytes, more than the limit of {}; split it (a note may hold at most 32 MiB)",
+                    params["bytes"], params["limit"]
+                ),
+                None,
+            ));
+        }
+        Err(ErrorData::new(
+            rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+            request.method,
+            None,
+        ))
+    }
+
     async fn list_prompts(
         &self,
         _request: Option<PaginatedRequestParams>,
@@ -236,8 +258,13 @@ pub async fn serve_stdio(
     };
     let background = background::index_and_watch(app.clone(), ctx.constrained.clone());
     background::poll_links(app.clone(), ctx.constrained.clone());
+    let max_request = std::env::var("GITMEM_MAX_REQUEST_BYTES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(super::stdin::MAX_REQUEST_BYTES);
+    let input = super::stdin::bounded(tokio::io::stdin(), max_request);
     let service = GitmemServer::new(ctx)
-        .serve(rmcp::transport::stdio())
+        .serve((input, tokio::io::stdout()))
         .await?;
     let cancel = service.cancellation_token();
     tokio::select! {
