@@ -107,7 +107,7 @@ pub struct ReadNoteArgs {
 fn read_note(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     let a: ReadNoteArgs = tri!(parse(READ_NOTE.name, raw));
     let format = tri!(a.format.format(Format::Text));
-    let (page, page_size) = tri!(a.page.checked(READ_NOTE.name, 10, None));
+    let (page, page_size) = tri!(a.page.checked(READ_NOTE.name, 10, Some(100)));
     let suggestions = Page { page, page_size };
     let outcome = ctx
         .app

@@ -17,6 +17,9 @@ use crate::service::search::SearchRequest;
 use crate::service::timeframe::{parse_instant, Timeframe};
 use crate::service::{ServiceError, UserError};
 
+/// Most results one page of search_notes or build_context may hold: bounds one call's work.
+const MAX_PAGE_SIZE: i64 = 1000;
+
 pub const SEARCH_NOTES: ToolSpec = ToolSpec {
     name: "search_notes",
     title: "Search Notes",
@@ -101,7 +104,7 @@ fn search_notes(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     const TOOL: &str = SEARCH_NOTES.name;
     let a: SearchNotesArgs = tri!(parse(TOOL, raw));
     let format = tri!(a.format.format(Format::Text));
-    let (page, page_size) = tri!(a.page.checked(TOOL, 10, None));
+    let (page, page_size) = tri!(a.page.checked(TOOL, 10, Some(MAX_PAGE_SIZE)));
     let after_date = match a.after_date.as_deref().filter(|d| !d.trim().is_empty()) {
         Some(d) => match parse_instant(d, Utc::now()) {
             Ok(t) => Some(t),
@@ -259,7 +262,7 @@ fn build_context(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
         Err(e) => return e,
     };
     let format = tri!(a.format.format(Format::Json));
-    let (page, page_size) = tri!(a.page.checked(TOOL, 10, None));
+    let (page, page_size) = tri!(a.page.checked(TOOL, 10, Some(MAX_PAGE_SIZE)));
     let path = match crate::note::memory_url::memory_url_path(&a.url) {
         Ok(p) => p,
         Err(e) => {
@@ -279,6 +282,7 @@ fn build_context(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
         page,
         page_size,
         max_related: a.max_related.unwrap_or(10).max(0) as usize,
+        stop: Some(ctx.stop.clone()),
     };
     let outcome = ctx
         .app

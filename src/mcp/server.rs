@@ -93,24 +93,32 @@ impl ServerHandler for GitmemServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let ctx = self.ctx.clone();
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let ctx = ToolCtx {
+            stop: stop.clone(),
+            ..self.ctx.clone()
+        };
         let name = request.name.to_string();
         let args = request.arguments.unwrap_or_default();
         let tool = name.clone();
         let call = tokio::task::spawn_blocking(move || tools::call(&ctx, &tool, &args));
-        // The work itself is bounded by the tools' limits; a call that is cancelled or runs
-        // past the deadline is answered (or dropped) at once, and the server goes on serving.
+        // A call that is cancelled or runs past the deadline is answered (or dropped) at once;
+        // long operations see `stop` and end early, and the server goes on serving.
         let reply = tokio::select! {
             joined = call => joined
                 .unwrap_or_else(|e| ToolReply::Error(format!("the tool call failed: {e}"))),
             _ = context.ct.cancelled() => {
+                stop.store(true, std::sync::atomic::Ordering::Relaxed);
                 tracing::info!("tool '{name}' cancelled by the client");
                 return Err(ErrorData::internal_error("the request was cancelled", None));
             }
-            _ = tokio::time::sleep(CALL_DEADLINE) => ToolReply::Error(format!(
-                "Error calling tool '{name}': no answer within {} s; narrow the request (a smaller depth, page or folder)",
-                CALL_DEADLINE.as_secs()
-            )),
+            _ = tokio::time::sleep(CALL_DEADLINE) => {
+                stop.store(true, std::sync::atomic::Ordering::Relaxed);
+                ToolReply::Error(format!(
+                    "Error calling tool '{name}': no answer within {} s; narrow the request (a smaller depth, page or folder)",
+                    CALL_DEADLINE.as_secs()
+                ))
+            }
         };
         Ok(to_result(reply).into())
     }
@@ -252,9 +260,8 @@ pub async fn serve_stdio(
     }
     let dotted_names = dotted_names || app.config().compat.dotted_names;
     let ctx = ToolCtx {
-        app: app.clone(),
-        constrained,
         dotted_names,
+        ..ToolCtx::new(app.clone(), constrained)
     };
     let background = background::index_and_watch(app.clone(), ctx.constrained.clone());
     background::poll_links(app.clone(), ctx.constrained.clone());

@@ -73,6 +73,9 @@ pub struct ToolCtx {
     pub constrained: Option<String>,
     /// Also serve the dotted names (`project.link_folder`, `memory.sync`, ...).
     pub dotted_names: bool,
+    /// Raised when this call's answer is no longer wanted (cancelled, or past its deadline);
+    /// long operations watch it.
+    pub stop: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl ToolCtx {
@@ -82,6 +85,7 @@ impl ToolCtx {
             app,
             constrained,
             dotted_names: true,
+            stop: Default::default(),
         }
     }
 

@@ -30,6 +30,9 @@ pub struct ContextRequest {
     pub page: usize,
     pub page_size: usize,
     pub max_related: usize,
+    /// Set by the caller when the answer is no longer wanted (the client cancelled, or the
+    /// call's deadline passed): the walk stops at the next note.
+    pub stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 /// GraphContext as JSON (compat 2.10), plus what text rendering needs.
@@ -194,6 +197,15 @@ impl App {
             for hop in 1..=request.depth {
                 let mut next = Vec::new();
                 for note in &frontier {
+                    if request
+                        .stop
+                        .as_ref()
+                        .is_some_and(|stop| stop.load(std::sync::atomic::Ordering::Relaxed))
+                    {
+                        return Err(super::ServiceError::invalid(
+                            "build_context was stopped (cancelled, or past the call's deadline)",
+                        ));
+                    }
                     let mut edges: Vec<(NoteRecord, usize, Option<NoteRecord>)> = Vec::new();
                     for (i, rel) in note.relations.iter().enumerate() {
                         let target = match &rel.to_id {

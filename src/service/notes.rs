@@ -464,23 +464,28 @@ impl App {
         )))
     }
 
-    /// The bytes of a note's file for an edit. A file whose stat differs from what the index
-    /// saw may be in the middle of an editor's save: it is read once it has been quiet for a
-    /// moment. `None` when it kept changing and what could be read is shorter than the note the
-    /// index knows: a half-written save must never be the base of an edit.
+    /// The bytes of a note's file for an edit. Bytes that are exactly what the index saw
+    /// (size and checksum) are used at once; anything else may be an editor's save in
+    /// progress, and is read once the file has been quiet for a moment. `None` when it kept
+    /// changing and what could be read is shorter than the note the index knows: a half-written
+    /// save must never be the base of an edit.
     pub fn read_for_edit(&self, project: &Project, note: &NoteRecord) -> Result<Option<Vec<u8>>> {
         let path = self.project_file(project, &note.path)?;
-        let meta = std::fs::metadata(&path)?;
-        let as_indexed = meta.len() == note.size
-            && vault::scan::system_time_ns(meta.modified()) == Some(note.mtime_ns);
-        if as_indexed {
-            return Ok(Some(std::fs::read(&path)?));
-        }
-        if let Some(bytes) = vault::fs::read_settled(&path)? {
+        let bytes = std::fs::read(&path)?;
+        if bytes.len() as u64 == note.size && vault::scan::sha256_hex(&bytes) == note.checksum {
             return Ok(Some(bytes));
         }
+        // A file the index knew with content that is empty now is an editor's save caught
+        // between truncating and writing far more often than a note someone emptied: never
+        // edit it (write_note replaces a note that really is meant to be empty).
+        let trusted = |bytes: Vec<u8>| (!bytes.is_empty() || note.size == 0).then_some(bytes);
+        if let Some(bytes) = vault::fs::read_settled(&path)? {
+            return Ok(trusted(bytes));
+        }
         let bytes = std::fs::read(&path)?;
-        Ok((bytes.len() as u64 >= note.size).then_some(bytes))
+        Ok((bytes.len() as u64 >= note.size)
+            .then_some(bytes)
+            .and_then(trusted))
     }
 
     /// Writes `text` over a note's file if the file still holds `expected`, and re-indexes it;

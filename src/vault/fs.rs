@@ -14,11 +14,29 @@ fn parent_of(path: &Path) -> io::Result<&Path> {
         .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "path has no parent directory"))
 }
 
-/// Writes `bytes` to `path` atomically, creating parent directories.
 /// The suffix of the temp files of `atomic_write`; scans remove stale ones.
 pub const TEMP_SUFFIX: &str = ".gitmem-tmp";
 
+/// Writes `bytes` to `path` atomically, creating parent directories.
 pub fn atomic_write(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    write_then_rename(path, bytes, || Ok(true)).map(|_| ())
+}
+
+/// Replaces a file's bytes only if it still holds `expected`, so that an edit computed from
+/// one version never overwrites another (an editor's save in between). Returns false, writing
+/// nothing, when the file changed. The new bytes are written and synced first, so that only
+/// the comparison and the rename remain between the check and the replacement.
+pub fn replace_if_unchanged(path: &Path, expected: &[u8], bytes: &[u8]) -> io::Result<bool> {
+    write_then_rename(path, bytes, || Ok(fs::read(path)? == expected))
+}
+
+/// Writes a temp file beside `path` (same permissions), syncs it, and renames it over `path`
+/// if `proceed` still says so; the temp file is removed otherwise.
+fn write_then_rename(
+    path: &Path,
+    bytes: &[u8],
+    proceed: impl FnOnce() -> io::Result<bool>,
+) -> io::Result<bool> {
     let dir = parent_of(path)?;
     fs::create_dir_all(dir)?;
     let name = path
@@ -37,24 +55,17 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> io::Result<()> {
         }
         file.write_all(bytes)?;
         file.sync_all()?;
+        if !proceed()? {
+            return Ok(false);
+        }
         fs::rename(&tmp, path)?;
-        sync_dir(dir)
+        sync_dir(dir)?;
+        Ok(true)
     })();
-    if result.is_err() {
+    if !matches!(result, Ok(true)) {
         let _ = fs::remove_file(&tmp);
     }
     result
-}
-
-/// Replaces a file's bytes only if it still holds `expected`, so that an edit computed from
-/// one version never overwrites another (an editor's save in between). Returns false, writing
-/// nothing, when the file changed. The check and the rename are microseconds apart.
-pub fn replace_if_unchanged(path: &Path, expected: &[u8], bytes: &[u8]) -> io::Result<bool> {
-    if fs::read(path)? != expected {
-        return Ok(false);
-    }
-    atomic_write(path, bytes)?;
-    Ok(true)
 }
 
 /// How long a file must go unmodified before an edit reads it: an editor that saves in place
@@ -67,9 +78,15 @@ const MAX_SETTLE_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 pub fn read_settled(path: &Path) -> io::Result<Option<Vec<u8>>> {
     let started = std::time::Instant::now();
     loop {
-        let age = fs::metadata(path)?.modified()?.elapsed().unwrap_or(SETTLE);
+        let modified = fs::metadata(path)?.modified()?;
+        let age = modified.elapsed().unwrap_or(SETTLE);
         if age >= SETTLE {
-            return fs::read(path).map(Some);
+            let bytes = fs::read(path)?;
+            // A save that began between the check and the read shows as a new mtime.
+            if fs::metadata(path)?.modified()? == modified {
+                return Ok(Some(bytes));
+            }
+            continue;
         }
         if started.elapsed() >= MAX_SETTLE_WAIT {
             return Ok(None);
@@ -102,6 +119,19 @@ pub fn delete_file(path: &Path) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn replace_if_unchanged_writes_only_over_the_expected_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("n.md");
+        atomic_write(&path, b"one").unwrap();
+        assert!(!replace_if_unchanged(&path, b"zero", b"two").unwrap());
+        assert_eq!(fs::read(&path).unwrap(), b"one");
+        assert!(replace_if_unchanged(&path, b"one", b"two").unwrap());
+        assert_eq!(fs::read(&path).unwrap(), b"two");
+        let leftovers = fs::read_dir(dir.path()).unwrap().count();
+        assert_eq!(leftovers, 1, "no temp file is left behind");
+    }
 
     #[test]
     fn write_move_delete() {

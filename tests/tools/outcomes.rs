@@ -231,3 +231,34 @@ fn an_unknown_project_is_a_project_error_whatever_the_call() {
         "{error}"
     );
 }
+
+#[test]
+fn a_graph_walk_that_is_no_longer_wanted_stops() {
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Arc;
+    let h = Harness::new();
+    write(&h, "Hub", "", "# Hub\n\n- relates_to [[Spoke]]");
+    write(&h, "Spoke", "", "# Spoke");
+    let request = |stopped: bool| gitmem::service::context::ContextRequest {
+        uri: String::new(),
+        depth: 2,
+        since: None,
+        page: 1,
+        page_size: 10,
+        max_related: 10,
+        stop: Some(Arc::new(AtomicBool::new(stopped))),
+    };
+    let walked = h
+        .app()
+        .build_context_at(&main_project(), "hub", request(false));
+    assert!(walked.is_ok(), "{walked:?}");
+    match h
+        .app()
+        .build_context_at(&main_project(), "hub", request(true))
+    {
+        Err(ServiceError::User(UserError::Invalid(message))) => {
+            assert!(message.contains("stopped"), "{message}")
+        }
+        other => panic!("expected a stopped walk, got {other:?}"),
+    }
+}
