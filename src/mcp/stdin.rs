@@ -184,3 +184,23 @@ mod tests {
         assert_eq!(lines[1], r#"{"jsonrpc":"2.0","id":6,"method":"ping"}"#);
     }
 }
+
+#[cfg(test)]
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn any_bytes_in_any_pieces_never_panic_the_scanner(
+            bytes in proptest::collection::vec(any::<u8>(), 0..512),
+            piece in 1usize..64,
+        ) {
+            let mut scanner = IdScanner::default();
+            for chunk in bytes.chunks(piece) {
+                scanner.feed(chunk);
+            }
+            prop_assert!(scanner.id.as_ref().is_none_or(|id| id.len() <= 100));
+        }
+    }
+}
