@@ -32,6 +32,11 @@ fn line(value: Value) -> String {
     format!("{value}\n")
 }
 
+/// `initialize`, then write_note requests 1 to 20.
+fn initialize_and_twenty_writes() -> String {
+    (1..=20).fold(initialize(), |input, i| input + &write_request(i))
+}
+
 fn initialize() -> String {
     line(
         json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
@@ -112,11 +117,9 @@ fn writes_answered_before_stdin_closes_are_searchable_afterwards() {
     let mut child = serve(dir.path());
     let acked = acknowledged(&mut child);
     let mut stdin = child.stdin.take().unwrap();
-    let mut input = initialize();
-    for i in 1..=20 {
-        input.push_str(&write_request(i));
-    }
-    stdin.write_all(input.as_bytes()).unwrap();
+    stdin
+        .write_all(initialize_and_twenty_writes().as_bytes())
+        .unwrap();
     drop(stdin);
     assert!(child.wait().unwrap().success());
     let acked = acked.lock().unwrap().clone();
@@ -130,11 +133,9 @@ fn writes_answered_before_sigterm_are_searchable_afterwards() {
     let mut child = serve(dir.path());
     let acked = acknowledged(&mut child);
     let mut stdin = child.stdin.take().unwrap();
-    let mut input = initialize();
-    for i in 1..=20 {
-        input.push_str(&write_request(i));
-    }
-    stdin.write_all(input.as_bytes()).unwrap();
+    stdin
+        .write_all(initialize_and_twenty_writes().as_bytes())
+        .unwrap();
     let start = Instant::now();
     while acked.lock().unwrap().len() < 20 && start.elapsed() < Duration::from_secs(30) {
         std::thread::sleep(Duration::from_millis(10));

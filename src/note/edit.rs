@@ -460,7 +460,7 @@ mod tests {
 
     const DOC: &str = "# Doc\n\n## A\na\n\n### A1\nsub\n\n## B\nb";
 
-    fn req<'a>(operation: Operation, content: &'a str) -> EditRequest<'a> {
+    pub(super) fn req<'a>(operation: Operation, content: &'a str) -> EditRequest<'a> {
         EditRequest {
             operation,
             content,
@@ -893,19 +893,9 @@ mod tests {
 
 #[cfg(test)]
 mod properties {
+    use super::tests::req as request;
     use super::*;
     use proptest::prelude::*;
-
-    fn request(operation: Operation, content: &str) -> EditRequest<'_> {
-        EditRequest {
-            operation,
-            content,
-            section: None,
-            find_text: None,
-            expected_replacements: 1,
-            replace_subsections: true,
-        }
-    }
 
     proptest! {
         #[test]

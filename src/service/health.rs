@@ -3,7 +3,6 @@
 
 use serde::Serialize;
 
-use super::sync::{known_files, SyncMode};
 use super::{App, Result};
 use crate::config::Project;
 use crate::index::WriteOp;
@@ -72,13 +71,7 @@ impl App {
             interrupted_reindex: self.rebuild_interrupted(project),
             ..Default::default()
         };
-        let mounts: Vec<String> = self
-            .mounts(project)
-            .into_iter()
-            .map(|(m, _)| format!("{m}/"))
-            .collect();
-        let mut known = known_files(self, &project.name)?;
-        known.retain(|path, _| !mounts.iter().any(|m| path.starts_with(m.as_str())));
+        let known = self.known_project_files(project)?;
         let rules = IgnoreRules::for_project(&project.path)?;
         let found = scan::scan(&project.path, &rules, &known)?;
         for change in scan::diff(&known, &found) {
@@ -123,11 +116,7 @@ impl App {
             self.index.wait_searchable()?;
         }
         for p in self.projects(project)? {
-            self.forget_lost_link_files(&p)?;
-            self.sync_project(&p, SyncMode::Incremental, &|_| {})?;
-            for link in self.links(&p)? {
-                self.rescan_link(&p, &link.id)?;
-            }
+            self.reread_project(&p)?;
         }
         self.index.wait_searchable()?;
         Ok((before, self.check(project)?))

@@ -456,7 +456,7 @@ impl App {
             }
         };
         scan::remove_stale_temp_files(&scan);
-        let emptied = scan.files.is_empty() && known.len() >= links::EMPTIED_GUARD;
+        let emptied = scan.files.is_empty() && known.len() >= scan::EMPTIED_GUARD;
         if emptied && !(confirm_empty && link.emptied) {
             link.emptied = true;
             link.status = LinkStatus::Error;

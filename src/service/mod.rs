@@ -156,15 +156,8 @@ impl App {
             "an earlier process stopped before {lost} notes were searchable; reading them again"
         );
         for project in self.projects(None)? {
-            self.forget_lost_link_files(&project)?;
-            if let Err(e) = self.sync_project(&project, sync::SyncMode::Incremental, &|_| {}) {
+            if let Err(e) = self.reread_project(&project) {
                 tracing::warn!("re-reading project '{}' failed: {e}", project.name);
-            }
-            if let Err(e) = self.rescan_links(&project, None) {
-                tracing::warn!(
-                    "re-reading the linked folders of '{}' failed: {e}",
-                    project.name
-                );
             }
         }
         self.index.wait_searchable()?;

@@ -44,7 +44,7 @@ pub enum SyncEvent {
 }
 
 /// What the index knows of a project's files.
-pub fn known_files(app: &App, project: &str) -> Result<HashMap<String, Known>> {
+fn known_files(app: &App, project: &str) -> Result<HashMap<String, Known>> {
     let txn = app.index.read_txn()?;
     let tables = app.index.tables();
     let mut known = HashMap::new();
@@ -98,17 +98,8 @@ impl App {
         let started = Instant::now();
         let rules = IgnoreRules::for_project(&project.path)?;
         // Notes of linked folders are the links' business, not the project directory's.
-        let mounts: Vec<String> = self
-            .mounts(project)
-            .into_iter()
-            .map(|(m, _)| format!("{m}/"))
-            .collect();
         let known = match mode {
-            SyncMode::Incremental => {
-                let mut all = known_files(self, &project.name)?;
-                all.retain(|path, _| !mounts.iter().any(|m| path.starts_with(m.as_str())));
-                all
-            }
+            SyncMode::Incremental => self.known_project_files(project)?,
             SyncMode::Rebuild => HashMap::new(),
         };
         let mut scan = scan::scan(&project.path, &rules, &known)?;
@@ -130,7 +121,7 @@ impl App {
         // keep its notes until a reindex says otherwise.
         let emptied = mode == SyncMode::Incremental
             && scan.files.is_empty()
-            && known.len() >= crate::vault::links::EMPTIED_GUARD;
+            && known.len() >= scan::EMPTIED_GUARD;
         if emptied {
             changes.retain(|c| !matches!(c, Change::Deleted(_)));
             scan.warnings.push(scan::ScanWarning {
@@ -250,6 +241,31 @@ impl App {
         std::fs::remove_file(&marker)?;
         on_event(SyncEvent::Searchable);
         Ok(report)
+    }
+
+    /// What the index knows of the project directory's own files: paths under a linked
+    /// folder's mount are the link's business.
+    pub(crate) fn known_project_files(&self, project: &Project) -> Result<HashMap<String, Known>> {
+        let mounts: Vec<String> = self
+            .mounts(project)
+            .into_iter()
+            .map(|(m, _)| format!("{m}/"))
+            .collect();
+        let mut known = known_files(self, &project.name)?;
+        known.retain(|path, _| !mounts.iter().any(|m| path.starts_with(m.as_str())));
+        Ok(known)
+    }
+
+    /// Reads again what the index lost or missed: changed and lost files of the project
+    /// directory and of its linked folders. A scheduled-style rescan, so a folder that looks
+    /// suddenly empty is not taken at its word.
+    pub(crate) fn reread_project(&self, project: &Project) -> Result<()> {
+        self.forget_lost_link_files(project)?;
+        self.sync_project(project, SyncMode::Incremental, &|_| {})?;
+        for link in self.links(project)? {
+            self.rescan_link(project, &link.id)?;
+        }
+        Ok(())
     }
 
     /// Whether a reindex of `project` stopped half-way.

@@ -84,9 +84,6 @@ pub struct LinkRecord {
     pub mappings: BTreeMap<String, Mapping>,
 }
 
-/// A folder that held at least this many files and is suddenly empty is suspect.
-pub const EMPTIED_GUARD: usize = 3;
-
 /// Failed scans in a row after which a link's status is `error`.
 pub const FAILURES_FOR_ERROR: u32 = 2;
 

@@ -182,6 +182,10 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     hex::encode(Sha256::digest(bytes))
 }
 
+/// A folder (project or linked) that held at least this many files and scans empty is
+/// suspect: an unmounted drive, perhaps.
+pub const EMPTIED_GUARD: usize = 3;
+
 /// Walks `root`, reading and hashing only files whose stat differs from `known`.
 pub fn scan(
     root: &Path,
