@@ -446,3 +446,76 @@ fn an_oversize_request_gets_a_json_rpc_error_and_the_next_one_is_served() {
     assert!(small.starts_with("# Created note"), "{small}");
     assert!(!dir.path().join("projects/main/b/Big.md").exists());
 }
+
+/// A graph walk that would take many seconds: every note of a linked vault as a primary, with
+/// the whole graph around each.
+const ENDLESS_WALK: &str =
+    r#"{"url": "memory://*", "depth": 10, "page_size": 1000, "max_related": 1000}"#;
+
+/// A server on a generated vault of 400 well-linked notes, with the initial indexing done.
+fn server_on_a_vault(envs: &[(&str, &Path)]) -> (TempDir, Mcp) {
+    let dir = tempfile::tempdir().unwrap();
+    common::make_vault(&main_dir(dir.path()), 400);
+    let mut mcp = Mcp::start_env(dir.path(), &[], envs);
+    ready(&mut mcp);
+    (dir, mcp)
+}
+
+/// Processor time the server uses over one second: near zero once the walk has stopped, a
+/// whole second while it goes on.
+fn cpu_over_a_second(mcp: &Mcp) -> f64 {
+    let before = mcp.cpu_seconds();
+    std::thread::sleep(Duration::from_secs(1));
+    mcp.cpu_seconds() - before
+}
+
+#[test]
+fn a_call_past_its_deadline_is_answered_and_its_work_stops() {
+    let (_dir, mut mcp) = server_on_a_vault(&[("GITMEM_CALL_DEADLINE_MS", Path::new("300"))]);
+    let args: Value = serde_json::from_str(ENDLESS_WALK).unwrap();
+    let started = std::time::Instant::now();
+    let reply = mcp.call("build_context", args);
+    assert!(reply.is_error, "{}", reply.text);
+    assert!(
+        reply.text.contains("no answer within 0.3 s"),
+        "{}",
+        reply.text
+    );
+    assert!(started.elapsed() < Duration::from_secs(10));
+    std::thread::sleep(Duration::from_millis(300));
+    let busy = cpu_over_a_second(&mcp);
+    assert!(
+        busy < 0.5,
+        "the walk went on after the deadline: {busy:.2} s of CPU in 1 s"
+    );
+    let next = mcp.text("search_notes", json!({"query": "note"}));
+    assert!(!next.is_empty());
+}
+
+#[test]
+fn a_cancelled_call_stops_its_work_and_the_server_goes_on() {
+    let (_dir, mut mcp) = server_on_a_vault(&[]);
+    let args: Value = serde_json::from_str(ENDLESS_WALK).unwrap();
+    let id = mcp.send(
+        "tools/call",
+        json!({"name": "build_context", "arguments": args}),
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    let busy = cpu_over_a_second(&mcp);
+    assert!(
+        busy > 0.5,
+        "the walk was not running: {busy:.2} s of CPU in 1 s"
+    );
+    mcp.notify(
+        "notifications/cancelled",
+        json!({"requestId": id, "reason": "the user moved on"}),
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    let busy = cpu_over_a_second(&mcp);
+    assert!(
+        busy < 0.5,
+        "the walk went on after the cancellation: {busy:.2} s of CPU in 1 s"
+    );
+    let next = mcp.text("search_notes", json!({"query": "note"}));
+    assert!(!next.is_empty());
+}

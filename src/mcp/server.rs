@@ -3,6 +3,7 @@
 
 use std::path::Path;
 use std::sync::Arc;
+use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
@@ -22,17 +23,19 @@ pub const INSTRUCTIONS: &str = include_str!("../../templates/instructions.md");
 pub const GUIDE: &str = include_str!("../../templates/ai_assistant_guide.md");
 pub const GUIDE_URI: &str = "memory://ai_assistant_guide";
 
-/// Longest a tool call may take before the client gets an error instead of its result.
-const CALL_DEADLINE: std::time::Duration = std::time::Duration::from_secs(60);
+/// Longest a tool call may take before the client gets an error instead of its result
+/// (`GITMEM_CALL_DEADLINE_MS` changes it).
+const CALL_DEADLINE: Duration = Duration::from_secs(60);
 
 #[derive(Clone)]
 pub struct GitmemServer {
     ctx: ToolCtx,
+    deadline: Duration,
 }
 
 impl GitmemServer {
-    pub fn new(ctx: ToolCtx) -> Self {
-        Self { ctx }
+    pub fn new(ctx: ToolCtx, deadline: Duration) -> Self {
+        Self { ctx, deadline }
     }
 }
 
@@ -112,11 +115,11 @@ impl ServerHandler for GitmemServer {
                 tracing::info!("tool '{name}' cancelled by the client");
                 return Err(ErrorData::internal_error("the request was cancelled", None));
             }
-            _ = tokio::time::sleep(CALL_DEADLINE) => {
+            _ = tokio::time::sleep(self.deadline) => {
                 stop.store(true, std::sync::atomic::Ordering::Relaxed);
                 ToolReply::Error(format!(
-                    "Error calling tool '{name}': no answer within {} s; narrow the request (a smaller depth, page or folder)",
-                    CALL_DEADLINE.as_secs()
+                    "Error calling tool '{name}': no answer within {:.1} s; narrow the request (a smaller depth, page or folder)",
+                    self.deadline.as_secs_f64()
                 ))
             }
         };
@@ -265,12 +268,12 @@ pub async fn serve_stdio(
     };
     let background = background::index_and_watch(app.clone(), ctx.constrained.clone());
     background::poll_links(app.clone(), ctx.constrained.clone());
-    let max_request = std::env::var("GITMEM_MAX_REQUEST_BYTES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(super::stdin::MAX_REQUEST_BYTES);
+    let max_request =
+        env_number("GITMEM_MAX_REQUEST_BYTES").unwrap_or(super::stdin::MAX_REQUEST_BYTES);
+    let deadline =
+        env_number("GITMEM_CALL_DEADLINE_MS").map_or(CALL_DEADLINE, Duration::from_millis);
     let input = super::stdin::bounded(tokio::io::stdin(), max_request);
-    let service = GitmemServer::new(ctx)
+    let service = GitmemServer::new(ctx, deadline)
         .serve((input, tokio::io::stdout()))
         .await?;
     let cancel = service.cancellation_token();
@@ -286,6 +289,10 @@ pub async fn serve_stdio(
     tokio::task::spawn_blocking(move || app.shutdown()).await?;
     drop(background);
     Ok(())
+}
+
+fn env_number<T: std::str::FromStr>(name: &str) -> Option<T> {
+    std::env::var(name).ok().and_then(|v| v.parse().ok())
 }
 
 /// Resolves when the process is asked to stop (SIGTERM, SIGINT), with the signal's name.

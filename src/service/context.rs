@@ -280,6 +280,11 @@ impl App {
                     }
                 }
                 frontier = next;
+                // Rows found at later hops sort after every row found so far, so once a hop
+                // fills max_related the rest of the walk could only be truncated away.
+                if related.len() >= request.max_related {
+                    break;
+                }
             }
             related.sort_by(|a, b| (a.0, a.1, &a.2).cmp(&(b.0, b.1, &b.2)));
             related.truncate(request.max_related);

@@ -95,13 +95,28 @@ impl Mcp {
         self.stdin.flush().unwrap();
     }
 
-    /// Sends a request and returns its `result` (or `error`) object.
-    pub fn request(&mut self, method: &str, params: Value) -> Value {
+    /// Sends a request without waiting for its answer; its id.
+    pub fn send(&mut self, method: &str, params: Value) -> u64 {
         let id = self.next_id;
         self.next_id += 1;
         let msg = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
         writeln!(self.stdin, "{msg}").unwrap();
         self.stdin.flush().unwrap();
+        id
+    }
+
+    /// Processor time the server has used so far (user and system), from /proc.
+    pub fn cpu_seconds(&self) -> f64 {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).unwrap();
+        // Fields after the command name, which is in parentheses and may hold spaces.
+        let fields: Vec<&str> = stat[stat.rfind(')').unwrap() + 2..].split(' ').collect();
+        let ticks: f64 = fields[11].parse::<f64>().unwrap() + fields[12].parse::<f64>().unwrap();
+        ticks / 100.0
+    }
+
+    /// Sends a request and returns its `result` (or `error`) object.
+    pub fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.send(method, params);
         loop {
             let line = self
                 .lines
