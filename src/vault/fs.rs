@@ -19,24 +19,93 @@ pub const TEMP_SUFFIX: &str = ".gitmem-tmp";
 
 /// Writes `bytes` to `path` atomically, creating parent directories.
 pub fn atomic_write(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    write_then_rename(path, bytes, || Ok(true)).map(|_| ())
+    let tmp = write_aside(path, bytes)?;
+    let renamed = fs::rename(&tmp, path).and_then(|()| sync_dir(parent_of(path)?));
+    if renamed.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    renamed
 }
 
 /// Replaces a file's bytes only if it still holds `expected`, so that an edit computed from
 /// one version never overwrites another (an editor's save in between). Returns false, writing
-/// nothing, when the file changed. The new bytes are written and synced first, so that only
-/// the comparison and the rename remain between the check and the replacement.
+/// nothing, when the file changed.
+///
+/// The new bytes are written and synced aside, then atomically exchanged with the file
+/// (`renameat2(RENAME_EXCHANGE)`), and what the exchange took out is compared with `expected`.
+/// A save that landed at any moment before the exchange is in what it took out, so it is seen
+/// and the exchange is undone: no window remains for editors that save by rename. Where the
+/// file system cannot exchange, the file is compared and then renamed over.
 pub fn replace_if_unchanged(path: &Path, expected: &[u8], bytes: &[u8]) -> io::Result<bool> {
-    write_then_rename(path, bytes, || Ok(fs::read(path)? == expected))
+    replace_if_unchanged_racing(path, expected, bytes, || {})
 }
 
-/// Writes a temp file beside `path` (same permissions), syncs it, and renames it over `path`
-/// if `proceed` still says so; the temp file is removed otherwise.
-fn write_then_rename(
+/// `replace_if_unchanged`, with `between` run after the comparison and before the exchange:
+/// where tests let another program save.
+fn replace_if_unchanged_racing(
     path: &Path,
+    expected: &[u8],
     bytes: &[u8],
-    proceed: impl FnOnce() -> io::Result<bool>,
+    between: impl FnOnce(),
 ) -> io::Result<bool> {
+    let dir = parent_of(path)?;
+    let tmp = write_aside(path, bytes)?;
+    let result = (|| {
+        if fs::read(path)? != expected {
+            return Ok(false);
+        }
+        between();
+        if !exchange(&tmp, path)? {
+            fs::rename(&tmp, path)?;
+            sync_dir(dir)?;
+            return Ok(true);
+        }
+        let taken_out = fs::read(&tmp)?;
+        if taken_out == expected {
+            sync_dir(dir)?;
+            return Ok(true);
+        }
+        // Another program saved after the comparison: put its save back. If it saved once more
+        // while ours was in place (over ours), that newer save is the one to keep.
+        exchange(&tmp, path)?;
+        if fs::read(&tmp)? != bytes {
+            fs::rename(&tmp, path)?;
+        }
+        sync_dir(dir)?;
+        Ok(false)
+    })();
+    let _ = fs::remove_file(&tmp);
+    result
+}
+
+/// Swaps two paths atomically; false when the file system or kernel cannot.
+fn exchange(a: &Path, b: &Path) -> io::Result<bool> {
+    use std::os::unix::ffi::OsStrExt;
+    let a = std::ffi::CString::new(a.as_os_str().as_bytes())?;
+    let b = std::ffi::CString::new(b.as_os_str().as_bytes())?;
+    // SAFETY: both are valid NUL-terminated paths, resolved against the working directory
+    // like any relative path given to the std functions.
+    let done = unsafe {
+        libc::renameat2(
+            libc::AT_FDCWD,
+            a.as_ptr(),
+            libc::AT_FDCWD,
+            b.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        )
+    };
+    if done == 0 {
+        return Ok(true);
+    }
+    let error = io::Error::last_os_error();
+    match error.raw_os_error() {
+        Some(libc::EINVAL | libc::ENOSYS | libc::EOPNOTSUPP) => Ok(false),
+        _ => Err(error),
+    }
+}
+
+/// Writes a synced temp file beside `path` (with its permissions); its path.
+fn write_aside(path: &Path, bytes: &[u8]) -> io::Result<std::path::PathBuf> {
     let dir = parent_of(path)?;
     fs::create_dir_all(dir)?;
     let name = path
@@ -48,24 +117,21 @@ fn write_then_rename(
         ".{name}.{}{TEMP_SUFFIX}",
         uuid::Uuid::new_v4().simple()
     ));
-    let result = (|| {
+    let written = (|| {
         let mut file = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
         if let Ok(meta) = fs::metadata(path) {
             file.set_permissions(meta.permissions())?;
         }
         file.write_all(bytes)?;
-        file.sync_all()?;
-        if !proceed()? {
-            return Ok(false);
-        }
-        fs::rename(&tmp, path)?;
-        sync_dir(dir)?;
-        Ok(true)
+        file.sync_all()
     })();
-    if !matches!(result, Ok(true)) {
-        let _ = fs::remove_file(&tmp);
+    match written {
+        Ok(()) => Ok(tmp),
+        Err(e) => {
+            let _ = fs::remove_file(&tmp);
+            Err(e)
+        }
     }
-    result
 }
 
 /// How long a file must go unmodified before an edit reads it: an editor that saves in place
@@ -129,6 +195,21 @@ mod tests {
         assert_eq!(fs::read(&path).unwrap(), b"one");
         assert!(replace_if_unchanged(&path, b"one", b"two").unwrap());
         assert_eq!(fs::read(&path).unwrap(), b"two");
+        let leftovers = fs::read_dir(dir.path()).unwrap().count();
+        assert_eq!(leftovers, 1, "no temp file is left behind");
+    }
+
+    #[test]
+    fn a_save_between_the_comparison_and_the_replacement_is_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("n.md");
+        atomic_write(&path, b"one").unwrap();
+        let saved = replace_if_unchanged_racing(&path, b"one", b"edit", || {
+            atomic_write(&path, b"editor's save").unwrap()
+        })
+        .unwrap();
+        assert!(!saved, "the edit must not replace a save it never read");
+        assert_eq!(fs::read(&path).unwrap(), b"editor's save");
         let leftovers = fs::read_dir(dir.path()).unwrap().count();
         assert_eq!(leftovers, 1, "no temp file is left behind");
     }
