@@ -122,6 +122,23 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = crate::vault::generate::DEFAULT_SEED)]
         seed: u64,
     },
+    /// Score search quality on a vault and graded queries (nDCG@5/@10, MRR, Hit@k, Recall@10)
+    Retrieval {
+        /// The vault's folder; it is copied and indexed in a temporary data root
+        #[arg(long)]
+        vault: PathBuf,
+        /// Graded queries: a JSON list of {query, relevant_paths, partial_paths, category}
+        #[arg(long)]
+        golden: PathBuf,
+        /// Search types to score (text, vector, hybrid); repeat for several
+        #[arg(long = "search-type", default_value = "text")]
+        search_types: Vec<String>,
+        /// Also list each query that missed, with its top five notes
+        #[arg(long)]
+        misses: bool,
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -224,6 +241,16 @@ pub fn run(cli: Cli) -> Result<()> {
     if let Command::Bench(BenchCommand::Generate { out, notes, seed }) = &cli.command {
         return generate_vault(out, *notes, *seed);
     }
+    if let Command::Bench(BenchCommand::Retrieval {
+        vault,
+        golden,
+        search_types,
+        misses,
+        json,
+    }) = &cli.command
+    {
+        return retrieval(vault, golden, search_types, *misses, *json);
+    }
     let app = App::open(&root).with_context(|| format!("opening data root {}", root.display()))?;
     let result = match cli.command {
         Command::Project(cmd) => project(&app, cmd),
@@ -270,6 +297,36 @@ fn generate_vault(out: &std::path::Path, notes: usize, seed: u64) -> Result<()> 
         made.attachments,
         out.display()
     );
+    Ok(())
+}
+
+fn retrieval(
+    vault: &std::path::Path,
+    golden: &std::path::Path,
+    search_types: &[String],
+    misses: bool,
+    json: bool,
+) -> Result<()> {
+    use crate::service::retrieval;
+    let text = std::fs::read_to_string(golden)
+        .with_context(|| format!("reading the golden set {}", golden.display()))?;
+    let queries: Vec<retrieval::GoldenQuery> = serde_json::from_str(&text)
+        .with_context(|| format!("{} is not a list of graded queries", golden.display()))?;
+    let missing = retrieval::missing_paths(vault, &queries);
+    if !missing.is_empty() {
+        eprintln!(
+            "warning: {} golden paths name no file of the vault, e.g. {}",
+            missing.len(),
+            missing[0]
+        );
+    }
+    let bar = progress::SyncBar::new("bench");
+    let reports = retrieval::benchmark(vault, &queries, search_types, &|e| bar.event(e))?;
+    bar.finish();
+    if json {
+        return print_json(&reports);
+    }
+    print!("{}", crate::render::retrieval::report(&reports, misses));
     Ok(())
 }
 

@@ -8,6 +8,7 @@ pub mod directory;
 pub mod notes;
 pub mod projects;
 pub mod relocate;
+pub mod retrieval;
 pub mod search;
 
 use serde_json::Value;

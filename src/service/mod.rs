@@ -18,6 +18,7 @@ pub mod progress;
 pub mod projects;
 pub mod read;
 pub mod relocate;
+pub mod retrieval;
 pub mod scope;
 pub mod search;
 pub mod status;

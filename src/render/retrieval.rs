@@ -1,0 +1,53 @@
+//! `gitmem bench retrieval` as a table: one block per search type, a row per category.
+
+use std::fmt::Write;
+
+use crate::service::retrieval::{RetrievalReport, Scores};
+
+fn row(out: &mut String, name: &str, count: usize, s: &Scores) {
+    let _ = writeln!(
+        out,
+        "  {name:<14} {count:>4}  {:>6.3} {:>7.3} {:>6.3} {:>6.3} {:>6.3} {:>6.3} {:>6.3}",
+        s.ndcg_at_5, s.ndcg_at_10, s.mrr, s.hit_at_1, s.hit_at_3, s.hit_at_5, s.recall_at_10
+    );
+}
+
+/// The reports as a table; with `misses`, each query that missed a perfect nDCG@5 with its
+/// top five paths.
+pub fn report(reports: &[RetrievalReport], misses: bool) -> String {
+    let mut out = String::new();
+    for r in reports {
+        let _ = writeln!(
+            out,
+            "{}: {} queries, latency p50 {:.2} ms, p95 {:.2} ms",
+            r.search_type, r.queries, r.latency_p50_ms, r.latency_p95_ms
+        );
+        if let Some(notice) = &r.notice {
+            let _ = writeln!(out, "  note: {notice}");
+        }
+        let _ = writeln!(
+            out,
+            "  {:<14} {:>4}  {:>6} {:>7} {:>6} {:>6} {:>6} {:>6} {:>6}",
+            "category", "n", "nDCG@5", "nDCG@10", "MRR", "Hit@1", "Hit@3", "Hit@5", "R@10"
+        );
+        row(&mut out, "overall", r.queries, &r.overall);
+        for (category, scores) in &r.by_category {
+            let count = r.outcomes.iter().filter(|o| &o.category == category).count();
+            row(&mut out, category, count, scores);
+        }
+        if misses {
+            for o in r.outcomes.iter().filter(|o| o.scores.ndcg_at_5 < 1.0) {
+                let _ = writeln!(
+                    out,
+                    "  miss {} [{}] nDCG@5 {:.2}: {}",
+                    o.id, o.category, o.scores.ndcg_at_5, o.query
+                );
+                for path in o.top.iter().take(5) {
+                    let _ = writeln!(out, "      {path}");
+                }
+            }
+        }
+        out.push('\n');
+    }
+    out
+}

@@ -1,0 +1,396 @@
+//! Retrieval quality: runs graded queries through search_notes (default arguments, as an agent
+//! calls it) and scores the ranked notes with the metrics of obsidian-hybrid-search's
+//! evaluation: nDCG@5/@10, MRR, Hit@1/3/5 and Recall@10, overall and by category.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+
+use super::search::SearchRequest;
+use super::sync::SyncEvent;
+use super::{App, Result, ServiceError};
+use crate::config::Project;
+
+/// One graded query: paths relative to the project root.
+#[derive(Debug, Clone, Deserialize)]
+pub struct GoldenQuery {
+    #[serde(default)]
+    pub id: String,
+    pub query: String,
+    /// Relevance 1.0.
+    pub relevant_paths: Vec<String>,
+    /// Relevance 0.5.
+    #[serde(default)]
+    pub partial_paths: Vec<String>,
+    #[serde(default = "uncategorized")]
+    pub category: String,
+}
+
+fn uncategorized() -> String {
+    "all".to_string()
+}
+
+/// The metrics of one query, or their mean over several.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Scores {
+    pub ndcg_at_5: f64,
+    pub ndcg_at_10: f64,
+    pub mrr: f64,
+    pub hit_at_1: f64,
+    pub hit_at_3: f64,
+    pub hit_at_5: f64,
+    pub recall_at_10: f64,
+}
+
+impl Scores {
+    fn mean<'a>(all: impl IntoIterator<Item = &'a Scores>) -> Scores {
+        let mut sum = Scores::default();
+        let mut n = 0.0;
+        for s in all {
+            sum.ndcg_at_5 += s.ndcg_at_5;
+            sum.ndcg_at_10 += s.ndcg_at_10;
+            sum.mrr += s.mrr;
+            sum.hit_at_1 += s.hit_at_1;
+            sum.hit_at_3 += s.hit_at_3;
+            sum.hit_at_5 += s.hit_at_5;
+            sum.recall_at_10 += s.recall_at_10;
+            n += 1.0;
+        }
+        if n == 0.0 {
+            return sum;
+        }
+        Scores {
+            ndcg_at_5: sum.ndcg_at_5 / n,
+            ndcg_at_10: sum.ndcg_at_10 / n,
+            mrr: sum.mrr / n,
+            hit_at_1: sum.hit_at_1 / n,
+            hit_at_3: sum.hit_at_3 / n,
+            hit_at_5: sum.hit_at_5 / n,
+            recall_at_10: sum.recall_at_10 / n,
+        }
+    }
+}
+
+fn ndcg(gains: &[f64], ideal: &[f64], k: usize) -> f64 {
+    let dcg = |g: &[f64]| -> f64 {
+        g.iter()
+            .take(k)
+            .enumerate()
+            .map(|(i, rel)| rel / (i as f64 + 2.0).log2())
+            .sum()
+    };
+    let best = dcg(ideal);
+    if best == 0.0 {
+        0.0
+    } else {
+        dcg(gains) / best
+    }
+}
+
+/// Scores one ranked list of note paths. Repeated paths count once, at their first rank.
+pub fn score(ranked: &[String], query: &GoldenQuery) -> Scores {
+    let mut distinct: Vec<&str> = Vec::new();
+    for path in ranked {
+        if !distinct.contains(&path.as_str()) {
+            distinct.push(path);
+        }
+    }
+    let relevant = |p: &str| query.relevant_paths.iter().any(|r| r == p);
+    let partial = |p: &str| query.partial_paths.iter().any(|r| r == p);
+    let gains: Vec<f64> = distinct
+        .iter()
+        .map(|p| {
+            if relevant(p) {
+                1.0
+            } else if partial(p) {
+                0.5
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    let ideal: Vec<f64> = std::iter::repeat_n(1.0, query.relevant_paths.len())
+        .chain(std::iter::repeat_n(0.5, query.partial_paths.len()))
+        .collect();
+    let first_relevant = distinct.iter().take(10).position(|p| relevant(p));
+    let hit = |k: usize| f64::from(u8::from(first_relevant.is_some_and(|i| i < k)));
+    let found = distinct.iter().take(10).filter(|p| relevant(p)).count();
+    Scores {
+        ndcg_at_5: ndcg(&gains, &ideal, 5),
+        ndcg_at_10: ndcg(&gains, &ideal, 10),
+        mrr: first_relevant.map_or(0.0, |i| 1.0 / (i as f64 + 1.0)),
+        hit_at_1: hit(1),
+        hit_at_3: hit(3),
+        hit_at_5: hit(5),
+        recall_at_10: if query.relevant_paths.is_empty() {
+            0.0
+        } else {
+            found as f64 / query.relevant_paths.len() as f64
+        },
+    }
+}
+
+/// What one query returned, for reading the misses.
+#[derive(Debug, Clone, Serialize)]
+pub struct QueryOutcome {
+    pub id: String,
+    pub query: String,
+    pub category: String,
+    pub scores: Scores,
+    pub top: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RetrievalReport {
+    pub search_type: String,
+    /// Set when the search ran in another mode than asked (no model installed, say).
+    pub notice: Option<String>,
+    pub queries: usize,
+    pub overall: Scores,
+    pub by_category: BTreeMap<String, Scores>,
+    pub latency_p50_ms: f64,
+    pub latency_p95_ms: f64,
+    pub outcomes: Vec<QueryOutcome>,
+}
+
+/// Golden paths that name no file of the vault: a golden set made for another copy of it.
+pub fn missing_paths(vault: &Path, golden: &[GoldenQuery]) -> Vec<String> {
+    let mut missing: Vec<String> = golden
+        .iter()
+        .flat_map(|q| q.relevant_paths.iter().chain(&q.partial_paths))
+        .filter(|p| !vault.join(p).is_file())
+        .cloned()
+        .collect();
+    missing.sort();
+    missing.dedup();
+    missing
+}
+
+/// Indexes a copy of `vault` as the default project of a fresh data root (the vault itself is
+/// only read), then evaluates each search type on it.
+pub fn benchmark(
+    vault: &Path,
+    golden: &[GoldenQuery],
+    search_types: &[String],
+    on_event: &(dyn Fn(SyncEvent) + Sync),
+) -> Result<Vec<RetrievalReport>> {
+    if !vault.is_dir() {
+        return Err(ServiceError::invalid(format!(
+            "the vault {} is not a directory",
+            vault.display()
+        )));
+    }
+    let root = tempfile::tempdir()?;
+    let copy = root.path().join("projects/main");
+    copy_tree(vault, &copy)?;
+    let app = App::open(root.path())?;
+    let project = app.project(None)?;
+    app.rebuild_project(&project, on_event)?;
+    let reports = search_types
+        .iter()
+        .map(|kind| app.evaluate_retrieval(&project, golden, kind))
+        .collect();
+    app.close();
+    reports
+}
+
+/// Copies the files of `from` (not its hidden folders, which gitmem never indexes) to `to`.
+fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+    let hidden = |e: &walkdir::DirEntry| e.depth() > 0 && e.file_name().to_string_lossy().starts_with('.');
+    for entry in walkdir::WalkDir::new(from).into_iter().filter_entry(|e| !hidden(e)) {
+        let entry = entry?;
+        let target = to.join(entry.path().strip_prefix(from).unwrap_or(entry.path()));
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target)?;
+        } else if entry.file_type().is_file() {
+            std::fs::copy(entry.path(), &target)?;
+        }
+    }
+    Ok(())
+}
+
+impl App {
+    /// Runs every golden query through search_notes with default arguments (ten results) in
+    /// `search_type` mode and scores the notes it returned.
+    pub fn evaluate_retrieval(
+        &self,
+        project: &Project,
+        golden: &[GoldenQuery],
+        search_type: &str,
+    ) -> Result<RetrievalReport> {
+        let mut outcomes = Vec::with_capacity(golden.len());
+        let mut latencies = Vec::with_capacity(golden.len());
+        let mut notice = None;
+        for query in golden {
+            let request = SearchRequest {
+                query: Some(query.query.clone()),
+                search_type: Some(search_type.to_string()),
+                ..SearchRequest::default()
+            };
+            let started = Instant::now();
+            let response = self.search(project, &request)?;
+            latencies.push(started.elapsed().as_secs_f64() * 1000.0);
+            notice = notice.or(response.notice);
+            let top: Vec<String> = response
+                .results
+                .into_iter()
+                .map(|r| r.file_path)
+                .collect();
+            outcomes.push(QueryOutcome {
+                id: query.id.clone(),
+                query: query.query.clone(),
+                category: query.category.clone(),
+                scores: score(&top, query),
+                top,
+            });
+        }
+        let mut categories: BTreeMap<String, Vec<Scores>> = BTreeMap::new();
+        for outcome in &outcomes {
+            categories
+                .entry(outcome.category.clone())
+                .or_default()
+                .push(outcome.scores);
+        }
+        latencies.sort_by(f64::total_cmp);
+        let percentile = |p: f64| -> f64 {
+            if latencies.is_empty() {
+                return 0.0;
+            }
+            let rank = ((p * latencies.len() as f64).ceil() as usize).clamp(1, latencies.len());
+            latencies[rank - 1]
+        };
+        Ok(RetrievalReport {
+            search_type: search_type.to_string(),
+            notice,
+            queries: outcomes.len(),
+            overall: Scores::mean(outcomes.iter().map(|o| &o.scores)),
+            by_category: categories
+                .iter()
+                .map(|(name, scores)| (name.clone(), Scores::mean(scores)))
+                .collect(),
+            latency_p50_ms: percentile(0.50),
+            latency_p95_ms: percentile(0.95),
+            outcomes,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn golden(relevant: &[&str], partial: &[&str]) -> GoldenQuery {
+        GoldenQuery {
+            id: "q".into(),
+            query: "q".into(),
+            relevant_paths: relevant.iter().map(|s| s.to_string()).collect(),
+            partial_paths: partial.iter().map(|s| s.to_string()).collect(),
+            category: "all".into(),
+        }
+    }
+
+    fn ranked(paths: &[&str]) -> Vec<String> {
+        paths.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn metrics_follow_the_published_definitions() {
+        let log = |i: f64| 1.0 / (i + 2.0).log2();
+        struct Case {
+            name: &'static str,
+            ranked: &'static [&'static str],
+            relevant: &'static [&'static str],
+            partial: &'static [&'static str],
+            ndcg5: f64,
+            mrr: f64,
+            hits: [f64; 3],
+            recall: f64,
+        }
+        let cases = [
+            Case {
+                name: "relevant first",
+                ranked: &["a", "x"],
+                relevant: &["a"],
+                partial: &[],
+                ndcg5: 1.0,
+                mrr: 1.0,
+                hits: [1.0, 1.0, 1.0],
+                recall: 1.0,
+            },
+            Case {
+                name: "relevant third, partial first",
+                ranked: &["p", "x", "a"],
+                relevant: &["a"],
+                partial: &["p"],
+                ndcg5: (0.5 * log(0.0) + log(2.0)) / (log(0.0) + 0.5 * log(1.0)),
+                mrr: 1.0 / 3.0,
+                hits: [0.0, 1.0, 1.0],
+                recall: 1.0,
+            },
+            Case {
+                name: "repeated paths count once",
+                ranked: &["x", "x", "x", "a"],
+                relevant: &["a"],
+                partial: &[],
+                ndcg5: log(1.0),
+                mrr: 0.5,
+                hits: [0.0, 1.0, 1.0],
+                recall: 1.0,
+            },
+            Case {
+                name: "relevant sixth: no hit at 5, still in MRR",
+                ranked: &["1", "2", "3", "4", "5", "a"],
+                relevant: &["a", "b"],
+                partial: &[],
+                ndcg5: 0.0,
+                mrr: 1.0 / 6.0,
+                hits: [0.0, 0.0, 0.0],
+                recall: 0.5,
+            },
+            Case {
+                name: "only a partial found",
+                ranked: &["p"],
+                relevant: &["a"],
+                partial: &["p"],
+                ndcg5: 0.5 / (1.0 + 0.5 * log(1.0)),
+                mrr: 0.0,
+                hits: [0.0, 0.0, 0.0],
+                recall: 0.0,
+            },
+            Case {
+                name: "nothing found",
+                ranked: &[],
+                relevant: &["a"],
+                partial: &[],
+                ndcg5: 0.0,
+                mrr: 0.0,
+                hits: [0.0, 0.0, 0.0],
+                recall: 0.0,
+            },
+        ];
+        for case in cases {
+            let s = score(&ranked(case.ranked), &golden(case.relevant, case.partial));
+            let close = |a: f64, b: f64| (a - b).abs() < 1e-9;
+            assert!(close(s.ndcg_at_5, case.ndcg5), "{}: {s:?}", case.name);
+            assert!(close(s.mrr, case.mrr), "{}: {s:?}", case.name);
+            assert_eq!(
+                [s.hit_at_1, s.hit_at_3, s.hit_at_5],
+                case.hits,
+                "{}",
+                case.name
+            );
+            assert!(close(s.recall_at_10, case.recall), "{}: {s:?}", case.name);
+        }
+    }
+
+    #[test]
+    fn means_are_per_metric() {
+        let a = score(&ranked(&["a"]), &golden(&["a"], &[]));
+        let b = score(&ranked(&["x"]), &golden(&["a"], &[]));
+        let m = Scores::mean([&a, &b]);
+        assert_eq!(m.hit_at_1, 0.5);
+        assert_eq!(m.mrr, 0.5);
+    }
+}
