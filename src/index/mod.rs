@@ -388,7 +388,6 @@ mod tests {
         let q = Query {
             text: text.into(),
             limit: 10,
-            all_words: true,
             ..Default::default()
         };
         index.search(&q).unwrap().total

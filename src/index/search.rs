@@ -22,7 +22,10 @@ const INDEXING_THREADS: usize = 2;
 /// Text beyond this many bytes of one note is not full-text indexed.
 pub const MAX_SEARCH_TEXT: usize = 1 << 20;
 
-pub const SEARCHABLE: &[&str] = &["title", "tags", "content", "permalink"];
+/// Searchable fields, most telling first: milli's attribute rule ranks a match in an earlier
+/// field above one in a later field, so the words that name a note (title, aliases, headings,
+/// path) outweigh words that merely occur in its body.
+pub const SEARCHABLE: &[&str] = &["title", "aliases", "headings", "tags", "permalink", "content"];
 const FILTERABLE: &[&str] = &[
     "type",
     "note_id",
@@ -157,6 +160,8 @@ pub fn documents(
         "id": doc_id('n', &note.id, None),
         "type": "entity",
         "title": note.title,
+        "aliases": note.aliases,
+        "headings": crate::note::parse::headings(content),
         "content": content,
         "permalink": note.permalink,
         "tags": note.tags,
@@ -457,12 +462,23 @@ pub struct Query {
     pub filter: Option<String>,
     pub offset: usize,
     pub limit: usize,
-    /// Every word must match (strict) or words may be dropped from the end (relaxed).
-    pub all_words: bool,
+    /// Which words a document must match.
+    pub matching: Matching,
     /// Restrict matching to these searchable fields.
     pub fields: Option<Vec<String>>,
     /// Order by `updated` descending instead of relevance.
     pub newest_first: bool,
+}
+
+/// Which words of a query a document must match.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Matching {
+    /// Every word.
+    #[default]
+    All,
+    /// As many as possible: documents matching fewer words rank lower, and the words dropped
+    /// first are the ones most documents contain (they tell the least).
+    MostSpecific,
 }
 
 #[derive(Debug, Clone)]
@@ -497,10 +513,9 @@ pub fn run(milli: &Milli, query: &Query) -> Result<Hits, IndexError> {
         .limit(query.limit)
         .exhaustive_number_hits(true)
         .scoring_strategy(ScoringStrategy::Detailed)
-        .terms_matching_strategy(if query.all_words {
-            TermsMatchingStrategy::All
-        } else {
-            TermsMatchingStrategy::Last
+        .terms_matching_strategy(match query.matching {
+            Matching::All => TermsMatchingStrategy::All,
+            Matching::MostSpecific => TermsMatchingStrategy::Frequency,
         });
     if let Some(fields) = &query.fields {
         search.searchable_attributes(fields);

@@ -385,6 +385,33 @@ fn blank_out(text: &str, base: usize, spans: &[Range<usize>]) -> String {
     String::from_utf8(bytes).unwrap_or_else(|_| text.to_string())
 }
 
+/// The text of a body's headings (ATX and setext, not inside code), in order: what search
+/// weighs above the body, since a heading names what its section is about.
+pub fn headings(body: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut current: Option<String> = None;
+    for event in Parser::new_ext(body, Options::empty()) {
+        match event {
+            Event::Start(Tag::Heading { .. }) => current = Some(String::new()),
+            Event::End(TagEnd::Heading(_)) => {
+                if let Some(text) = current.take() {
+                    let text = text.trim().to_string();
+                    if !text.is_empty() {
+                        found.push(text);
+                    }
+                }
+            }
+            Event::Text(t) | Event::Code(t) => {
+                if let Some(text) = current.as_mut() {
+                    text.push_str(&t);
+                }
+            }
+            _ => {}
+        }
+    }
+    found
+}
+
 /// Observations and relations of a note body. `source_dir` is the note's folder in the project,
 /// used to resolve relative markdown links.
 pub fn parse_body(body: &str, source_dir: &str) -> (Vec<Observation>, Vec<Relation>) {
@@ -446,6 +473,21 @@ pub fn link_lookup_text(target: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn headings_are_the_texts_of_real_headings() {
+        let cases: &[(&str, &[&str])] = &[
+            ("# One\ntext\n## Two `code`\n", &["One", "Two code"]),
+            ("Setext\n======\n", &["Setext"]),
+            ("```\n# not a heading\n```\n# Real", &["Real"]),
+            ("#hashtag is not a heading\n", &[]),
+            ("# [[Linked]] title\n", &["[[Linked]] title"]),
+            ("#\n", &[]),
+        ];
+        for (body, want) in cases {
+            assert_eq!(headings(body), *want, "{body:?}");
+        }
+    }
 
     fn obs(category: &str, content: &str, tags: &[&str], context: Option<&str>) -> Observation {
         Observation {

@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 use super::scope::ProjectChoice;
 use super::{App, Result, ServiceError, UserError};
 use crate::config::Project;
-use crate::index::search::{observation_permalink, relation_permalink, Hit, Query};
+use crate::index::search::{observation_permalink, relation_permalink, Hit, Matching, Query};
 use crate::index::NoteRecord;
 use crate::note::permalink::{generate_permalink, normalize_note_type};
 use regex::Regex;
@@ -23,8 +23,12 @@ pub use metadata::{metadata_matches, validate_metadata_filters};
 pub use query::{boolean_branches, extract_tags, filter_literal, STOPWORDS};
 pub use rows::{iso_from_ms, SearchResponse, SearchResult};
 
-use query::{any_of, permalink_glob, relaxed_terms};
+use query::{any_of, permalink_glob, relaxed_terms, without_stopwords};
 use rows::{str_field, ResultBuilder, Row};
+
+/// How deep each ranking goes before fusion: a note below this rank in every ranking cannot
+/// reach the first page.
+const FUSION_DEPTH: usize = 100;
 
 pub const SEARCH_TYPES: &str = "hybrid, permalink, semantic, text, title, vector";
 
@@ -320,12 +324,22 @@ impl App {
             filter: Some(filters.join(" AND ")),
             offset,
             limit: request.page_size,
-            all_words: true,
+            matching: Matching::All,
             fields: (mode == SearchMode::Title).then(|| vec!["title".to_string()]),
             newest_first: text.is_empty(),
         };
         let (total, hits) = match boolean_branches(text) {
             Some(branches) => self.search_union(&base, &branches)?,
+            // Agents ask in sentences: rank by the meaningful words and let a note that lacks
+            // one of them still be found, below the notes that have them all.
+            None if mode == SearchMode::Text && !text.is_empty() => {
+                let natural = Query {
+                    text: without_stopwords(text),
+                    matching: Matching::MostSpecific,
+                    ..base.clone()
+                };
+                self.search_fields_fused(&natural)?
+            }
             None => {
                 let strict = self.index.search(&base)?;
                 if strict.total == 0 && !text.is_empty() {
@@ -345,6 +359,106 @@ impl App {
             results.extend(builder.hit_row(hit)?);
         }
         Ok(SearchResponse::page(results, request, offset, total, true))
+    }
+
+    /// One query ranked separately within the fields that name a note (title and aliases), its
+    /// headings, and all its text, the rankings fused by reciprocal rank (RRF): a note whose
+    /// title names the topic rises above a long note that mentions every word in passing, and
+    /// a note found in several rankings rises above one found in one.
+    fn search_fields_fused(&self, query: &Query) -> Result<(u64, Vec<Hit>)> {
+        const RRF_K: f64 = 60.0;
+        let window = (query.offset + query.limit).max(FUSION_DEPTH);
+        let everywhere = self.index.search(&Query {
+            offset: 0,
+            limit: window,
+            ..query.clone()
+        })?;
+        let rankings = [
+            self.short_field_ranking(query, &["title", "aliases"], window)?,
+            self.short_field_ranking(query, &["headings"], window)?,
+            everywhere.hits,
+        ];
+        let mut fused: HashMap<String, (f64, Hit)> = HashMap::new();
+        for ranking in rankings {
+            for (rank, hit) in ranking.into_iter().enumerate() {
+                let id = str_field(&hit.doc, "id").unwrap_or_default().to_string();
+                let share = 1.0 / (RRF_K + rank as f64 + 1.0);
+                fused.entry(id).or_insert((0.0, hit)).0 += share;
+            }
+        }
+        let mut ranked: Vec<(f64, Hit)> = fused.into_values().collect();
+        ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.docid.cmp(&b.1.docid)));
+        let page = ranked
+            .into_iter()
+            .skip(query.offset)
+            .take(query.limit)
+            .map(|(score, hit)| Hit { score, ..hit })
+            .collect();
+        Ok((everywhere.total, page))
+    }
+
+    /// Documents whose short fields (a title, headings) hold words of the query, ranked by the
+    /// summed rarity (BM25's IDF) of the words they hold: in a title every word counts, and a
+    /// rare word says more than a common one. Among equals, the shorter title is more about
+    /// the query.
+    fn short_field_ranking(&self, query: &Query, fields: &[&str], window: usize) -> Result<Vec<Hit>> {
+        let in_scope = self.index.search(&Query {
+            text: String::new(),
+            offset: 0,
+            limit: 0,
+            fields: None,
+            newest_first: false,
+            ..query.clone()
+        })?;
+        let documents = in_scope.total as f64;
+        let mut scored: HashMap<String, (f64, Hit)> = HashMap::new();
+        let mut seen_words: Vec<String> = Vec::new();
+        for word in query.text.split_whitespace() {
+            let word = word.trim_matches('"');
+            let lower = word.to_lowercase();
+            if lower.is_empty() || seen_words.contains(&lower) {
+                continue;
+            }
+            seen_words.push(lower);
+            let found = self.index.search(&Query {
+                text: word.to_string(),
+                offset: 0,
+                limit: window,
+                matching: Matching::All,
+                fields: Some(fields.iter().map(|f| f.to_string()).collect()),
+                ..query.clone()
+            })?;
+            let with_word = found.total as f64;
+            let idf = (1.0 + (documents - with_word + 0.5) / (with_word + 0.5)).ln();
+            for hit in found.hits {
+                let id = str_field(&hit.doc, "id").unwrap_or_default().to_string();
+                scored.entry(id).or_insert((0.0, hit)).0 += idf;
+            }
+        }
+        let length = |hit: &Hit| -> usize {
+            fields
+                .iter()
+                .map(|f| match hit.doc.get(*f) {
+                    Some(Value::String(s)) => s.split_whitespace().count(),
+                    Some(Value::Array(items)) => items
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .map(|s| s.split_whitespace().count())
+                        .sum(),
+                    _ => 0,
+                })
+                .sum()
+        };
+        let mut ranked: Vec<(f64, usize, Hit)> = scored
+            .into_values()
+            .map(|(score, hit)| (score, length(&hit), hit))
+            .collect();
+        ranked.sort_by(|a, b| {
+            b.0.total_cmp(&a.0)
+                .then(a.1.cmp(&b.1))
+                .then(a.2.docid.cmp(&b.2.docid))
+        });
+        Ok(ranked.into_iter().map(|(_, _, hit)| hit).take(window).collect())
     }
 
     /// Documents matching any of `queries`, ranked by their best score in any of them. Taking

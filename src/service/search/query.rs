@@ -23,6 +23,31 @@ pub(super) fn any_of(field: &str, values: &[String]) -> String {
     format!("{field} IN [{}]", list.join(", "))
 }
 
+/// A natural-language query without its stopwords ("how to create links" → "create links"),
+/// so that ranking weighs the words that carry meaning. Quoted phrases stay whole; a query of
+/// stopwords alone stays as it is.
+pub(super) fn without_stopwords(query: &str) -> String {
+    let mut kept: Vec<&str> = Vec::new();
+    let mut in_quotes = false;
+    for word in query.split_whitespace() {
+        let quotes = word.matches('"').count();
+        let bare = word
+            .trim_matches(|c: char| "?!.,;:".contains(c))
+            .to_lowercase();
+        if in_quotes || quotes > 0 || !STOPWORDS.contains(&bare.as_str()) {
+            kept.push(word);
+        }
+        if quotes % 2 == 1 {
+            in_quotes = !in_quotes;
+        }
+    }
+    if kept.is_empty() {
+        query.trim().to_string()
+    } else {
+        kept.join(" ")
+    }
+}
+
 /// Words of a query worth an OR retry: no stopwords, no duplicates (case-insensitive).
 pub(super) fn relaxed_terms(query: &str) -> Option<Vec<String>> {
     if query.contains('"') {
@@ -231,6 +256,21 @@ pub(super) fn permalink_glob(pattern: &str) -> Regex {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stopwords_leave_natural_language_queries() {
+        let cases = [
+            ("how to create internal links between notes", "create internal links between notes"),
+            ("What is the Graph view?", "Graph view?"),
+            ("\"the end of it\" is near", "\"the end of it\" near"),
+            ("to be or it", "to be or it"),
+            ("café à la carte", "café à la carte"),
+            ("", ""),
+        ];
+        for (query, want) in cases {
+            assert_eq!(without_stopwords(query), want, "{query:?}");
+        }
+    }
 
     #[test]
     fn relaxed_terms_follow_compat() {
