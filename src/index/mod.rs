@@ -230,6 +230,14 @@ impl Index {
         search::run(&self.milli, query)
     }
 
+    /// Whole search documents by milli's internal ids, in the order given.
+    pub fn search_documents(
+        &self,
+        docids: &[u32],
+    ) -> Result<Vec<serde_json::Map<String, serde_json::Value>>, IndexError> {
+        search::documents_by_docid(&self.milli, docids)
+    }
+
     /// The body the search index holds for a note (what full-text search sees).
     pub fn stored_body(&self, note_id: &str) -> Result<Option<String>, IndexError> {
         self.wait_searchable()?;

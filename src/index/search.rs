@@ -25,7 +25,14 @@ pub const MAX_SEARCH_TEXT: usize = 1 << 20;
 /// Searchable fields, most telling first: milli's attribute rule ranks a match in an earlier
 /// field above one in a later field, so the words that name a note (title, aliases, headings,
 /// path) outweigh words that merely occur in its body.
-pub const SEARCHABLE: &[&str] = &["title", "aliases", "headings", "tags", "permalink", "content"];
+pub const SEARCHABLE: &[&str] = &[
+    "title",
+    "aliases",
+    "headings",
+    "tags",
+    "permalink",
+    "content",
+];
 const FILTERABLE: &[&str] = &[
     "type",
     "note_id",
@@ -468,6 +475,8 @@ pub struct Query {
     pub fields: Option<Vec<String>>,
     /// Order by `updated` descending instead of relevance.
     pub newest_first: bool,
+    /// Only these fields of each hit, when a ranking needs a few fields and not the text.
+    pub load_only: Option<&'static [&'static str]>,
 }
 
 /// Which words of a query a document must match.
@@ -495,6 +504,51 @@ pub struct Hits {
     pub hits: Vec<Hit>,
     /// Every matching document (internal ids), for unions across queries.
     pub candidates: roaring::RoaringBitmap,
+}
+
+type Document = Map<String, Value>;
+
+/// Documents by internal id, whole or only some fields.
+fn load_documents(
+    milli: &Milli,
+    rtxn: &milli_core::heed::RoTxn,
+    docids: &[u32],
+    only: Option<&[&str]>,
+) -> Result<Vec<(u32, Document)>, IndexError> {
+    let fields = milli.fields_ids_map(rtxn)?;
+    let mut docs = Vec::with_capacity(docids.len());
+    for (docid, obkv) in milli
+        .documents(rtxn, docids.iter().copied())
+        .map_err(search_err)?
+    {
+        let doc = match only {
+            None => milli_core::all_obkv_to_json(obkv, &fields).map_err(search_err)?,
+            Some(names) => {
+                let mut doc = Map::new();
+                for name in names {
+                    let value = fields.id(name).and_then(|id| obkv.get(id));
+                    if let Some(bytes) = value {
+                        doc.insert(name.to_string(), serde_json::from_slice(bytes)?);
+                    }
+                }
+                doc
+            }
+        };
+        docs.push((docid, doc));
+    }
+    Ok(docs)
+}
+
+/// Whole documents by internal id, in the order given.
+pub fn documents_by_docid(
+    milli: &Milli,
+    docids: &[u32],
+) -> Result<Vec<Map<String, Value>>, IndexError> {
+    let rtxn = milli.read_txn()?;
+    Ok(load_documents(milli, &rtxn, docids, None)?
+        .into_iter()
+        .map(|(_, doc)| doc)
+        .collect())
 }
 
 pub fn run(milli: &Milli, query: &Query) -> Result<Hits, IndexError> {
@@ -530,18 +584,16 @@ pub fn run(milli: &Milli, query: &Query) -> Result<Hits, IndexError> {
         search.filter(filter);
     }
     let result = search.execute().map_err(search_err)?;
-    let fields = milli.fields_ids_map(&rtxn)?;
-    let mut hits = Vec::with_capacity(result.documents_ids.len());
-    for ((docid, obkv), scores) in milli
-        .documents(&rtxn, result.documents_ids.iter().copied())
-        .map_err(search_err)?
+    let docs = load_documents(milli, &rtxn, &result.documents_ids, query.load_only)?;
+    let hits = docs
         .into_iter()
         .zip(result.document_scores.iter())
-    {
-        let doc = milli_core::all_obkv_to_json(obkv, &fields).map_err(search_err)?;
-        let score = milli_core::score_details::ScoreDetails::global_score(scores.iter());
-        hits.push(Hit { doc, score, docid });
-    }
+        .map(|((docid, doc), scores)| Hit {
+            doc,
+            score: milli_core::score_details::ScoreDetails::global_score(scores.iter()),
+            docid,
+        })
+        .collect();
     Ok(Hits {
         total: result.candidates.len(),
         hits,

@@ -32,7 +32,11 @@ pub fn report(reports: &[RetrievalReport], misses: bool) -> String {
         );
         row(&mut out, "overall", r.queries, &r.overall);
         for (category, scores) in &r.by_category {
-            let count = r.outcomes.iter().filter(|o| &o.category == category).count();
+            let count = r
+                .outcomes
+                .iter()
+                .filter(|o| &o.category == category)
+                .count();
             row(&mut out, category, count, scores);
         }
         if misses {

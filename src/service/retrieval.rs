@@ -198,8 +198,12 @@ pub fn benchmark(
 
 /// Copies the files of `from` (not its hidden folders, which gitmem never indexes) to `to`.
 fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
-    let hidden = |e: &walkdir::DirEntry| e.depth() > 0 && e.file_name().to_string_lossy().starts_with('.');
-    for entry in walkdir::WalkDir::new(from).into_iter().filter_entry(|e| !hidden(e)) {
+    let hidden =
+        |e: &walkdir::DirEntry| e.depth() > 0 && e.file_name().to_string_lossy().starts_with('.');
+    for entry in walkdir::WalkDir::new(from)
+        .into_iter()
+        .filter_entry(|e| !hidden(e))
+    {
         let entry = entry?;
         let target = to.join(entry.path().strip_prefix(from).unwrap_or(entry.path()));
         if entry.file_type().is_dir() {
@@ -233,11 +237,7 @@ impl App {
             let response = self.search(project, &request)?;
             latencies.push(started.elapsed().as_secs_f64() * 1000.0);
             notice = notice.or(response.notice);
-            let top: Vec<String> = response
-                .results
-                .into_iter()
-                .map(|r| r.file_path)
-                .collect();
+            let top: Vec<String> = response.results.into_iter().map(|r| r.file_path).collect();
             outcomes.push(QueryOutcome {
                 id: query.id.clone(),
                 query: query.query.clone(),

@@ -327,6 +327,7 @@ impl App {
             matching: Matching::All,
             fields: (mode == SearchMode::Title).then(|| vec!["title".to_string()]),
             newest_first: text.is_empty(),
+            load_only: None,
         };
         let (total, hits) = match boolean_branches(text) {
             Some(branches) => self.search_union(&base, &branches)?,
@@ -371,47 +372,59 @@ impl App {
         let everywhere = self.index.search(&Query {
             offset: 0,
             limit: window,
+            load_only: Some(&[]),
             ..query.clone()
         })?;
-        let rankings = [
-            self.short_field_ranking(query, &["title", "aliases"], window)?,
-            self.short_field_ranking(query, &["headings"], window)?,
-            everywhere.hits,
-        ];
-        let mut fused: HashMap<String, (f64, Hit)> = HashMap::new();
-        for ranking in rankings {
-            for (rank, hit) in ranking.into_iter().enumerate() {
-                let id = str_field(&hit.doc, "id").unwrap_or_default().to_string();
-                let share = 1.0 / (RRF_K + rank as f64 + 1.0);
-                fused.entry(id).or_insert((0.0, hit)).0 += share;
-            }
-        }
-        let mut ranked: Vec<(f64, Hit)> = fused.into_values().collect();
-        ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.docid.cmp(&b.1.docid)));
-        let page = ranked
-            .into_iter()
-            .skip(query.offset)
-            .take(query.limit)
-            .map(|(score, hit)| Hit { score, ..hit })
-            .collect();
-        Ok((everywhere.total, page))
-    }
-
-    /// Documents whose short fields (a title, headings) hold words of the query, ranked by the
-    /// summed rarity (BM25's IDF) of the words they hold: in a title every word counts, and a
-    /// rare word says more than a common one. Among equals, the shorter title is more about
-    /// the query.
-    fn short_field_ranking(&self, query: &Query, fields: &[&str], window: usize) -> Result<Vec<Hit>> {
         let in_scope = self.index.search(&Query {
             text: String::new(),
             offset: 0,
             limit: 0,
-            fields: None,
             newest_first: false,
             ..query.clone()
         })?;
         let documents = in_scope.total as f64;
-        let mut scored: HashMap<String, (f64, Hit)> = HashMap::new();
+        let names = ["title", "aliases", "tags", "permalink"];
+        let rankings = [
+            self.short_field_ranking(query, &names, window, documents)?,
+            self.short_field_ranking(query, &["headings"], window, documents)?,
+            everywhere.hits,
+        ];
+        let mut fused: HashMap<u32, f64> = HashMap::new();
+        for ranking in rankings {
+            for (rank, hit) in ranking.into_iter().enumerate() {
+                *fused.entry(hit.docid).or_default() += 1.0 / (RRF_K + rank as f64 + 1.0);
+            }
+        }
+        let mut ranked: Vec<(u32, f64)> = fused.into_iter().collect();
+        ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        let page: Vec<(u32, f64)> = ranked
+            .into_iter()
+            .skip(query.offset)
+            .take(query.limit)
+            .collect();
+        let docids: Vec<u32> = page.iter().map(|(docid, _)| *docid).collect();
+        // Only the page's documents are read whole; the rankings read ids and titles.
+        let docs = self.index.search_documents(&docids)?;
+        let hits = page
+            .into_iter()
+            .zip(docs)
+            .map(|((docid, score), doc)| Hit { doc, score, docid })
+            .collect();
+        Ok((everywhere.total, hits))
+    }
+
+    /// Documents whose short fields (a title, headings) hold words of the query, ranked by the
+    /// summed rarity (BM25's IDF) of the words they hold: in a title every word counts, and a
+    /// rare word says more than a common one. Among equals, the note with the shorter title is
+    /// more about the query.
+    fn short_field_ranking(
+        &self,
+        query: &Query,
+        fields: &[&str],
+        window: usize,
+        documents: f64,
+    ) -> Result<Vec<Hit>> {
+        let mut scored: HashMap<u32, (f64, Hit)> = HashMap::new();
         let mut seen_words: Vec<String> = Vec::new();
         for word in query.text.split_whitespace() {
             let word = word.trim_matches('"');
@@ -426,29 +439,17 @@ impl App {
                 limit: window,
                 matching: Matching::All,
                 fields: Some(fields.iter().map(|f| f.to_string()).collect()),
+                load_only: Some(&["title"]),
                 ..query.clone()
             })?;
             let with_word = found.total as f64;
             let idf = (1.0 + (documents - with_word + 0.5) / (with_word + 0.5)).ln();
             for hit in found.hits {
-                let id = str_field(&hit.doc, "id").unwrap_or_default().to_string();
-                scored.entry(id).or_insert((0.0, hit)).0 += idf;
+                scored.entry(hit.docid).or_insert((0.0, hit)).0 += idf;
             }
         }
-        let length = |hit: &Hit| -> usize {
-            fields
-                .iter()
-                .map(|f| match hit.doc.get(*f) {
-                    Some(Value::String(s)) => s.split_whitespace().count(),
-                    Some(Value::Array(items)) => items
-                        .iter()
-                        .filter_map(Value::as_str)
-                        .map(|s| s.split_whitespace().count())
-                        .sum(),
-                    _ => 0,
-                })
-                .sum()
-        };
+        let length =
+            |hit: &Hit| str_field(&hit.doc, "title").map_or(0, |t| t.split_whitespace().count());
         let mut ranked: Vec<(f64, usize, Hit)> = scored
             .into_values()
             .map(|(score, hit)| (score, length(&hit), hit))
@@ -458,7 +459,11 @@ impl App {
                 .then(a.1.cmp(&b.1))
                 .then(a.2.docid.cmp(&b.2.docid))
         });
-        Ok(ranked.into_iter().map(|(_, _, hit)| hit).take(window).collect())
+        Ok(ranked
+            .into_iter()
+            .map(|(_, _, hit)| hit)
+            .take(window)
+            .collect())
     }
 
     /// Documents matching any of `queries`, ranked by their best score in any of them. Taking

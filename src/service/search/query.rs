@@ -260,7 +260,10 @@ mod tests {
     #[test]
     fn stopwords_leave_natural_language_queries() {
         let cases = [
-            ("how to create internal links between notes", "create internal links between notes"),
+            (
+                "how to create internal links between notes",
+                "create internal links between notes",
+            ),
             ("What is the Graph view?", "Graph view?"),
             ("\"the end of it\" is near", "\"the end of it\" near"),
             ("to be or it", "to be or it"),

@@ -1,0 +1,68 @@
+//! Search quality as a regression check: `gitmem bench retrieval` on the bundled demo project
+//! with a small golden set of unambiguous questions (`tests/golden/demo.json`), asked the way an
+//! agent asks. Each must find its note first. A regression test, not a tuning target: the
+//! questions name their topic in other words than the note's title.
+
+mod common;
+
+use std::path::Path;
+
+use common::*;
+
+#[test]
+fn unambiguous_questions_find_their_note_first() {
+    let root = tempfile::tempdir().unwrap();
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let vault = manifest.join("projects/main");
+    let golden = manifest.join("tests/golden/demo.json");
+    let run = gitmem(
+        root.path(),
+        &[
+            "bench",
+            "retrieval",
+            "--vault",
+            vault.to_str().unwrap(),
+            "--golden",
+            golden.to_str().unwrap(),
+            "--json",
+        ],
+    )
+    .ok();
+    let reports = run.json();
+    let report = &reports[0];
+    assert_eq!(report["search_type"], "text");
+    let outcomes = report["outcomes"].as_array().unwrap();
+    assert_eq!(outcomes.len(), 8);
+    for outcome in outcomes {
+        assert_eq!(
+            outcome["scores"]["hit_at_1"], 1.0,
+            "{}: {} came first",
+            outcome["query"], outcome["top"][0]
+        );
+    }
+}
+
+#[test]
+fn a_golden_set_that_is_not_a_list_of_queries_is_refused_clearly() {
+    let root = tempfile::tempdir().unwrap();
+    let golden = root.path().join("golden.json");
+    std::fs::write(&golden, r#"{"query": "not a list"}"#).unwrap();
+    let vault = Path::new(env!("CARGO_MANIFEST_DIR")).join("projects/main");
+    let run = gitmem(
+        root.path(),
+        &[
+            "bench",
+            "retrieval",
+            "--vault",
+            vault.to_str().unwrap(),
+            "--golden",
+            golden.to_str().unwrap(),
+        ],
+    );
+    assert_ne!(run.code, 0, "{}", run.stdout);
+    assert!(
+        run.stderr.contains("is not a list of graded queries"),
+        "{}",
+        run.stderr
+    );
+}
