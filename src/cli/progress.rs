@@ -47,3 +47,37 @@ impl SyncBar {
         }
     }
 }
+
+/// A bar for embedding notes (semantic search).
+pub struct EmbedBar {
+    bar: Option<ProgressBar>,
+}
+
+impl EmbedBar {
+    pub fn new() -> Self {
+        let bar = std::io::stdout().is_terminal().then(|| {
+            let bar = ProgressBar::new(0);
+            bar.set_style(
+                ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} notes, {eta} left")
+                    .unwrap_or_else(|_| ProgressStyle::default_bar())
+                    .progress_chars("=> "),
+            );
+            bar.set_prefix("embedding");
+            bar
+        });
+        Self { bar }
+    }
+
+    pub fn event(&self, progress: crate::service::semantic::EmbedProgress) {
+        if let Some(bar) = &self.bar {
+            bar.set_length(progress.total as u64);
+            bar.set_position(progress.done as u64);
+        }
+    }
+
+    pub fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}

@@ -8,9 +8,11 @@
 //! commit drains it. A crash between the two leaves the outbox full, and the next start drains
 //! it, so the two never disagree for long and never silently.
 
+pub mod embed;
 pub mod graph;
 pub mod model;
 pub mod search;
+pub mod vectors;
 mod writer;
 
 use std::path::{Path, PathBuf};
@@ -49,6 +51,8 @@ pub struct Index {
     pub(crate) env: heed::Env<WithoutTls>,
     pub(crate) tables: Tables,
     pub(crate) milli: milli_core::Index,
+    /// Passage vectors for semantic search, kept by the embedding worker.
+    pub vectors: vectors::VectorStore,
     writer: WriteHandle,
     dir: PathBuf,
     /// Set when an existing index was discarded (other schema, corrupt): every project must be
@@ -135,11 +139,13 @@ impl Index {
                 wtxn.commit().map_err(IndexError::from)?;
             }
         }
+        let vectors = vectors::VectorStore::open(&dir.join("vectors"))?;
         let writer = writer::spawn(env.clone(), tables.clone(), milli.clone());
         Ok(Self {
             env,
             tables,
             milli,
+            vectors,
             writer,
             dir: dir.to_path_buf(),
             rebuilt: false,
@@ -158,6 +164,17 @@ impl Index {
     /// Waits until every write acknowledged so far is visible to search (the read barrier).
     pub fn wait_searchable(&self) -> Result<(), IndexError> {
         self.writer.wait_searchable()
+    }
+
+    /// How many search commits this index has seen; with `wait_search_commit`, how a worker
+    /// that follows the search index (embedding) sleeps until there is something new.
+    pub fn search_seq(&self) -> u64 {
+        self.writer.progress().search_seq()
+    }
+
+    /// Waits until the search index moves past `seen`, or `timeout`; the new sequence.
+    pub fn wait_search_commit(&self, seen: u64, timeout: std::time::Duration) -> u64 {
+        self.writer.progress().wait_search_past(seen, timeout)
     }
 
     /// How the search documents of a project's notes compare with its graph records.
@@ -230,12 +247,12 @@ impl Index {
         search::run(&self.milli, query)
     }
 
-    /// Whole search documents by milli's internal ids, in the order given.
-    pub fn search_documents(
+    /// Search documents by their ids (with milli's internal ids), in the order given.
+    pub fn search_documents_by_id(
         &self,
-        docids: &[u32],
-    ) -> Result<Vec<serde_json::Map<String, serde_json::Value>>, IndexError> {
-        search::documents_by_docid(&self.milli, docids)
+        ids: &[String],
+    ) -> Result<Vec<Option<(u32, search::Document)>>, IndexError> {
+        search::documents_by_external_id(&self.milli, ids)
     }
 
     /// The body the search index holds for a note (what full-text search sees).
@@ -305,6 +322,19 @@ impl Progress {
     fn bodies_lost(&self, n: usize) {
         self.lost_bodies
             .fetch_add(n, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    fn search_seq(&self) -> u64 {
+        self.state.lock().unwrap().1
+    }
+
+    fn wait_search_past(&self, seen: u64, timeout: std::time::Duration) -> u64 {
+        let state = self.state.lock().unwrap();
+        let (state, _) = self
+            .changed
+            .wait_timeout_while(state, timeout, |s| s.1 <= seen && !s.2)
+            .unwrap();
+        state.1
     }
 
     fn graph_seq(&self) -> u64 {

@@ -76,6 +76,11 @@ pub fn configure<'t>(index: &'t Milli, wtxn: &mut RwTxn<'t>) -> Result<(), Index
     Ok(())
 }
 
+/// The id of a note's own search document (its entity row).
+pub fn entity_doc_id(note_id: &str) -> String {
+    doc_id('n', note_id, None)
+}
+
 fn doc_id(prefix: char, note_id: &str, n: Option<usize>) -> String {
     let simple = note_id.replace('-', "");
     match n {
@@ -506,7 +511,8 @@ pub struct Hits {
     pub candidates: roaring::RoaringBitmap,
 }
 
-type Document = Map<String, Value>;
+/// A search document as JSON fields.
+pub type Document = Map<String, Value>;
 
 /// Documents by internal id, whole or only some fields.
 fn load_documents(
@@ -539,16 +545,25 @@ fn load_documents(
     Ok(docs)
 }
 
-/// Whole documents by internal id, in the order given.
-pub fn documents_by_docid(
+/// Whole documents by their ids, in the order given, with milli's internal ids; `None` for an
+/// id the index does not hold.
+pub fn documents_by_external_id(
     milli: &Milli,
-    docids: &[u32],
-) -> Result<Vec<Map<String, Value>>, IndexError> {
+    ids: &[String],
+) -> Result<Vec<Option<(u32, Document)>>, IndexError> {
     let rtxn = milli.read_txn()?;
-    Ok(load_documents(milli, &rtxn, docids, None)?
-        .into_iter()
-        .map(|(_, doc)| doc)
-        .collect())
+    let external = milli.external_documents_ids();
+    let mut out = Vec::with_capacity(ids.len());
+    for id in ids {
+        match external.get(&rtxn, id)? {
+            Some(docid) => {
+                let mut docs = load_documents(milli, &rtxn, &[docid], None)?;
+                out.push(docs.pop());
+            }
+            None => out.push(None),
+        }
+    }
+    Ok(out)
 }
 
 pub fn run(milli: &Milli, query: &Query) -> Result<Hits, IndexError> {

@@ -134,6 +134,10 @@ impl WriteHandle {
         self.progress.wait_search()
     }
 
+    pub(super) fn progress(&self) -> &Progress {
+        &self.progress
+    }
+
     /// How many notes lost their search text since the index was opened.
     pub fn lost_bodies(&self) -> usize {
         self.progress

@@ -89,7 +89,7 @@ pub struct SearchNotesArgs {
     /// Front matter `status`
     #[serde(default, deserialize_with = "args::string")]
     pub status: Option<String>,
-    /// Accepted for compatibility; gitmem has no semantic search yet
+    /// Vector and hybrid search: drop notes whose best passage is less similar (cosine, -1..1)
     #[serde(
         default,
         alias = "threshold",
@@ -128,6 +128,7 @@ fn search_notes(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
         status: a.status,
         after_date,
         metadata_filters: a.metadata_filters,
+        min_similarity: a.min_similarity,
     };
     let all = a.search_all_projects.unwrap_or(false);
     match ctx.app.search_notes(&ctx.choice(&a.project), all, &request) {

@@ -1,5 +1,6 @@
 //! The markdown note model. Pure: text in, values out; no file system, no index.
 
+pub mod chunk;
 pub mod edit;
 pub mod filename;
 pub mod frontmatter;

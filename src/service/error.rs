@@ -49,6 +49,9 @@ pub enum InternalError {
     /// The index disagrees with what was just written.
     #[error("{0}")]
     Inconsistent(String),
+    /// The embedding model failed to load or to run.
+    #[error(transparent)]
+    Embed(#[from] crate::index::embed::EmbedError),
 }
 
 /// Which argument named a path outside the project.

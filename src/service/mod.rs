@@ -13,6 +13,7 @@ pub mod error;
 pub mod health;
 pub mod ingest;
 pub mod links;
+pub mod models;
 pub mod notes;
 pub mod progress;
 pub mod projects;
@@ -21,6 +22,7 @@ pub mod relocate;
 pub mod retrieval;
 pub mod scope;
 pub mod search;
+pub mod semantic;
 pub mod status;
 pub mod sync;
 pub mod timeframe;
@@ -65,6 +67,7 @@ pub struct App {
     links_lock: std::sync::Mutex<()>,
     /// Initial indexing of each project, and link changes, as this process sees them.
     pub progress: progress::Progress,
+    semantic: semantic::Semantic,
 }
 
 impl App {
@@ -79,6 +82,7 @@ impl App {
             mount_cache: Default::default(),
             links_lock: Default::default(),
             progress: Default::default(),
+            semantic: Default::default(),
         };
         app.recover()?;
         app.finish_interrupted_rebuilds()?;
@@ -168,6 +172,7 @@ impl App {
     /// Finishes every acknowledged write (graph and search) and stops the writer threads. Calls
     /// made afterwards fail; a process calls this last, whoever else still holds the app.
     pub fn shutdown(&self) {
+        self.stop_embedding();
         self.index.writer().shutdown();
     }
 

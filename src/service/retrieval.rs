@@ -9,6 +9,7 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use super::search::SearchRequest;
+use super::semantic::EmbedProgress;
 use super::sync::SyncEvent;
 use super::{App, Result, ServiceError};
 use crate::config::Project;
@@ -169,12 +170,15 @@ pub fn missing_paths(vault: &Path, golden: &[GoldenQuery]) -> Vec<String> {
 }
 
 /// Indexes a copy of `vault` as the default project of a fresh data root (the vault itself is
-/// only read), then evaluates each search type on it.
+/// only read), with `model` installed there when given (a model source, as `gitmem model
+/// install` takes), then evaluates each search type on it.
 pub fn benchmark(
     vault: &Path,
     golden: &[GoldenQuery],
     search_types: &[String],
+    model: Option<&str>,
     on_event: &(dyn Fn(SyncEvent) + Sync),
+    on_embed: &dyn Fn(EmbedProgress),
 ) -> Result<Vec<RetrievalReport>> {
     if !vault.is_dir() {
         return Err(ServiceError::invalid(format!(
@@ -186,8 +190,12 @@ pub fn benchmark(
     let copy = root.path().join("projects/main");
     copy_tree(vault, &copy)?;
     let app = App::open(root.path())?;
+    if let Some(source) = model {
+        app.install_model(source, None)?;
+    }
     let project = app.project(None)?;
     app.rebuild_project(&project, on_event)?;
+    app.embed_pending(on_embed)?;
     let reports = search_types
         .iter()
         .map(|kind| app.evaluate_retrieval(&project, golden, kind))

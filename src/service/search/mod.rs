@@ -4,6 +4,7 @@
 
 mod metadata;
 mod query;
+mod ranked;
 mod rows;
 
 use std::collections::{HashMap, HashSet};
@@ -26,10 +27,6 @@ pub use rows::{iso_from_ms, SearchResponse, SearchResult};
 use query::{any_of, permalink_glob, relaxed_terms, without_stopwords};
 use rows::{str_field, ResultBuilder, Row};
 
-/// How deep each ranking goes before fusion: a note below this rank in every ranking cannot
-/// reach the first page.
-const FUSION_DEPTH: usize = 100;
-
 pub const SEARCH_TYPES: &str = "hybrid, permalink, semantic, text, title, vector";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,6 +34,10 @@ pub enum SearchMode {
     Text,
     Title,
     Permalink,
+    /// Notes by the similarity of their passages to the query (a model is installed).
+    Vector,
+    /// Text and vector rankings fused (the default when a model is installed).
+    Hybrid,
 }
 
 /// Parameters of search_notes after the MCP layer has coerced them.
@@ -54,6 +55,8 @@ pub struct SearchRequest {
     pub status: Option<String>,
     pub after_date: Option<DateTime<Utc>>,
     pub metadata_filters: Option<Map<String, Value>>,
+    /// Vector and hybrid search drop notes whose best passage is less similar.
+    pub min_similarity: Option<f64>,
 }
 
 impl Default for SearchRequest {
@@ -70,6 +73,7 @@ impl Default for SearchRequest {
             status: None,
             after_date: None,
             metadata_filters: None,
+            min_similarity: None,
         }
     }
 }
@@ -149,19 +153,23 @@ impl App {
         if !request.has_criteria() {
             return Err(UserError::NoSearchCriteria.into());
         }
+        let semantic = self.default_model_name().is_some();
         let (mode, notice) = match request
             .search_type
             .as_deref()
             .map(str::to_lowercase)
             .as_deref()
         {
+            None if semantic => (SearchMode::Hybrid, None),
             None | Some("text") => (SearchMode::Text, None),
             Some("title") => (SearchMode::Title, None),
             Some("permalink") => (SearchMode::Permalink, None),
+            Some("vector" | "semantic") if semantic => (SearchMode::Vector, None),
+            Some("hybrid") if semantic => (SearchMode::Hybrid, None),
             Some(kind @ ("vector" | "semantic" | "hybrid")) => (
                 SearchMode::Text,
                 Some(format!(
-                    "gitmem has no semantic search yet: this {kind} search ran as a text search."
+                    "Semantic search is off (no model installed): this {kind} search ran as a text search. Turn it on with `gitmem model install SOURCE`."
                 )),
             ),
             Some(_) => {
@@ -190,9 +198,7 @@ impl App {
         }
         let mut response = match mode {
             SearchMode::Permalink => self.search_permalinks(project, &request, &text)?,
-            SearchMode::Text | SearchMode::Title => {
-                self.search_text(project, &request, &text, mode)?
-            }
+            _ => self.search_text(project, &request, &text, mode)?,
         };
         response.notice = notice;
         Ok(response)
@@ -329,17 +335,20 @@ impl App {
             newest_first: text.is_empty(),
             load_only: None,
         };
+        let mut exact = true;
         let (total, hits) = match boolean_branches(text) {
             Some(branches) => self.search_union(&base, &branches)?,
             // Agents ask in sentences: rank by the meaningful words and let a note that lacks
             // one of them still be found, below the notes that have them all.
-            None if mode == SearchMode::Text && !text.is_empty() => {
+            None if mode != SearchMode::Title && !text.is_empty() => {
                 let natural = Query {
                     text: without_stopwords(text),
                     matching: Matching::MostSpecific,
                     ..base.clone()
                 };
-                self.search_fields_fused(&natural)?
+                let ranked = self.search_ranked(project, request, &natural, text, mode, filters.len() > 2)?;
+                exact = ranked.total_is_exact;
+                (ranked.total, ranked.hits)
             }
             None => {
                 let strict = self.index.search(&base)?;
@@ -359,111 +368,7 @@ impl App {
         for hit in &hits {
             results.extend(builder.hit_row(hit)?);
         }
-        Ok(SearchResponse::page(results, request, offset, total, true))
-    }
-
-    /// One query ranked separately within the fields that name a note (title and aliases), its
-    /// headings, and all its text, the rankings fused by reciprocal rank (RRF): a note whose
-    /// title names the topic rises above a long note that mentions every word in passing, and
-    /// a note found in several rankings rises above one found in one.
-    fn search_fields_fused(&self, query: &Query) -> Result<(u64, Vec<Hit>)> {
-        const RRF_K: f64 = 60.0;
-        let window = (query.offset + query.limit).max(FUSION_DEPTH);
-        let everywhere = self.index.search(&Query {
-            offset: 0,
-            limit: window,
-            load_only: Some(&[]),
-            ..query.clone()
-        })?;
-        let in_scope = self.index.search(&Query {
-            text: String::new(),
-            offset: 0,
-            limit: 0,
-            newest_first: false,
-            ..query.clone()
-        })?;
-        let documents = in_scope.total as f64;
-        let names = ["title", "aliases", "tags", "permalink"];
-        let rankings = [
-            self.short_field_ranking(query, &names, window, documents)?,
-            self.short_field_ranking(query, &["headings"], window, documents)?,
-            everywhere.hits,
-        ];
-        let mut fused: HashMap<u32, f64> = HashMap::new();
-        for ranking in rankings {
-            for (rank, hit) in ranking.into_iter().enumerate() {
-                *fused.entry(hit.docid).or_default() += 1.0 / (RRF_K + rank as f64 + 1.0);
-            }
-        }
-        let mut ranked: Vec<(u32, f64)> = fused.into_iter().collect();
-        ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        let page: Vec<(u32, f64)> = ranked
-            .into_iter()
-            .skip(query.offset)
-            .take(query.limit)
-            .collect();
-        let docids: Vec<u32> = page.iter().map(|(docid, _)| *docid).collect();
-        // Only the page's documents are read whole; the rankings read ids and titles.
-        let docs = self.index.search_documents(&docids)?;
-        let hits = page
-            .into_iter()
-            .zip(docs)
-            .map(|((docid, score), doc)| Hit { doc, score, docid })
-            .collect();
-        Ok((everywhere.total, hits))
-    }
-
-    /// Documents whose short fields (a title, headings) hold words of the query, ranked by the
-    /// summed rarity (BM25's IDF) of the words they hold: in a title every word counts, and a
-    /// rare word says more than a common one. Among equals, the note with the shorter title is
-    /// more about the query.
-    fn short_field_ranking(
-        &self,
-        query: &Query,
-        fields: &[&str],
-        window: usize,
-        documents: f64,
-    ) -> Result<Vec<Hit>> {
-        let mut scored: HashMap<u32, (f64, Hit)> = HashMap::new();
-        let mut seen_words: Vec<String> = Vec::new();
-        for word in query.text.split_whitespace() {
-            let word = word.trim_matches('"');
-            let lower = word.to_lowercase();
-            if lower.is_empty() || seen_words.contains(&lower) {
-                continue;
-            }
-            seen_words.push(lower);
-            let found = self.index.search(&Query {
-                text: word.to_string(),
-                offset: 0,
-                limit: window,
-                matching: Matching::All,
-                fields: Some(fields.iter().map(|f| f.to_string()).collect()),
-                load_only: Some(&["title"]),
-                ..query.clone()
-            })?;
-            let with_word = found.total as f64;
-            let idf = (1.0 + (documents - with_word + 0.5) / (with_word + 0.5)).ln();
-            for hit in found.hits {
-                scored.entry(hit.docid).or_insert((0.0, hit)).0 += idf;
-            }
-        }
-        let length =
-            |hit: &Hit| str_field(&hit.doc, "title").map_or(0, |t| t.split_whitespace().count());
-        let mut ranked: Vec<(f64, usize, Hit)> = scored
-            .into_values()
-            .map(|(score, hit)| (score, length(&hit), hit))
-            .collect();
-        ranked.sort_by(|a, b| {
-            b.0.total_cmp(&a.0)
-                .then(a.1.cmp(&b.1))
-                .then(a.2.docid.cmp(&b.2.docid))
-        });
-        Ok(ranked
-            .into_iter()
-            .map(|(_, _, hit)| hit)
-            .take(window)
-            .collect())
+        Ok(SearchResponse::page(results, request, offset, total, exact))
     }
 
     /// Documents matching any of `queries`, ranked by their best score in any of them. Taking

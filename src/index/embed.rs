@@ -1,0 +1,257 @@
+//! Sentence embeddings on the CPU: a BERT-family sentence-transformers model (config.json,
+//! tokenizer.json, model.safetensors or pytorch_model.bin, optional pooling and length
+//! configs) run with candle. Texts are padded per batch, pooled over their real tokens and
+//! L2-normalised, so a dot product is the cosine similarity.
+
+use std::path::Path;
+
+use candle_core::{DType, Device, Tensor, D};
+use candle_nn::VarBuilder;
+use candle_transformers::models::bert::{BertModel, Config, DTYPE};
+use serde::{Deserialize, Serialize};
+use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
+
+#[derive(Debug, thiserror::Error)]
+pub enum EmbedError {
+    #[error("cannot read {file}: {message}")]
+    File { file: String, message: String },
+    #[error("the model cannot run: {0}")]
+    Model(String),
+}
+
+impl From<candle_core::Error> for EmbedError {
+    fn from(e: candle_core::Error) -> Self {
+        EmbedError::Model(e.to_string())
+    }
+}
+
+fn tokenizer_error(e: tokenizers::Error) -> EmbedError {
+    EmbedError::Model(format!("tokenizer: {e}"))
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Pooling {
+    Mean,
+    Cls,
+}
+
+/// What gitmem records beside an installed model (`gitmem-model.json`): how to call it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ModelCard {
+    pub name: String,
+    pub dimensions: usize,
+    pub max_tokens: usize,
+    pub pooling: Pooling,
+    /// Put before a search query (e5: `query: `).
+    pub query_prefix: String,
+    /// Put before a passage (e5: `passage: `).
+    pub passage_prefix: String,
+    pub source: String,
+}
+
+const CARD: &str = "gitmem-model.json";
+
+impl ModelCard {
+    pub fn read(dir: &Path) -> std::io::Result<Self> {
+        let text = std::fs::read_to_string(dir.join(CARD))?;
+        serde_json::from_str(&text).map_err(std::io::Error::other)
+    }
+
+    pub fn write(&self, dir: &Path) -> std::io::Result<()> {
+        let text = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
+        crate::vault::fs::atomic_write(&dir.join(CARD), text.as_bytes())
+    }
+
+    pub fn from_embedder(embedder: &Embedder, source: &str) -> Self {
+        ModelCard {
+            name: embedder.name.clone(),
+            dimensions: embedder.dimensions,
+            max_tokens: embedder.max_tokens,
+            pooling: embedder.pooling,
+            query_prefix: embedder.query_prefix.clone(),
+            passage_prefix: embedder.passage_prefix.clone(),
+            source: source.to_string(),
+        }
+    }
+}
+
+pub struct Embedder {
+    name: String,
+    model: BertModel,
+    tokenizer: Tokenizer,
+    pooling: Pooling,
+    dimensions: usize,
+    max_tokens: usize,
+    query_prefix: String,
+    passage_prefix: String,
+}
+
+fn read_json(path: &Path) -> Result<Option<serde_json::Value>, EmbedError> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => serde_json::from_str(&text)
+            .map(Some)
+            .map_err(|e| EmbedError::File {
+                file: path.display().to_string(),
+                message: e.to_string(),
+            }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(EmbedError::File {
+            file: path.display().to_string(),
+            message: e.to_string(),
+        }),
+    }
+}
+
+/// Query and passage prefixes: the model's own prompts when it declares them, else those of
+/// the families known to need them (e5 was trained with `query: ` / `passage: `).
+fn prefixes(dir: &Path, name: &str) -> Result<(String, String), EmbedError> {
+    if let Some(v) = read_json(&dir.join("config_sentence_transformers.json"))? {
+        let prompt = |k: &str| v["prompts"][k].as_str().map(String::from);
+        if let (Some(q), p) = (prompt("query"), prompt("passage").or_else(|| prompt("document"))) {
+            return Ok((q, p.unwrap_or_default()));
+        }
+    }
+    let lower = name.to_lowercase();
+    if lower.contains("e5") {
+        return Ok(("query: ".into(), "passage: ".into()));
+    }
+    Ok((String::new(), String::new()))
+}
+
+impl Embedder {
+    /// Loads the model in `dir`; `name` picks known prompt conventions when the model does
+    /// not declare its own. A card written at install time wins over both.
+    pub fn load(dir: &Path, name: &str) -> Result<Self, EmbedError> {
+        let device = Device::Cpu;
+        let config_path = dir.join("config.json");
+        let config: Config = serde_json::from_value(read_json(&config_path)?.ok_or_else(|| {
+            EmbedError::File {
+                file: config_path.display().to_string(),
+                message: "missing".into(),
+            }
+        })?)
+        .map_err(|e| EmbedError::Model(format!("config.json is not a BERT config: {e}")))?;
+        let max_tokens = read_json(&dir.join("sentence_bert_config.json"))?
+            .and_then(|v| v["max_seq_length"].as_u64())
+            .map_or(512, |n| n as usize)
+            .min(config.max_position_embeddings);
+        let pooling = match read_json(&dir.join("1_Pooling/config.json"))? {
+            Some(v) if v["pooling_mode_cls_token"].as_bool() == Some(true) => Pooling::Cls,
+            _ => Pooling::Mean,
+        };
+        let mut tokenizer = Tokenizer::from_file(dir.join("tokenizer.json"))
+            .map_err(|e| EmbedError::Model(format!("tokenizer.json: {e}")))?;
+        // Some packages ship a tokenizer that pads every text to a fixed length; pad each
+        // batch only to its longest text instead, and cut at the model's length.
+        let padding = tokenizer.get_padding().cloned().unwrap_or_default();
+        tokenizer.with_padding(Some(PaddingParams {
+            strategy: PaddingStrategy::BatchLongest,
+            ..padding
+        }));
+        tokenizer
+            .with_truncation(Some(TruncationParams {
+                max_length: max_tokens,
+                ..Default::default()
+            }))
+            .map_err(tokenizer_error)?;
+        let safetensors = dir.join("model.safetensors");
+        let weights = if safetensors.is_file() {
+            // SAFETY: the weights are mapped read-only; gitmem never writes an installed
+            // model's files while it is loaded (install writes a new folder and renames it).
+            unsafe { VarBuilder::from_mmaped_safetensors(&[safetensors], DTYPE, &device)? }
+        } else {
+            VarBuilder::from_pth(dir.join("pytorch_model.bin"), DTYPE, &device)?
+        };
+        let weights = if weights.contains_tensor("embeddings.word_embeddings.weight") {
+            weights
+        } else {
+            weights.pp("bert")
+        };
+        let model = BertModel::load(weights, &config)?;
+        let (query_prefix, passage_prefix) = match ModelCard::read(dir) {
+            Ok(card) => (card.query_prefix, card.passage_prefix),
+            Err(_) => prefixes(dir, name)?,
+        };
+        Ok(Embedder {
+            name: name.to_string(),
+            model,
+            tokenizer,
+            pooling,
+            dimensions: config.hidden_size,
+            max_tokens,
+            query_prefix,
+            passage_prefix,
+        })
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn dimensions(&self) -> usize {
+        self.dimensions
+    }
+
+    /// A search query's vector.
+    pub fn embed_query(&self, query: &str) -> Result<Vec<f32>, EmbedError> {
+        let text = format!("{}{query}", self.query_prefix);
+        Ok(self.embed_batch(&[text.as_str()])?.remove(0))
+    }
+
+    /// Passages' vectors, in batches of similar length so that little is padded.
+    pub fn embed_passages(&self, passages: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        const BATCH: usize = 16;
+        let texts: Vec<String> = passages
+            .iter()
+            .map(|p| format!("{}{p}", self.passage_prefix))
+            .collect();
+        let mut order: Vec<usize> = (0..texts.len()).collect();
+        order.sort_by_key(|&i| texts[i].len());
+        let mut out = vec![Vec::new(); texts.len()];
+        for batch in order.chunks(BATCH) {
+            let slice: Vec<&str> = batch.iter().map(|&i| texts[i].as_str()).collect();
+            for (&i, vector) in batch.iter().zip(self.embed_batch(&slice)?) {
+                out[i] = vector;
+            }
+        }
+        Ok(out)
+    }
+
+    fn embed_batch(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let encodings = self
+            .tokenizer
+            .encode_batch(texts.to_vec(), true)
+            .map_err(tokenizer_error)?;
+        let rows = encodings.len();
+        let width = encodings.first().map_or(0, |e| e.get_ids().len());
+        let mut ids = Vec::with_capacity(rows * width);
+        let mut types = Vec::with_capacity(rows * width);
+        let mut mask = Vec::with_capacity(rows * width);
+        for e in &encodings {
+            ids.extend_from_slice(e.get_ids());
+            types.extend_from_slice(e.get_type_ids());
+            mask.extend_from_slice(e.get_attention_mask());
+        }
+        let device = &self.model.device;
+        let ids = Tensor::from_vec(ids, (rows, width), device)?;
+        let types = Tensor::from_vec(types, (rows, width), device)?;
+        let mask = Tensor::from_vec(mask, (rows, width), device)?;
+        let hidden = self.model.forward(&ids, &types, Some(&mask))?;
+        let pooled = match self.pooling {
+            Pooling::Cls => hidden.narrow(1, 0, 1)?.squeeze(1)?,
+            Pooling::Mean => {
+                let weights = mask.to_dtype(DType::F32)?.unsqueeze(2)?;
+                let summed = hidden.broadcast_mul(&weights)?.sum(1)?;
+                let counts = weights.sum(1)?.clamp(1e-9f32, f32::MAX)?;
+                summed.broadcast_div(&counts)?
+            }
+        };
+        let norms = pooled
+            .sqr()?
+            .sum_keepdim(D::Minus1)?
+            .sqrt()?
+            .clamp(1e-12f32, f32::MAX)?;
+        Ok(pooled.broadcast_div(&norms)?.to_vec2::<f32>()?)
+    }
+}

@@ -1,0 +1,163 @@
+//! A note's body cut into passages for embedding: by heading, then by paragraph, each passage
+//! carrying the note's title and its heading so that it reads on its own.
+
+/// Longest passage body in characters; about 200 tokens of English, within what small
+/// sentence-embedding models read (256 tokens for all-MiniLM-L6-v2).
+pub const MAX_CHARS: usize = 800;
+/// A note yields at most this many passages; the rest of a very long note is not embedded.
+pub const MAX_PASSAGES: usize = 64;
+
+/// One passage: the text to embed and the heading it sits under.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Passage {
+    pub heading: Option<String>,
+    pub text: String,
+}
+
+/// Passages of a note: each section (text under a heading) whole if it is short, else cut at
+/// paragraphs (and very long paragraphs at words) into pieces of at most `MAX_CHARS`. A note
+/// with no text gets one passage of its title.
+pub fn passages(title: &str, body: &str) -> Vec<Passage> {
+    let mut out = Vec::new();
+    for (heading, section) in sections(body) {
+        for piece in pieces(&section) {
+            let mut text = String::with_capacity(title.len() + piece.len() + 64);
+            text.push_str(title);
+            if let Some(h) = heading.as_deref().filter(|h| *h != title) {
+                text.push('\n');
+                text.push_str(h);
+            }
+            text.push('\n');
+            text.push_str(&piece);
+            out.push(Passage {
+                heading: heading.clone(),
+                text,
+            });
+            if out.len() == MAX_PASSAGES {
+                return out;
+            }
+        }
+    }
+    if out.is_empty() {
+        out.push(Passage {
+            heading: None,
+            text: title.to_string(),
+        });
+    }
+    out
+}
+
+/// The body split at ATX headings outside code fences: (heading text, section text).
+fn sections(body: &str) -> Vec<(Option<String>, String)> {
+    let mut out: Vec<(Option<String>, String)> = vec![(None, String::new())];
+    let mut fence: Option<&str> = None;
+    for line in body.lines() {
+        let trimmed = line.trim_start();
+        let marker = ["```", "~~~"].into_iter().find(|m| trimmed.starts_with(m));
+        match (fence, marker) {
+            (None, Some(m)) => fence = Some(m),
+            (Some(open), Some(m)) if open == m => fence = None,
+            _ => {}
+        }
+        let level = trimmed.chars().take_while(|c| *c == '#').count();
+        let is_heading = fence.is_none()
+            && marker.is_none()
+            && (1..=6).contains(&level)
+            && trimmed[level..].starts_with([' ', '\t']);
+        if is_heading {
+            let text = trimmed[level..].trim().trim_end_matches('#').trim().to_string();
+            out.push((Some(text), String::new()));
+        } else {
+            let current = &mut out.last_mut().expect("never empty").1;
+            current.push_str(line);
+            current.push('\n');
+        }
+    }
+    out.retain(|(heading, text)| heading.is_some() || !text.trim().is_empty());
+    out
+}
+
+/// A section's text in pieces of at most `MAX_CHARS`, cut at blank lines, then at words.
+fn pieces(section: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    let flush = |current: &mut String, out: &mut Vec<String>| {
+        if !current.trim().is_empty() {
+            out.push(current.trim().to_string());
+        }
+        current.clear();
+    };
+    for paragraph in section.split("\n\n") {
+        let paragraph = paragraph.trim();
+        if paragraph.is_empty() {
+            continue;
+        }
+        if current.chars().count() + paragraph.chars().count() + 2 > MAX_CHARS {
+            flush(&mut current, &mut out);
+        }
+        if paragraph.chars().count() > MAX_CHARS {
+            for word in paragraph.split_whitespace() {
+                if current.chars().count() + word.chars().count() + 1 > MAX_CHARS {
+                    flush(&mut current, &mut out);
+                }
+                if !current.is_empty() {
+                    current.push(' ');
+                }
+                current.push_str(word);
+            }
+            continue;
+        }
+        if !current.is_empty() {
+            current.push_str("\n\n");
+        }
+        current.push_str(paragraph);
+    }
+    flush(&mut current, &mut out);
+    if out.is_empty() && !section.trim().is_empty() {
+        out.push(section.trim().to_string());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passages_follow_headings_and_carry_the_title() {
+        let body = "Intro line.\n\n## Setup\nInstall it.\n\n```\n# not a heading\n```\n## Use\nRun it.\n";
+        let got = passages("Tool", body);
+        let texts: Vec<&str> = got.iter().map(|p| p.text.as_str()).collect();
+        assert_eq!(
+            texts,
+            [
+                "Tool\nIntro line.",
+                "Tool\nSetup\nInstall it.\n\n```\n# not a heading\n```",
+                "Tool\nUse\nRun it."
+            ]
+        );
+        assert_eq!(got[1].heading.as_deref(), Some("Setup"));
+    }
+
+    #[test]
+    fn long_sections_are_cut_at_paragraphs_then_words() {
+        let paragraph = "word ".repeat(100);
+        let body = format!("{paragraph}\n\n{paragraph}\n\n{}", "x ".repeat(2000));
+        for p in passages("T", &body) {
+            assert!(p.text.chars().count() <= MAX_CHARS + 2, "{}", p.text.len());
+        }
+        let huge = "para\n\n".repeat(100_000);
+        assert_eq!(passages("T", &huge).len(), MAX_PASSAGES);
+    }
+
+    #[test]
+    fn an_empty_note_is_its_title() {
+        assert_eq!(
+            passages("Only a title", "  \n"),
+            [Passage {
+                heading: None,
+                text: "Only a title".into()
+            }]
+        );
+    }
+}

