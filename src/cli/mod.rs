@@ -278,7 +278,14 @@ pub fn run(cli: Cli) -> Result<()> {
         json,
     }) = &cli.command
     {
-        return retrieval(vault, golden, search_types, model.as_deref(), *misses, *json);
+        return retrieval(
+            vault,
+            golden,
+            search_types,
+            model.as_deref(),
+            *misses,
+            *json,
+        );
     }
     let app = App::open(&root).with_context(|| format!("opening data root {}", root.display()))?;
     let result = match cli.command {
@@ -619,6 +626,7 @@ fn status(app: &App, project: Option<&str>, json: bool) -> Result<()> {
         status.index_bytes as f64 / 1e6,
         status.root
     );
+    println!("{}", status.semantic.describe());
     Ok(())
 }
 

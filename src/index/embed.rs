@@ -108,7 +108,10 @@ fn read_json(path: &Path) -> Result<Option<serde_json::Value>, EmbedError> {
 fn prefixes(dir: &Path, name: &str) -> Result<(String, String), EmbedError> {
     if let Some(v) = read_json(&dir.join("config_sentence_transformers.json"))? {
         let prompt = |k: &str| v["prompts"][k].as_str().map(String::from);
-        if let (Some(q), p) = (prompt("query"), prompt("passage").or_else(|| prompt("document"))) {
+        if let (Some(q), p) = (
+            prompt("query"),
+            prompt("passage").or_else(|| prompt("document")),
+        ) {
             return Ok((q, p.unwrap_or_default()));
         }
     }
@@ -125,13 +128,12 @@ impl Embedder {
     pub fn load(dir: &Path, name: &str) -> Result<Self, EmbedError> {
         let device = Device::Cpu;
         let config_path = dir.join("config.json");
-        let config: Config = serde_json::from_value(read_json(&config_path)?.ok_or_else(|| {
-            EmbedError::File {
+        let config: Config =
+            serde_json::from_value(read_json(&config_path)?.ok_or_else(|| EmbedError::File {
                 file: config_path.display().to_string(),
                 message: "missing".into(),
-            }
-        })?)
-        .map_err(|e| EmbedError::Model(format!("config.json is not a BERT config: {e}")))?;
+            })?)
+            .map_err(|e| EmbedError::Model(format!("config.json is not a BERT config: {e}")))?;
         let max_tokens = read_json(&dir.join("sentence_bert_config.json"))?
             .and_then(|v| v["max_seq_length"].as_u64())
             .map_or(512, |n| n as usize)

@@ -65,7 +65,11 @@ fn sections(body: &str) -> Vec<(Option<String>, String)> {
             && (1..=6).contains(&level)
             && trimmed[level..].starts_with([' ', '\t']);
         if is_heading {
-            let text = trimmed[level..].trim().trim_end_matches('#').trim().to_string();
+            let text = trimmed[level..]
+                .trim()
+                .trim_end_matches('#')
+                .trim()
+                .to_string();
             out.push((Some(text), String::new()));
         } else {
             let current = &mut out.last_mut().expect("never empty").1;
@@ -125,7 +129,8 @@ mod tests {
 
     #[test]
     fn passages_follow_headings_and_carry_the_title() {
-        let body = "Intro line.\n\n## Setup\nInstall it.\n\n```\n# not a heading\n```\n## Use\nRun it.\n";
+        let body =
+            "Intro line.\n\n## Setup\nInstall it.\n\n```\n# not a heading\n```\n## Use\nRun it.\n";
         let got = passages("Tool", body);
         let texts: Vec<&str> = got.iter().map(|p| p.text.as_str()).collect();
         assert_eq!(

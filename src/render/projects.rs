@@ -176,6 +176,10 @@ pub fn sync_status(status: &SyncStatus) -> Rendered {
             out.push_str("Run `gitmem repair` to fix it (user files are only read).\n");
         }
     }
+    out.push_str(&format!(
+        "\n**Semantic search**: {}\n",
+        status.semantic.describe()
+    ));
     if let Some((name, path)) = &status.active {
         out.push_str(&format!(
             "\n**Active Project**: {name}\n**Project Path**: {path}\n"

@@ -100,6 +100,18 @@ struct Scheduled {
 }
 
 /// Starts the link poller thread; it runs until the process ends.
+/// Keeps every note's passage vectors in step with its text, after each search commit, until
+/// the app shuts down. Embedding is slow (tens of milliseconds a passage), so it runs here and
+/// never on a tool call's path.
+pub fn embed(app: Arc<App>) {
+    let spawned = std::thread::Builder::new()
+        .name("gitmem-embedder".into())
+        .spawn(move || app.embed_in_background());
+    if let Err(e) = spawned {
+        tracing::warn!("semantic search will not follow changes: cannot start its thread: {e}");
+    }
+}
+
 pub fn poll_links(app: Arc<App>, constrained: Option<String>) {
     let ctx = Ctx { app, constrained };
     let max_concurrent = ctx

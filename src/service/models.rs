@@ -158,9 +158,7 @@ fn download(model_id: &str, into: &Path) -> std::result::Result<(), String> {
                 }
                 std::fs::copy(&path, &target).map_err(|e| e.to_string())?;
             }
-            Err(e) if ["config.json", "tokenizer.json"].contains(name) => {
-                return Err(e.to_string())
-            }
+            Err(e) if ["config.json", "tokenizer.json"].contains(name) => return Err(e.to_string()),
             Err(_) => {}
         }
     }
@@ -215,9 +213,8 @@ impl App {
                 )));
             }
             let unpacked = staging.path().join("unpacked");
-            unpack(source_path, &unpacked, 0).map_err(|e| {
-                ServiceError::invalid(format!("cannot unpack {source}: {e}"))
-            })?;
+            unpack(source_path, &unpacked, 0)
+                .map_err(|e| ServiceError::invalid(format!("cannot unpack {source}: {e}")))?;
             let found = find_model_dir(&unpacked).ok_or_else(|| {
                 ServiceError::invalid(format!(
                     "no model in {source}: no folder in it holds config.json, tokenizer.json and model weights"

@@ -47,7 +47,10 @@ pub enum SemanticStatus {
         notes: usize,
     },
     /// The chosen model could not be loaded.
-    Broken { model: String, error: String },
+    Broken {
+        model: String,
+        error: String,
+    },
 }
 
 impl SemanticStatus {

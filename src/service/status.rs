@@ -27,6 +27,7 @@ pub struct Status {
     pub root: String,
     pub index_bytes: u64,
     pub projects: Vec<ProjectStatus>,
+    pub semantic: super::semantic::SemanticStatus,
 }
 
 impl App {
@@ -78,6 +79,7 @@ impl App {
             root: self.config().root.display().to_string(),
             index_bytes: self.index.disk_size(),
             projects,
+            semantic: self.semantic_status()?,
         })
     }
 }
@@ -90,6 +92,7 @@ pub struct SyncStatus {
     pub health: Option<super::health::Health>,
     /// The project the call named, with its directory.
     pub active: Option<(String, String)>,
+    pub semantic: super::semantic::SemanticStatus,
 }
 
 impl SyncStatus {
@@ -128,6 +131,7 @@ impl App {
             projects,
             health: None,
             active,
+            semantic: self.semantic_status()?,
         };
         if status.ready() {
             status.health = Some(self.check(None)?);

@@ -130,3 +130,4 @@ pub fn search_json(root: &Path, query: &str, extra: &[&str]) -> Value {
     gitmem(root, &args).ok().json()
 }
 pub mod mcp;
+pub mod model;

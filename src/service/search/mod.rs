@@ -346,7 +346,8 @@ impl App {
                     matching: Matching::MostSpecific,
                     ..base.clone()
                 };
-                let ranked = self.search_ranked(project, request, &natural, text, mode, filters.len() > 2)?;
+                let ranked =
+                    self.search_ranked(project, request, &natural, text, mode, filters.len() > 2)?;
                 exact = ranked.total_is_exact;
                 (ranked.total, ranked.hits)
             }

@@ -36,7 +36,10 @@ fn rrf(rankings: &[Vec<String>]) -> Vec<(String, f64)> {
         .map(|(id, (score, first))| (id.to_string(), score, first))
         .collect();
     fused.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.2.cmp(&b.2)));
-    fused.into_iter().map(|(id, score, _)| (id, score)).collect()
+    fused
+        .into_iter()
+        .map(|(id, score, _)| (id, score))
+        .collect()
 }
 
 fn ids(hits: Vec<Hit>) -> Vec<String> {

