@@ -154,7 +154,8 @@ pub enum BenchCommand {
         /// Graded queries: a JSON list of {query, relevant_paths, partial_paths, category}
         #[arg(long)]
         golden: PathBuf,
-        /// Search types to score (text, vector, hybrid); repeat for several
+        /// Search types to score (text, vector, hybrid, or hybrid:score for score fusion
+        /// instead of RRF); repeat for several
         #[arg(long = "search-type", default_value = "text")]
         search_types: Vec<String>,
         /// Also list each query that missed, with its top five notes

@@ -129,6 +129,7 @@ fn search_notes(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
         after_date,
         metadata_filters: a.metadata_filters,
         min_similarity: a.min_similarity,
+        ..SearchRequest::default()
     };
     let all = a.search_all_projects.unwrap_or(false);
     match ctx.app.search_notes(&ctx.choice(&a.project), all, &request) {

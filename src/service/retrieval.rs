@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use super::search::SearchRequest;
+use super::search::{Fusion, SearchRequest};
 use super::semantic::EmbedProgress;
 use super::sync::SyncEvent;
 use super::{App, Result, ServiceError};
@@ -232,13 +232,19 @@ impl App {
         golden: &[GoldenQuery],
         search_type: &str,
     ) -> Result<RetrievalReport> {
+        // `hybrid:score` measures score fusion against the default RRF.
+        let (kind, fusion) = match search_type.split_once(':') {
+            Some((kind, "score")) => (kind, Fusion::Score),
+            _ => (search_type, Fusion::Rrf),
+        };
         let mut outcomes = Vec::with_capacity(golden.len());
         let mut latencies = Vec::with_capacity(golden.len());
         let mut notice = None;
         for query in golden {
             let request = SearchRequest {
                 query: Some(query.query.clone()),
-                search_type: Some(search_type.to_string()),
+                search_type: Some(kind.to_string()),
+                fusion,
                 ..SearchRequest::default()
             };
             let started = Instant::now();

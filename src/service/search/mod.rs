@@ -57,6 +57,19 @@ pub struct SearchRequest {
     pub metadata_filters: Option<Map<String, Value>>,
     /// Vector and hybrid search drop notes whose best passage is less similar.
     pub min_similarity: Option<f64>,
+    /// How hybrid search fuses its text and vector rankings (RRF unless measuring).
+    pub fusion: Fusion,
+}
+
+/// How hybrid search combines the text and the vector ranking.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Fusion {
+    /// Reciprocal-rank fusion: ranks only, no calibration (the default; see
+    /// docs/search-quality.md).
+    #[default]
+    Rrf,
+    /// Each ranking's scores scaled to 0..1 and averaged.
+    Score,
 }
 
 impl Default for SearchRequest {
@@ -74,6 +87,7 @@ impl Default for SearchRequest {
             after_date: None,
             metadata_filters: None,
             min_similarity: None,
+            fusion: Fusion::Rrf,
         }
     }
 }

@@ -7,7 +7,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::rows::str_field;
-use super::{App, Result, SearchMode, SearchRequest};
+use super::{App, Fusion, Result, SearchMode, SearchRequest};
 use crate::config::Project;
 use crate::index::search::{entity_doc_id, Hit, Matching, Query};
 
@@ -40,6 +40,36 @@ fn rrf(rankings: &[Vec<String>]) -> Vec<(String, f64)> {
         .into_iter()
         .map(|(id, score, _)| (id, score))
         .collect()
+}
+
+/// Scores scaled to 0..1 within their ranking (best = 1, worst = 0), then averaged; a note
+/// missing from one ranking gets 0 there. The alternative to RRF that docs/search-quality.md
+/// measures.
+fn score_fusion(lexical: &[(String, f64)], vector: &[(String, f64)]) -> Vec<(String, f64)> {
+    fn scaled(ranking: &[(String, f64)]) -> HashMap<&str, f64> {
+        let max = ranking.iter().map(|r| r.1).fold(f64::MIN, f64::max);
+        let min = ranking.iter().map(|r| r.1).fold(f64::MAX, f64::min);
+        let span = (max - min).max(f64::EPSILON);
+        ranking
+            .iter()
+            .map(|(id, s)| (id.as_str(), (s - min) / span))
+            .collect()
+    }
+    let (l, v) = (scaled(lexical), scaled(vector));
+    let mut fused: Vec<(String, f64)> = lexical
+        .iter()
+        .chain(vector)
+        .map(|(id, _)| id.as_str())
+        .collect::<HashSet<&str>>()
+        .into_iter()
+        .map(|id| {
+            let score =
+                0.5 * l.get(id).copied().unwrap_or(0.0) + 0.5 * v.get(id).copied().unwrap_or(0.0);
+            (id.to_string(), score)
+        })
+        .collect();
+    fused.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    fused
 }
 
 fn ids(hits: Vec<Hit>) -> Vec<String> {
@@ -103,9 +133,16 @@ impl App {
                 (vector, count, false)
             }
             Some(vector) => {
-                let lexical_ids: Vec<String> = lexical.into_iter().map(|(id, _)| id).collect();
-                let vector_ids: Vec<String> = vector.into_iter().map(|(id, _)| id).collect();
-                let fused = rrf(&[lexical_ids, vector_ids]);
+                let fused = match request.fusion {
+                    Fusion::Rrf => {
+                        let lexical_ids: Vec<String> =
+                            lexical.into_iter().map(|(id, _)| id).collect();
+                        let vector_ids: Vec<String> =
+                            vector.into_iter().map(|(id, _)| id).collect();
+                        rrf(&[lexical_ids, vector_ids])
+                    }
+                    Fusion::Score => score_fusion(&lexical, &vector),
+                };
                 let total = lexical_total.max(fused.len() as u64);
                 (fused, total, false)
             }
