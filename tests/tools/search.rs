@@ -352,3 +352,36 @@ fn bullets_become_observations_and_relations_that_search_finds() {
     assert_eq!(implements["to_entity"], "main/specs/search-ui");
     assert_eq!(implements["title"], "Parsing -> Search UI");
 }
+
+/// Accented, CJK and Cyrillic text is found by its words in natural-language queries, as in
+/// strict ones.
+#[test]
+fn accented_and_cjk_text_is_found_by_natural_language_queries() {
+    let h = Harness::new();
+    h.write(
+        "Café crème",
+        "unicode",
+        "Un café crème au comptoir, s'il vous plaît.",
+    );
+    h.write("東京の天気", "unicode", "東京は今日は晴れです。");
+    h.write("Größe", "unicode", "Die Größe der Straße ist überraschend.");
+    h.write("Погода", "unicode", "Сегодня в Москве солнечно.");
+    let cases = [
+        ("café crème", "Café crème"),
+        ("where can I get a café crème", "Café crème"),
+        ("東京", "東京の天気"),
+        ("天気", "東京の天気"),
+        ("how big is the größe of the straße", "Größe"),
+        ("погода в москве", "Погода"),
+    ];
+    for (query, want) in cases {
+        let found = h
+            .call(
+                "search_notes",
+                json!({"query": query, "output_format": "json"}),
+            )
+            .ok()
+            .json();
+        assert_eq!(found["results"][0]["title"], want, "{query}: {found}");
+    }
+}
