@@ -23,7 +23,7 @@ const MAX_PAGE_SIZE: i64 = 1000;
 pub const SEARCH_NOTES: ToolSpec = ToolSpec {
     name: "search_notes",
     title: "Search Notes",
-    description: "Full-text search over notes, observations and relations, with filters (note_types, entity_types, categories, tags, status, after_date, metadata_filters), `tag:` shorthand, AND/OR/NOT, permalink patterns and pagination.",
+    description: "Search notes, observations and relations by a question or keywords: hybrid (text and meaning) when an embedding model is installed, else full text; with filters (note_types, entity_types, categories, tags, status, after_date, metadata_filters), `tag:` shorthand, AND/OR/NOT, permalink patterns and pagination.",
     hints: Hints::READ_ONLY,
     schema: schema_of::<SearchNotesArgs>,
     handler: search_notes,
@@ -47,7 +47,7 @@ pub struct SearchNotesArgs {
     pub search_all_projects: Option<bool>,
     #[serde(flatten)]
     pub page: PageArgs,
-    /// text (default), title, permalink; vector / semantic / hybrid run as text search
+    /// hybrid (default with a model), text (default without), vector / semantic, title, permalink
     #[serde(default, deserialize_with = "args::string")]
     pub search_type: Option<String>,
     #[serde(flatten)]
