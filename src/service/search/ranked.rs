@@ -99,33 +99,48 @@ impl App {
         filtered: bool,
     ) -> Result<Ranked> {
         let window = (query.offset + query.limit).max(FUSION_DEPTH);
-        let (lexical_total, lexical) = if mode == SearchMode::Vector {
-            (0, Vec::new())
-        } else {
-            self.lexical_ranking(query, window)?
-        };
         let wants_notes = App::entity_types(request).iter().any(|t| t == "entity");
-        let vector = if mode == SearchMode::Text || !wants_notes {
-            None
-        } else {
-            let allowed = if filtered {
-                Some(self.notes_passing(query)?)
+        // The query's embedding (milliseconds of model work) and the text rankings (a few
+        // milli searches) do not depend on each other: run them side by side.
+        let (lexical, vector) = std::thread::scope(|scope| {
+            let vector = (mode != SearchMode::Text && wants_notes).then(|| {
+                scope.spawn(|| -> Result<Option<Vec<(String, f64)>>> {
+                    let allowed = if filtered {
+                        Some(self.notes_passing(query)?)
+                    } else {
+                        None
+                    };
+                    let hits = self.vector_ranking(
+                        project,
+                        raw,
+                        window,
+                        allowed.as_ref(),
+                        request.min_similarity.map(|m| m as f32),
+                    )?;
+                    Ok(hits.map(|hits| {
+                        hits.into_iter()
+                            .map(|h| (entity_doc_id(&h.note_id), f64::from(h.similarity)))
+                            .collect()
+                    }))
+                })
+            });
+            let lexical = if mode == SearchMode::Vector {
+                Ok((0, Vec::new()))
             } else {
-                None
+                self.lexical_ranking(query, window)
             };
-            self.vector_ranking(
-                project,
-                raw,
-                window,
-                allowed.as_ref(),
-                request.min_similarity.map(|m| m as f32),
-            )?
-            .map(|hits| {
-                hits.into_iter()
-                    .map(|h| (entity_doc_id(&h.note_id), f64::from(h.similarity)))
-                    .collect::<Vec<_>>()
-            })
-        };
+            let vector = match vector {
+                Some(handle) => handle.join().unwrap_or_else(|_| {
+                    Err(super::ServiceError::inconsistent(
+                        "the vector ranking panicked",
+                    ))
+                }),
+                None => Ok(None),
+            };
+            (lexical, vector)
+        });
+        let (lexical_total, lexical) = lexical?;
+        let vector = vector?;
         let (fused, total, exact) = match vector {
             None => (lexical, lexical_total, true),
             Some(vector) if mode == SearchMode::Vector => {
