@@ -9,26 +9,26 @@ use std::path::Path;
 
 use common::*;
 
+/// `gitmem bench retrieval` on the demo project with `golden`.
+fn bench_demo(root: &Path, golden: &Path, extra: &[&str]) -> Run {
+    let vault = Path::new(env!("CARGO_MANIFEST_DIR")).join("projects/main");
+    let mut args = vec![
+        "bench",
+        "retrieval",
+        "--vault",
+        vault.to_str().unwrap(),
+        "--golden",
+        golden.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    gitmem(root, &args)
+}
+
 #[test]
 fn unambiguous_questions_find_their_note_first() {
     let root = tempfile::tempdir().unwrap();
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let vault = manifest.join("projects/main");
-    let golden = manifest.join("tests/golden/demo.json");
-    let run = gitmem(
-        root.path(),
-        &[
-            "bench",
-            "retrieval",
-            "--vault",
-            vault.to_str().unwrap(),
-            "--golden",
-            golden.to_str().unwrap(),
-            "--json",
-        ],
-    )
-    .ok();
-    let reports = run.json();
+    let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/demo.json");
+    let reports = bench_demo(root.path(), &golden, &["--json"]).ok().json();
     let report = &reports[0];
     assert_eq!(report["search_type"], "text");
     let outcomes = report["outcomes"].as_array().unwrap();
@@ -47,18 +47,7 @@ fn a_golden_set_that_is_not_a_list_of_queries_is_refused_clearly() {
     let root = tempfile::tempdir().unwrap();
     let golden = root.path().join("golden.json");
     std::fs::write(&golden, r#"{"query": "not a list"}"#).unwrap();
-    let vault = Path::new(env!("CARGO_MANIFEST_DIR")).join("projects/main");
-    let run = gitmem(
-        root.path(),
-        &[
-            "bench",
-            "retrieval",
-            "--vault",
-            vault.to_str().unwrap(),
-            "--golden",
-            golden.to_str().unwrap(),
-        ],
-    );
+    let run = bench_demo(root.path(), &golden, &[]);
     assert_ne!(run.code, 0, "{}", run.stdout);
     assert!(
         run.stderr.contains("is not a list of graded queries"),
