@@ -222,6 +222,17 @@ fn vector_and_hybrid_search_find_meaning_that_shares_no_word_with_the_note() {
         let found = search(root.path(), question, mode);
         assert_eq!(titles(&found)[0], "Bicycle care", "{mode}: {found}");
     }
+    let filtered = json!({"query": question, "search_type": "vector", "tags": ["no-such-tag"], "output_format": "json"});
+    let filtered = gitmem(
+        root.path(),
+        &["tool", "search_notes", "--args", &filtered.to_string()],
+    )
+    .ok()
+    .json();
+    assert!(
+        titles(&filtered).is_empty(),
+        "filters apply to the vector ranking: {filtered}"
+    );
     let default = search(root.path(), "what should I eat tonight", "hybrid");
     assert_eq!(titles(&default)[0], "Pasta dinner");
     let strict = json!({"query": "cooking a meal", "search_type": "vector", "min_similarity": 0.99, "output_format": "json"});

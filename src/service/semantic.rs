@@ -28,6 +28,13 @@ pub struct Semantic {
     stop: AtomicBool,
 }
 
+#[derive(Default)]
+struct EmbeddingPlan {
+    notes: usize,
+    todo: Vec<crate::index::NoteRecord>,
+    gone: Vec<(String, String)>,
+}
+
 /// How far embedding has come.
 #[derive(Debug, Clone, Copy, Default, Serialize)]
 pub struct EmbedProgress {
@@ -114,42 +121,42 @@ impl App {
                 })
             }
         };
-        let (done, total) = self.embedding_state(&embedder)?;
+        let plan = self.embedding_plan(&embedder)?;
         Ok(SemanticStatus::On {
             model: name,
             dimensions: embedder.dimensions(),
-            notes_embedded: done,
-            notes: total,
+            notes_embedded: plan.notes - plan.todo.len(),
+            notes: plan.notes,
         })
     }
 
-    /// (notes whose vectors are current, notes that should have vectors).
-    fn embedding_state(&self, embedder: &Embedder) -> Result<(usize, usize)> {
-        let current_model = self.index.vectors.model()?;
-        let same_model = current_model
-            .as_ref()
-            .is_some_and(|(n, d)| n == embedder.name() && *d == embedder.dimensions());
-        let embedded = if same_model {
-            self.index.vectors.embedded()?
+    /// What embedding has left to do with `embedder`: notes that should have vectors (and how
+    /// many), those whose vectors are missing or stale, and vectors of notes that are gone.
+    /// Vectors of another model count as missing.
+    fn embedding_plan(&self, embedder: &Embedder) -> Result<EmbeddingPlan> {
+        let vectors = &self.index.vectors;
+        let same_model =
+            vectors.model()? == Some((embedder.name().to_string(), embedder.dimensions()));
+        let mut embedded = if same_model {
+            vectors.embedded()?
         } else {
             HashMap::new()
         };
-        let (mut done, mut total) = (0, 0);
+        let mut plan = EmbeddingPlan::default();
         for project in self.projects(None)? {
             for note in self.all_notes(&project)? {
-                if note.kind != NoteKind::Markdown {
+                let current = embedded.remove(&(project.name.clone(), note.id.clone()));
+                if note.kind != NoteKind::Markdown || note.checksum.is_empty() {
                     continue;
                 }
-                total += 1;
-                if embedded
-                    .get(&(project.name.clone(), note.id.clone()))
-                    .is_some_and(|e| e.checksum == note.checksum)
-                {
-                    done += 1;
+                plan.notes += 1;
+                if current.is_none_or(|e| e.checksum != note.checksum) {
+                    plan.todo.push(note);
                 }
             }
         }
-        Ok((done, total))
+        plan.gone = embedded.into_keys().collect();
+        Ok(plan)
     }
 
     /// Brings every note's vectors in step with its text: embeds notes that are new or
@@ -168,21 +175,8 @@ impl App {
         if vectors.model()? != Some((embedder.name().to_string(), embedder.dimensions())) {
             vectors.reset(embedder.name(), embedder.dimensions())?;
         }
-        let mut embedded = vectors.embedded()?;
-        let mut todo = Vec::new();
-        for project in self.projects(None)? {
-            for note in self.all_notes(&project)? {
-                let key = (project.name.clone(), note.id.clone());
-                let current = embedded.remove(&key);
-                if note.kind != NoteKind::Markdown || note.checksum.is_empty() {
-                    continue;
-                }
-                if current.is_none_or(|e| e.checksum != note.checksum) {
-                    todo.push(note);
-                }
-            }
-        }
-        for (project, id) in embedded.keys() {
+        let EmbeddingPlan { todo, gone, .. } = self.embedding_plan(&embedder)?;
+        for (project, id) in &gone {
             vectors.remove(project, id)?;
         }
         let total = todo.len();
