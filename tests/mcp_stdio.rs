@@ -452,12 +452,18 @@ fn an_oversize_request_gets_a_json_rpc_error_and_the_next_one_is_served() {
 const ENDLESS_WALK: &str =
     r#"{"url": "memory://*", "depth": 10, "page_size": 1000, "max_related": 1000}"#;
 
-/// A server on a generated vault of 400 well-linked notes, with the initial indexing done.
+/// A server on a generated vault of 400 well-linked notes, with the initial indexing done:
+/// the graph (sync_status says ready) and the search index, which commits after it (the
+/// server falls idle).
 fn server_on_a_vault(envs: &[(&str, &Path)]) -> (TempDir, Mcp) {
     let dir = tempfile::tempdir().unwrap();
     common::make_vault(&main_dir(dir.path()), 400);
     let mut mcp = Mcp::start_env(dir.path(), &[], envs);
     ready(&mut mcp);
+    assert!(
+        eventually(Duration::from_secs(60), || cpu_over_a_second(&mcp) < 0.1),
+        "the server never fell idle after its initial indexing"
+    );
     (dir, mcp)
 }
 

@@ -342,7 +342,8 @@ impl Progress {
     }
 
     fn stopped(&self) {
-        let mut s = self.state.lock().unwrap();
+        // Also called while a writer thread unwinds: a poisoned lock must not abort.
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
         s.2 = true;
         self.changed.notify_all();
     }

@@ -86,14 +86,17 @@ pub(super) fn spawn(env: Env<WithoutTls>, tables: Tables, milli: milli_core::Ind
     let graph = std::thread::Builder::new()
         .name("gitmem-graph-writer".into())
         .spawn(move || {
+            let _stopped = StoppedOnExit(graph_shared.progress.clone());
             run_graph(&graph_shared, rx, &graph_kick);
-            graph_shared.progress.stopped();
         })
         .expect("spawning the graph writer thread");
     let indexer_handle = handle.clone();
     let search = std::thread::Builder::new()
         .name("gitmem-search-indexer".into())
-        .spawn(move || run_search(&shared, &kicked, &indexer_handle))
+        .spawn(move || {
+            let _stopped = StoppedOnExit(shared.progress.clone());
+            run_search(&shared, &kicked, &indexer_handle)
+        })
         .expect("spawning the search indexer thread");
     handle
         .threads
@@ -103,6 +106,16 @@ pub(super) fn spawn(env: Env<WithoutTls>, tables: Tables, milli: milli_core::Ind
     // Leftovers of an earlier process that stopped between its two commits.
     let _ = kick.send(Some(()));
     handle
+}
+
+/// Marks the index stopped when a writer thread ends, by returning or by panicking, so that
+/// whoever waits for its commits gets an error instead of waiting for ever.
+struct StoppedOnExit(SharedProgress);
+
+impl Drop for StoppedOnExit {
+    fn drop(&mut self) {
+        self.0.stopped();
+    }
 }
 
 /// The answer to a queued write; `wait` blocks until the graph tables have it.
