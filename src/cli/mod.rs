@@ -133,6 +133,15 @@ pub enum ModelCommand {
     Use { name: String },
     /// Remove an installed model; removing the default turns semantic search off
     Remove { name: String },
+    /// Distil a static model from an installed one and make it the default: a vector per
+    /// token, so a large vault embeds in seconds rather than minutes, at some cost in quality
+    Distill {
+        /// The model to distil (default: the default model)
+        from: Option<String>,
+        /// Name to install it under (default: `<from>-static`)
+        #[arg(long)]
+        name: Option<String>,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -360,14 +369,14 @@ fn retrieval(
         );
     }
     let bar = progress::SyncBar::new("bench");
-    let embedding = progress::EmbedBar::new();
+    let embedding = progress::CountBar::new("embedding", "notes");
     let reports = retrieval::benchmark(
         vault,
         &queries,
         search_types,
         model,
         &|e| bar.event(e),
-        &|p| embedding.event(p),
+        &|p| embedding.set(p.done, p.total),
     )?;
     bar.finish();
     embedding.finish();
@@ -448,8 +457,8 @@ fn print_warnings(report: &SyncReport) {
 
 /// Embeds what changed, with a progress bar; says nothing without a model.
 fn embed(app: &App) -> Result<()> {
-    let bar = progress::EmbedBar::new();
-    let embedded = app.embed_pending(&|p| bar.event(p))?;
+    let bar = progress::CountBar::new("embedding", "notes");
+    let embedded = app.embed_pending(&|p| bar.set(p.done, p.total))?;
     bar.finish();
     if embedded > 0 {
         println!("embedded {embedded} notes for semantic search");
@@ -492,6 +501,21 @@ fn model(app: &App, cmd: ModelCommand) -> Result<()> {
         ModelCommand::Use { name } => {
             let m = app.use_model(&name)?;
             println!("model '{}' is the default", m.name);
+            embed(app)?;
+        }
+        ModelCommand::Distill { from, name } => {
+            let bar = progress::CountBar::new("distilling", "tokens");
+            let m = app.distill_model(from.as_deref(), name.as_deref(), &|done, total| {
+                bar.set(done, total)
+            })?;
+            bar.finish();
+            println!(
+                "installed model '{}' ({} dimensions, {:.1} MB, {}); it is the default",
+                m.name,
+                m.dimensions,
+                m.bytes as f64 / 1e6,
+                m.source
+            );
             embed(app)?;
         }
         ModelCommand::Remove { name } => {
@@ -636,8 +660,8 @@ fn search(app: &App, args: &SearchArgs) -> Result<()> {
     let bar = progress::SyncBar::new(&project.name);
     let report = app.sync_project(&project, SyncMode::Incremental, &|e| bar.event(e))?;
     bar.finish();
-    let bar = progress::EmbedBar::new();
-    app.embed_pending(&|p| bar.event(p))?;
+    let bar = progress::CountBar::new("embedding", "notes");
+    app.embed_pending(&|p| bar.set(p.done, p.total))?;
     bar.finish();
     if !report.warnings.is_empty() && std::io::stderr().is_terminal() {
         eprintln!(

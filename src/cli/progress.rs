@@ -48,30 +48,32 @@ impl SyncBar {
     }
 }
 
-/// A bar for embedding notes (semantic search).
-pub struct EmbedBar {
+/// A bar counting units of long work (notes embedded, tokens distilled).
+pub struct CountBar {
     bar: Option<ProgressBar>,
 }
 
-impl EmbedBar {
-    pub fn new() -> Self {
+impl CountBar {
+    pub fn new(prefix: &'static str, unit: &str) -> Self {
         let bar = std::io::stdout().is_terminal().then(|| {
             let bar = ProgressBar::new(0);
             bar.set_style(
-                ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} notes, {eta} left")
-                    .unwrap_or_else(|_| ProgressStyle::default_bar())
-                    .progress_chars("=> "),
+                ProgressStyle::with_template(&format!(
+                    "{{prefix}} [{{bar:30}}] {{pos}}/{{len}} {unit}, {{eta}} left"
+                ))
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> "),
             );
-            bar.set_prefix("embedding");
+            bar.set_prefix(prefix);
             bar
         });
         Self { bar }
     }
 
-    pub fn event(&self, progress: crate::service::semantic::EmbedProgress) {
+    pub fn set(&self, done: usize, total: usize) {
         if let Some(bar) = &self.bar {
-            bar.set_length(progress.total as u64);
-            bar.set_position(progress.done as u64);
+            bar.set_length(total as u64);
+            bar.set_position(done as u64);
         }
     }
 

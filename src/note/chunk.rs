@@ -7,11 +7,13 @@ pub const MAX_CHARS: usize = 800;
 /// A note yields at most this many passages; the rest of a very long note is not embedded.
 pub const MAX_PASSAGES: usize = 64;
 
-/// One passage: the text to embed and the heading it sits under.
+/// One passage: the text to embed, the heading it sits under and its own words (the text
+/// without the title and heading it carries).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Passage {
     pub heading: Option<String>,
     pub text: String,
+    pub body: String,
 }
 
 /// Passages of a note: each section (text under a heading) whole if it is short, else cut at
@@ -32,6 +34,7 @@ pub fn passages(title: &str, body: &str) -> Vec<Passage> {
             out.push(Passage {
                 heading: heading.clone(),
                 text,
+                body: piece,
             });
             if out.len() == MAX_PASSAGES {
                 return out;
@@ -42,9 +45,25 @@ pub fn passages(title: &str, body: &str) -> Vec<Passage> {
         out.push(Passage {
             heading: None,
             text: title.to_string(),
+            body: String::new(),
         });
     }
     out
+}
+
+/// The passage that holds the most of `terms` (lowercase words; a term counts once per
+/// passage, and matches inside longer words too, as prefix search and unsegmented scripts
+/// need). Ties go to the earlier passage; `None` when no passage holds any term.
+pub fn best_matching(passages: &[Passage], terms: &[String]) -> Option<usize> {
+    let mut best: Option<(usize, usize)> = None;
+    for (i, passage) in passages.iter().enumerate() {
+        let text = passage.text.to_lowercase();
+        let held = terms.iter().filter(|t| text.contains(t.as_str())).count();
+        if held > 0 && best.is_none_or(|(_, most)| held > most) {
+            best = Some((i, held));
+        }
+    }
+    best.map(|(i, _)| i)
 }
 
 /// The body split at ATX headings outside code fences: (heading text, section text).
@@ -161,8 +180,29 @@ mod tests {
             passages("Only a title", "  \n"),
             [Passage {
                 heading: None,
-                text: "Only a title".into()
+                text: "Only a title".into(),
+                body: String::new(),
             }]
         );
+    }
+
+    #[test]
+    fn the_best_matching_passage_holds_the_most_query_terms() {
+        let body = "Intro about cats.\n\n## Sync\nSync your vault with a remote.\n\n## Conflicts\nWhen sync meets a conflict, both versions are kept.\n\n## 同期\n保管庫を同期する";
+        let got = passages("Guide", body);
+        let terms = |words: &[&str]| words.iter().map(|w| w.to_string()).collect::<Vec<_>>();
+        let cases: &[(&[&str], Option<usize>)] = &[
+            (&["sync"], Some(1)),
+            (&["sync", "conflict"], Some(2)),
+            (&["cat"], Some(0)),
+            (&["同期"], Some(3)),
+            (&["guide"], Some(0)),
+            (&["absent"], None),
+            (&[], None),
+        ];
+        for (words, want) in cases {
+            assert_eq!(best_matching(&got, &terms(words)), *want, "{words:?}");
+        }
+        assert_eq!(got[1].body, "Sync your vault with a remote.");
     }
 }

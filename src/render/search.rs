@@ -46,6 +46,13 @@ pub fn text(
         }
         out.push_str(&format!("- external_id: {}\n", r.external_id));
         out.push_str(&format!("- score: {:.4}\n", r.score));
+        if let Some(chunk) = &r.matched_chunk {
+            let line: String = chunk.split_whitespace().collect::<Vec<_>>().join(" ");
+            out.push_str(&format!(
+                "- match: {}\n",
+                truncate_chars(&line, MATCH_CHARS)
+            ));
+        }
     }
     out.push_str(&format!(
         "\n---\n*{} results | page {}, page_size {}{}*",
@@ -59,6 +66,13 @@ pub fn text(
         }
     ));
     out
+}
+
+/// How much of the matched passage the text output shows (as upstream's `- match:` line).
+const MATCH_CHARS: usize = 200;
+
+fn truncate_chars(s: &str, n: usize) -> &str {
+    s.char_indices().nth(n).map_or(s, |(i, _)| &s[..i])
 }
 
 /// `# No Search Criteria` guidance.

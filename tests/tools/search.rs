@@ -385,3 +385,60 @@ fn accented_and_cjk_text_is_found_by_natural_language_queries() {
         assert_eq!(found["results"][0]["title"], want, "{query}: {found}");
     }
 }
+
+#[test]
+fn a_note_row_shows_the_section_that_best_matches_the_query() {
+    let h = Harness::new();
+    let content = "Overview of the garden.\n\n## Watering\nWater the tomatoes at dawn.\n\n## Pests\nAphids on the tomatoes: spray soapy water.\n";
+    h.call(
+        "write_note",
+        json!({"title": "Garden", "directory": "home", "content": content}),
+    )
+    .ok();
+    let found = |query: &str| {
+        h.call(
+            "search_notes",
+            json!({"query": query, "output_format": "json"}),
+        )
+        .ok()
+        .json()["results"][0]
+            .clone()
+    };
+    let cases = [
+        (
+            "aphids on tomatoes",
+            "Aphids on the tomatoes: spray soapy water.",
+        ),
+        ("when to water tomatoes", "Water the tomatoes at dawn."),
+        ("garden overview", "Overview of the garden."),
+    ];
+    for (query, section) in cases {
+        let row = found(query);
+        assert_eq!(row["title"], "Garden", "{query}: {row}");
+        assert_eq!(row["matched_chunk"], section, "{query}: {row}");
+        assert!(
+            row["content"]
+                .as_str()
+                .unwrap()
+                .trim_start()
+                .starts_with("Overview"),
+            "content stays the note's text: {row}"
+        );
+    }
+    let text = h.text("search_notes", json!({"query": "aphids"}));
+    assert!(
+        text.contains("- match: Aphids on the tomatoes: spray soapy water.\n"),
+        "{text}"
+    );
+    let by_title = h
+        .call(
+            "search_notes",
+            json!({"query": "Garden", "search_type": "title", "output_format": "json"}),
+        )
+        .ok()
+        .json();
+    assert_eq!(
+        by_title["results"][0]["matched_chunk"], "Overview of the garden.",
+        "a title match shows the note's opening"
+    );
+}

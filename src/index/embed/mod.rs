@@ -90,7 +90,19 @@ pub enum Backend {
 enum Model {
     Fused(fast::FastBert),
     Reference(BertModel),
+    /// A vector per token, distilled from a transformer (`distill`): a text's vector is the
+    /// normalised sum of its tokens' vectors. Hundreds of times faster than a forward pass,
+    /// and blind to word order and context.
+    Static(Tensor),
 }
+
+/// The token table of a distilled model, beside its tokenizer.json.
+pub const STATIC_WEIGHTS: &str = "static.safetensors";
+const STATIC_TENSOR: &str = "token_vectors";
+/// Model2Vec's SIF coefficient: how much a frequent token's weight is cut (a / (a + p)).
+const SIF_COEFFICIENT: f64 = 1e-4;
+/// Token sequences run through the teacher at once while distilling.
+const DISTILL_BATCH: usize = 512;
 
 pub struct Embedder {
     name: String,
@@ -147,6 +159,9 @@ impl Embedder {
 
     /// `load` with the forward pass chosen.
     pub fn load_with(dir: &Path, name: &str, backend: Backend) -> Result<Self, EmbedError> {
+        if dir.join(STATIC_WEIGHTS).is_file() {
+            return Self::load_static(dir, name);
+        }
         let device = Device::Cpu;
         let config_path = dir.join("config.json");
         let config: Config =
@@ -211,6 +226,128 @@ impl Embedder {
         })
     }
 
+    /// A distilled model: its token table and its teacher's tokenizer, read without special
+    /// tokens or a length limit (a sum of token vectors has no window).
+    fn load_static(dir: &Path, name: &str) -> Result<Self, EmbedError> {
+        let path = dir.join(STATIC_WEIGHTS);
+        let table = candle_core::safetensors::load(&path, &Device::Cpu)?
+            .remove(STATIC_TENSOR)
+            .ok_or_else(|| EmbedError::File {
+                file: path.display().to_string(),
+                message: format!("no tensor '{STATIC_TENSOR}'"),
+            })?;
+        let (_, dimensions) = table.dims2()?;
+        let mut tokenizer = Tokenizer::from_file(dir.join("tokenizer.json"))
+            .map_err(|e| EmbedError::Model(format!("tokenizer.json: {e}")))?;
+        tokenizer.with_padding(None);
+        tokenizer.with_truncation(None).map_err(tokenizer_error)?;
+        Ok(Embedder {
+            name: name.to_string(),
+            model: Model::Static(table),
+            tokenizer,
+            pooling: Pooling::Mean,
+            dimensions,
+            max_tokens: usize::MAX,
+            query_prefix: String::new(),
+            passage_prefix: String::new(),
+        })
+    }
+
+    /// A static model distilled from this one, the way Model2Vec does it: every token of the
+    /// vocabulary is run alone through the model (between its special tokens) and pooled; the
+    /// table is centred, since a shared component only blurs cosines, and each row weighted
+    /// down by how frequent its token is (SIF with a Zipf estimate from the token's rank in
+    /// the vocabulary, which tokenizers order by frequency). `on_progress(done, total)`.
+    pub fn distill(
+        &self,
+        out: &Path,
+        on_progress: &dyn Fn(usize, usize),
+    ) -> Result<(), EmbedError> {
+        if matches!(self.model, Model::Static(_)) {
+            return Err(EmbedError::Model(
+                "this model is already a static one".into(),
+            ));
+        }
+        let frame = self
+            .tokenizer
+            .encode("", true)
+            .map_err(tokenizer_error)?
+            .get_ids()
+            .to_vec();
+        let (open, close) = match frame.as_slice() {
+            [open, close] => (Some(*open), Some(*close)),
+            [close] => (None, Some(*close)),
+            [] => (None, None),
+            _ => {
+                return Err(EmbedError::Model(
+                    "cannot tell the tokenizer's special tokens".into(),
+                ))
+            }
+        };
+        let vocab = self.tokenizer.get_vocab_size(true);
+        let special: std::collections::HashSet<u32> = self
+            .tokenizer
+            .get_added_tokens_decoder()
+            .iter()
+            .filter(|(_, t)| t.special)
+            .map(|(id, _)| *id)
+            .collect();
+        let tokens: Vec<u32> = (0..vocab as u32)
+            .filter(|id| !special.contains(id))
+            .collect();
+        let mut table = vec![0f32; vocab * self.dimensions];
+        let mut done = 0;
+        on_progress(0, tokens.len());
+        for batch in tokens.chunks(DISTILL_BATCH) {
+            let width = 1 + usize::from(open.is_some()) + usize::from(close.is_some());
+            let mut ids = Vec::with_capacity(batch.len() * width);
+            for &id in batch {
+                ids.extend(open);
+                ids.push(id);
+                ids.extend(close);
+            }
+            let shape = (batch.len(), width);
+            let ids = Tensor::from_vec(ids, shape, &Device::Cpu)?;
+            let types = ids.zeros_like()?;
+            let mask = ids.ones_like()?;
+            for (&id, vector) in batch.iter().zip(self.forward_pooled(&ids, &types, &mask)?) {
+                let row = id as usize * self.dimensions;
+                table[row..row + self.dimensions].copy_from_slice(&vector);
+            }
+            done += batch.len();
+            on_progress(done, tokens.len());
+        }
+        let mut mean = vec![0f64; self.dimensions];
+        for &id in &tokens {
+            let row = &table[id as usize * self.dimensions..][..self.dimensions];
+            for (m, v) in mean.iter_mut().zip(row) {
+                *m += f64::from(*v) / tokens.len() as f64;
+            }
+        }
+        let harmonic: f64 = (1..=tokens.len()).map(|r| 1.0 / (r as f64 + 1.0)).sum();
+        for (rank, &id) in tokens.iter().enumerate() {
+            let probability = 1.0 / ((rank as f64 + 2.0) * harmonic);
+            let weight = SIF_COEFFICIENT / (SIF_COEFFICIENT + probability);
+            let row = &mut table[id as usize * self.dimensions..][..self.dimensions];
+            for (v, m) in row.iter_mut().zip(&mean) {
+                *v = ((f64::from(*v) - m) * weight) as f32;
+            }
+        }
+        std::fs::create_dir_all(out).map_err(|e| EmbedError::File {
+            file: out.display().to_string(),
+            message: e.to_string(),
+        })?;
+        let table = Tensor::from_vec(table, (vocab, self.dimensions), &Device::Cpu)?;
+        candle_core::safetensors::save(
+            &std::collections::HashMap::from([(STATIC_TENSOR.to_string(), table)]),
+            out.join(STATIC_WEIGHTS),
+        )?;
+        self.tokenizer
+            .save(out.join("tokenizer.json"), false)
+            .map_err(tokenizer_error)?;
+        Ok(())
+    }
+
     pub fn name(&self) -> &str {
         &self.name
     }
@@ -245,6 +382,9 @@ impl Embedder {
     }
 
     fn embed_batch(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        if let Model::Static(table) = &self.model {
+            return self.embed_static(table, texts);
+        }
         let encodings = self
             .tokenizer
             .encode_batch(texts.to_vec(), true)
@@ -263,9 +403,41 @@ impl Embedder {
         let ids = Tensor::from_vec(ids, (rows, width), device)?;
         let types = Tensor::from_vec(types, (rows, width), device)?;
         let mask = Tensor::from_vec(mask, (rows, width), device)?;
+        self.forward_pooled(&ids, &types, &mask)
+    }
+
+    /// Sums of token vectors, normalised; a text without tokens gets the zero vector.
+    fn embed_static(&self, table: &Tensor, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let encodings = self
+            .tokenizer
+            .encode_batch(texts.to_vec(), false)
+            .map_err(tokenizer_error)?;
+        let mut out = Vec::with_capacity(encodings.len());
+        for encoding in &encodings {
+            let ids = encoding.get_ids();
+            let ids = Tensor::from_slice(ids, ids.len(), &Device::Cpu)?;
+            let summed = table.index_select(&ids, 0)?.sum(0)?.to_vec1::<f32>()?;
+            let norm = summed.iter().map(|v| v * v).sum::<f32>().sqrt().max(1e-12);
+            out.push(summed.into_iter().map(|v| v / norm).collect());
+        }
+        Ok(out)
+    }
+
+    /// The model's pooled, normalised output for token ids already laid out in a batch.
+    fn forward_pooled(
+        &self,
+        ids: &Tensor,
+        types: &Tensor,
+        mask: &Tensor,
+    ) -> Result<Vec<Vec<f32>>, EmbedError> {
         let hidden = match &self.model {
-            Model::Fused(m) => m.forward(&ids, &types, &mask)?,
-            Model::Reference(m) => m.forward(&ids, &types, Some(&mask))?,
+            Model::Fused(m) => m.forward(ids, types, mask)?,
+            Model::Reference(m) => m.forward(ids, types, Some(mask))?,
+            Model::Static(_) => {
+                return Err(EmbedError::Model(
+                    "a static model has no forward pass".into(),
+                ))
+            }
         };
         let pooled = match self.pooling {
             Pooling::Cls => hidden.narrow(1, 0, 1)?.squeeze(1)?,

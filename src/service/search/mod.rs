@@ -17,6 +17,7 @@ use super::{App, Result, ServiceError, UserError};
 use crate::config::Project;
 use crate::index::search::{observation_permalink, relation_permalink, Hit, Matching, Query};
 use crate::index::NoteRecord;
+use crate::note::chunk::{best_matching, passages};
 use crate::note::permalink::{generate_permalink, normalize_note_type};
 use regex::Regex;
 
@@ -24,7 +25,7 @@ pub use metadata::{metadata_matches, validate_metadata_filters};
 pub use query::{boolean_branches, extract_tags, filter_literal, STOPWORDS};
 pub use rows::{iso_from_ms, SearchResponse, SearchResult};
 
-use query::{any_of, permalink_glob, relaxed_terms, without_stopwords};
+use query::{any_of, permalink_glob, relaxed_terms, snippet_terms, without_stopwords};
 use rows::{str_field, ResultBuilder, Row};
 
 pub const SEARCH_TYPES: &str = "hybrid, permalink, semantic, text, title, vector";
@@ -350,6 +351,7 @@ impl App {
             load_only: None,
         };
         let mut exact = true;
+        let mut best_passages = HashMap::new();
         let (total, hits) = match boolean_branches(text) {
             Some(branches) => self.search_union(&base, &branches)?,
             // Agents ask in sentences: rank by the meaningful words and let a note that lacks
@@ -363,6 +365,7 @@ impl App {
                 let ranked =
                     self.search_ranked(project, request, &natural, text, mode, filters.len() > 2)?;
                 exact = ranked.total_is_exact;
+                best_passages = ranked.best_passages;
                 (ranked.total, ranked.hits)
             }
             None => {
@@ -379,9 +382,25 @@ impl App {
         };
         let txn = self.index.read_txn()?;
         let mut builder = ResultBuilder::new(self, &txn);
+        let terms = snippet_terms(text);
         let mut results = Vec::with_capacity(hits.len());
         for hit in &hits {
-            results.extend(builder.hit_row(hit)?);
+            let Some(mut row) = builder.hit_row(hit)? else {
+                continue;
+            };
+            if row.kind == "entity" && !text.is_empty() {
+                let body = str_field(&hit.doc, "content").unwrap_or_default();
+                let passages = passages(&row.title, body);
+                let best = best_passages
+                    .get(&row.external_id)
+                    .map(|&p| p as usize)
+                    .filter(|&p| p < passages.len())
+                    .or_else(|| best_matching(&passages, &terms));
+                row.matched_chunk = best
+                    .map(|i| passages[i].body.clone())
+                    .filter(|b| !b.is_empty());
+            }
+            results.push(row);
         }
         Ok(SearchResponse::page(results, request, offset, total, exact))
     }

@@ -48,6 +48,24 @@ pub(super) fn without_stopwords(query: &str) -> String {
     }
 }
 
+/// The words a snippet should show: lowercase, without stopwords, boolean operators,
+/// `NOT`-ed words' markers or punctuation at their edges.
+pub(super) fn snippet_terms(query: &str) -> Vec<String> {
+    let mut terms: Vec<String> = Vec::new();
+    for word in query.split_whitespace() {
+        if ["AND", "OR", "NOT"].contains(&word) {
+            continue;
+        }
+        let bare = word
+            .trim_matches(|c: char| !c.is_alphanumeric())
+            .to_lowercase();
+        if !bare.is_empty() && !STOPWORDS.contains(&bare.as_str()) && !terms.contains(&bare) {
+            terms.push(bare);
+        }
+    }
+    terms
+}
+
 /// Words of a query worth an OR retry: no stopwords, no duplicates (case-insensitive).
 pub(super) fn relaxed_terms(query: &str) -> Option<Vec<String>> {
     if query.contains('"') {
@@ -256,6 +274,20 @@ pub(super) fn permalink_glob(pattern: &str) -> Regex {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn snippet_terms_are_the_words_that_carry_meaning() {
+        let cases: &[(&str, &[&str])] = &[
+            ("How do I sync my Vault?", &["sync", "my", "vault"]),
+            ("coffee AND (tea OR NOT milk)", &["coffee", "tea", "milk"]),
+            ("\"exact phrase\" exact", &["exact", "phrase"]),
+            ("Café 同期", &["café", "同期"]),
+            ("the of", &[]),
+        ];
+        for (query, want) in cases {
+            assert_eq!(snippet_terms(query), *want, "{query:?}");
+        }
+    }
 
     #[test]
     fn stopwords_leave_natural_language_queries() {

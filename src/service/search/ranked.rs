@@ -10,6 +10,7 @@ use super::rows::str_field;
 use super::{App, Fusion, Result, SearchMode, SearchRequest};
 use crate::config::Project;
 use crate::index::search::{entity_doc_id, Hit, Matching, Query};
+use crate::index::vectors::VectorHit;
 
 /// RRF's constant: how much the first ranks count over the next ones (the usual 60).
 const RRF_K: f64 = 60.0;
@@ -83,6 +84,8 @@ pub(super) struct Ranked {
     pub total: u64,
     pub total_is_exact: bool,
     pub hits: Vec<Hit>,
+    /// Note id -> the passage the vector ranking found most similar.
+    pub best_passages: HashMap<String, u32>,
 }
 
 impl App {
@@ -104,24 +107,19 @@ impl App {
         // milli searches) do not depend on each other: run them side by side.
         let (lexical, vector) = std::thread::scope(|scope| {
             let vector = (mode != SearchMode::Text && wants_notes).then(|| {
-                scope.spawn(|| -> Result<Option<Vec<(String, f64)>>> {
+                scope.spawn(|| -> Result<Option<Vec<VectorHit>>> {
                     let allowed = if filtered {
                         Some(self.notes_passing(query)?)
                     } else {
                         None
                     };
-                    let hits = self.vector_ranking(
+                    self.vector_ranking(
                         project,
                         raw,
                         window,
                         allowed.as_ref(),
                         request.min_similarity.map(|m| m as f32),
-                    )?;
-                    Ok(hits.map(|hits| {
-                        hits.into_iter()
-                            .map(|h| (entity_doc_id(&h.note_id), f64::from(h.similarity)))
-                            .collect()
-                    }))
+                    )
                 })
             });
             let lexical = if mode == SearchMode::Vector {
@@ -140,7 +138,17 @@ impl App {
             (lexical, vector)
         });
         let (lexical_total, lexical) = lexical?;
-        let vector = vector?;
+        let vector_hits = vector?;
+        let best_passages: HashMap<String, u32> = vector_hits
+            .iter()
+            .flatten()
+            .map(|h| (h.note_id.clone(), h.passage))
+            .collect();
+        let vector: Option<Vec<(String, f64)>> = vector_hits.map(|hits| {
+            hits.into_iter()
+                .map(|h| (entity_doc_id(&h.note_id), f64::from(h.similarity)))
+                .collect()
+        });
         let (fused, total, exact) = match vector {
             None => (lexical, lexical_total, true),
             Some(vector) if mode == SearchMode::Vector => {
@@ -178,6 +186,7 @@ impl App {
             total,
             total_is_exact: exact,
             hits,
+            best_passages,
         })
     }
 

@@ -28,6 +28,9 @@ pub struct SearchResult {
     pub permalink: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub content: Option<String>,
+    /// The note's passage that best matches the query (a note row of a search with words).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub matched_chunk: Option<String>,
     pub file_path: String,
     pub updated_at: String,
     pub metadata: Value,
@@ -165,6 +168,7 @@ impl<'a> ResultBuilder<'a> {
             external_id: note.id.clone(),
             permalink: note.permalink.clone(),
             content: None,
+            matched_chunk: None,
             file_path: note.path.clone(),
             updated_at: iso_from_ms(note.updated_ms),
             metadata: json!({ "note_type": normalize_note_type(&note.note_type) }),
