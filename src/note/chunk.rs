@@ -101,41 +101,56 @@ fn sections(body: &str) -> Vec<(Option<String>, String)> {
 }
 
 /// A section's text in pieces of at most `MAX_CHARS`, cut at blank lines, then at words.
+/// Lengths are counted as text is added, not recounted: search cuts the notes it shows.
 fn pieces(section: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut current = String::new();
-    let flush = |current: &mut String, out: &mut Vec<String>| {
-        if !current.trim().is_empty() {
-            out.push(current.trim().to_string());
+    struct Piece {
+        text: String,
+        chars: usize,
+    }
+    impl Piece {
+        fn push(&mut self, separator: &str, text: &str, chars: usize) {
+            if !self.text.is_empty() {
+                self.text.push_str(separator);
+                self.chars += separator.len();
+            }
+            self.text.push_str(text);
+            self.chars += chars;
         }
-        current.clear();
+        fn flush(&mut self, out: &mut Vec<String>) {
+            if !self.text.trim().is_empty() {
+                out.push(self.text.trim().to_string());
+            }
+            self.text.clear();
+            self.chars = 0;
+        }
+    }
+    let mut out = Vec::new();
+    let mut current = Piece {
+        text: String::new(),
+        chars: 0,
     };
     for paragraph in section.split("\n\n") {
         let paragraph = paragraph.trim();
         if paragraph.is_empty() {
             continue;
         }
-        if current.chars().count() + paragraph.chars().count() + 2 > MAX_CHARS {
-            flush(&mut current, &mut out);
+        let length = paragraph.chars().count();
+        if current.chars + length + 2 > MAX_CHARS {
+            current.flush(&mut out);
         }
-        if paragraph.chars().count() > MAX_CHARS {
+        if length > MAX_CHARS {
             for word in paragraph.split_whitespace() {
-                if current.chars().count() + word.chars().count() + 1 > MAX_CHARS {
-                    flush(&mut current, &mut out);
+                let word_length = word.chars().count();
+                if current.chars + word_length + 1 > MAX_CHARS {
+                    current.flush(&mut out);
                 }
-                if !current.is_empty() {
-                    current.push(' ');
-                }
-                current.push_str(word);
+                current.push(" ", word, word_length);
             }
             continue;
         }
-        if !current.is_empty() {
-            current.push_str("\n\n");
-        }
-        current.push_str(paragraph);
+        current.push("\n\n", paragraph, length);
     }
-    flush(&mut current, &mut out);
+    current.flush(&mut out);
     if out.is_empty() && !section.trim().is_empty() {
         out.push(section.trim().to_string());
     }
