@@ -29,6 +29,15 @@ pub struct Embedded {
     pub passages: u32,
 }
 
+/// One note's passage vectors and the checksum of the text they came from.
+#[derive(Debug, Clone)]
+pub struct NoteVectors {
+    pub project: String,
+    pub note_id: String,
+    pub checksum: String,
+    pub vectors: Vec<Vec<f32>>,
+}
+
 /// The best passage of a note for a query.
 #[derive(Debug, Clone, PartialEq)]
 pub struct VectorHit {
@@ -148,27 +157,24 @@ impl VectorStore {
         Ok(out)
     }
 
-    /// Replaces one note's vectors.
-    pub fn put(
-        &self,
-        project: &str,
-        note_id: &str,
-        checksum: &str,
-        vectors: &[Vec<f32>],
-    ) -> Result<(), IndexError> {
+    /// Replaces several notes' vectors in one commit: a commit is a disk sync, which costs
+    /// more than embedding a short note with a static model.
+    pub fn put_many(&self, notes: &[NoteVectors]) -> Result<(), IndexError> {
         let mut wtxn = self.env.write_txn()?;
-        self.remove_in(&mut wtxn, project, note_id)?;
-        let key = note_key(project, note_id);
-        let record = Embedded {
-            checksum: checksum.to_string(),
-            passages: vectors.len() as u32,
-        };
-        self.notes
-            .put(&mut wtxn, &key, &serde_json::to_vec(&record)?)?;
-        for (i, vector) in vectors.iter().enumerate() {
-            let bytes: Vec<u8> = vector.iter().flat_map(|x| x.to_le_bytes()).collect();
-            self.passages
-                .put(&mut wtxn, &format!("{key}{SEP}{i:08x}"), &bytes)?;
+        for note in notes {
+            self.remove_in(&mut wtxn, &note.project, &note.note_id)?;
+            let key = note_key(&note.project, &note.note_id);
+            let record = Embedded {
+                checksum: note.checksum.clone(),
+                passages: note.vectors.len() as u32,
+            };
+            self.notes
+                .put(&mut wtxn, &key, &serde_json::to_vec(&record)?)?;
+            for (i, vector) in note.vectors.iter().enumerate() {
+                let bytes: Vec<u8> = vector.iter().flat_map(|x| x.to_le_bytes()).collect();
+                self.passages
+                    .put(&mut wtxn, &format!("{key}{SEP}{i:08x}"), &bytes)?;
+            }
         }
         wtxn.commit()?;
         Ok(())
@@ -296,6 +302,17 @@ impl VectorStore {
 mod tests {
     use super::*;
 
+    fn put(store: &VectorStore, project: &str, id: &str, checksum: &str, vectors: &[Vec<f32>]) {
+        store
+            .put_many(&[NoteVectors {
+                project: project.into(),
+                note_id: id.into(),
+                checksum: checksum.into(),
+                vectors: vectors.to_vec(),
+            }])
+            .unwrap();
+    }
+
     fn unit(v: &[f32]) -> Vec<f32> {
         let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
         v.iter().map(|x| x / n).collect()
@@ -306,17 +323,21 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = VectorStore::open(dir.path()).unwrap();
         store.reset("m", 2).unwrap();
-        store
-            .put("p", "a", "c1", &[unit(&[1.0, 0.0]), unit(&[0.0, 1.0])])
-            .unwrap();
-        store.put("p", "b", "c2", &[unit(&[1.0, 1.0])]).unwrap();
-        store.put("other", "c", "c3", &[unit(&[0.0, 1.0])]).unwrap();
+        put(
+            &store,
+            "p",
+            "a",
+            "c1",
+            &[unit(&[1.0, 0.0]), unit(&[0.0, 1.0])],
+        );
+        put(&store, "p", "b", "c2", &[unit(&[1.0, 1.0])]);
+        put(&store, "other", "c", "c3", &[unit(&[0.0, 1.0])]);
         let hits = store.search("p", &unit(&[0.0, 1.0]), 10, None).unwrap();
         assert_eq!(hits[0].note_id, "a");
         assert_eq!(hits[0].passage, 1);
         assert_eq!(hits.len(), 2, "other projects are not searched");
 
-        store.put("p", "a", "c4", &[unit(&[1.0, 0.0])]).unwrap();
+        put(&store, "p", "a", "c4", &[unit(&[1.0, 0.0])]);
         let hits = store.search("p", &unit(&[0.0, 1.0]), 10, None).unwrap();
         assert_eq!(hits[0].note_id, "b", "a's old passages are gone");
         store.remove("p", "b").unwrap();

@@ -5,7 +5,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
@@ -13,9 +13,14 @@ use super::error::InternalError;
 use super::{App, Result};
 use crate::config::Project;
 use crate::index::embed::Embedder;
-use crate::index::vectors::VectorHit;
+use crate::index::vectors::{NoteVectors, VectorHit};
 use crate::index::NoteKind;
 use crate::note::chunk::passages;
+
+/// Most notes stored in one commit of the vector store.
+const BATCH_NOTES: usize = 256;
+/// Longest a batch of embedded notes waits before it is stored.
+const BATCH_TIME: Duration = Duration::from_secs(1);
 
 /// This process's semantic state.
 #[derive(Default)]
@@ -181,9 +186,14 @@ impl App {
         }
         let total = todo.len();
         on_progress(EmbedProgress { done: 0, total });
-        for (done, note) in todo.into_iter().enumerate() {
+        // Notes are stored in batches, one commit (one disk sync) each, cut by count and by
+        // time so that a slow model's work still becomes searchable every second or so.
+        let mut batch: Vec<NoteVectors> = Vec::new();
+        let mut batch_started = Instant::now();
+        let mut stored = 0;
+        for note in todo {
             if self.semantic.stop.load(Ordering::Relaxed) {
-                return Ok(done);
+                break;
             }
             let body = self.index.stored_body(&note.id)?.unwrap_or_default();
             let texts = passages(&note.title, &body);
@@ -191,13 +201,25 @@ impl App {
             let vectors_of_note = embedder
                 .embed_passages(&refs)
                 .map_err(InternalError::from)?;
-            vectors.put(&note.project, &note.id, &note.checksum, &vectors_of_note)?;
+            batch.push(NoteVectors {
+                project: note.project,
+                note_id: note.id,
+                checksum: note.checksum,
+                vectors: vectors_of_note,
+            });
             on_progress(EmbedProgress {
-                done: done + 1,
+                done: stored + batch.len(),
                 total,
             });
+            if batch.len() >= BATCH_NOTES || batch_started.elapsed() >= BATCH_TIME {
+                vectors.put_many(&batch)?;
+                stored += batch.len();
+                batch.clear();
+                batch_started = Instant::now();
+            }
         }
-        Ok(total)
+        vectors.put_many(&batch)?;
+        Ok(stored + batch.len())
     }
 
     /// Stops embedding work between notes (at shutdown).

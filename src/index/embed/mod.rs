@@ -93,7 +93,13 @@ enum Model {
     /// A vector per token, distilled from a transformer (`distill`): a text's vector is the
     /// normalised sum of its tokens' vectors. Hundreds of times faster than a forward pass,
     /// and blind to word order and context.
-    Static(Tensor),
+    Static(TokenTable),
+}
+
+/// A static model's vectors, one row of `dims` values per token id.
+struct TokenTable {
+    values: Vec<f32>,
+    dims: usize,
 }
 
 /// The token table of a distilled model, beside its tokenizer.json.
@@ -237,6 +243,10 @@ impl Embedder {
                 message: format!("no tensor '{STATIC_TENSOR}'"),
             })?;
         let (_, dimensions) = table.dims2()?;
+        let table = TokenTable {
+            values: table.flatten_all()?.to_vec1::<f32>()?,
+            dims: dimensions,
+        };
         let mut tokenizer = Tokenizer::from_file(dir.join("tokenizer.json"))
             .map_err(|e| EmbedError::Model(format!("tokenizer.json: {e}")))?;
         tokenizer.with_padding(None);
@@ -407,16 +417,27 @@ impl Embedder {
     }
 
     /// Sums of token vectors, normalised; a text without tokens gets the zero vector.
-    fn embed_static(&self, table: &Tensor, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+    fn embed_static(
+        &self,
+        table: &TokenTable,
+        texts: &[&str],
+    ) -> Result<Vec<Vec<f32>>, EmbedError> {
         let encodings = self
             .tokenizer
             .encode_batch(texts.to_vec(), false)
             .map_err(tokenizer_error)?;
         let mut out = Vec::with_capacity(encodings.len());
         for encoding in &encodings {
-            let ids = encoding.get_ids();
-            let ids = Tensor::from_slice(ids, ids.len(), &Device::Cpu)?;
-            let summed = table.index_select(&ids, 0)?.sum(0)?.to_vec1::<f32>()?;
+            let mut summed = vec![0f32; table.dims];
+            for &id in encoding.get_ids() {
+                let start = id as usize * table.dims;
+                let Some(row) = table.values.get(start..start + table.dims) else {
+                    continue;
+                };
+                for (s, v) in summed.iter_mut().zip(row) {
+                    *s += v;
+                }
+            }
             let norm = summed.iter().map(|v| v * v).sum::<f32>().sqrt().max(1e-12);
             out.push(summed.into_iter().map(|v| v / norm).collect());
         }
