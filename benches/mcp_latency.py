@@ -10,6 +10,7 @@ is done, then times, as seen by the client (request written -> response read):
   - write_note (new notes, concurrency 1)
   - search_notes (1-3 words from the vault's vocabulary, limit 10; hybrid when a model is
     installed, else text)
+  - search_notes 0.2 s after a write, each (--after-writes, default 60)
   - build_context depth 2 (random notes of the vault)
 --model installs a model (any `gitmem model install` SOURCE, e.g. an installed model's folder)
 before the index is built, so that every note is embedded before the server starts.
@@ -86,6 +87,8 @@ def main():
     ap.add_argument("--model")
     ap.add_argument("--attach-seconds", type=float, default=0)
     ap.add_argument("--root", help="an existing data root to serve as it is (no copy, no reindex)")
+    ap.add_argument("--after-writes", type=int, default=60,
+                    help="searches made 0.2 s after a write each")
     a = ap.parse_args()
     work = os.path.join(tempfile.gettempdir(), f"gitmem-bench-{a.notes}")
     gitmem = binary()
@@ -138,6 +141,18 @@ def main():
         t, _ = client.call("search_notes", {"query": q})
         searches.append(t)
 
+    # A memory's usual rhythm: write, then soon search. The search meets the write's indexing
+    # (and, with a model, its embedding) still under way.
+    after_writes = []
+    stamp = int(time.time())
+    for i in range(a.after_writes):
+        body = " ".join(rng.choice(WORDS) for _ in range(40))
+        client.call("write_note", {"title": f"After Write {stamp} {i}", "directory": "after",
+                                   "content": body})
+        time.sleep(0.2)
+        t, _ = client.call("search_notes", {"query": " ".join(rng.choice(WORDS) for _ in range(2))})
+        after_writes.append(t)
+
     permalinks = []
     for _ in range(40):
         _, text = client.call("search_notes", {"query": rng.choice(WORDS), "output_format": "json", "page_size": 10})
@@ -150,6 +165,7 @@ def main():
 
     report("write_note", writes)
     report("search_notes", searches)
+    report("search 0.2 s after a write", after_writes)
     report("build_context depth=2", contexts)
 
 

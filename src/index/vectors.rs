@@ -11,7 +11,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 
 use milli_core::heed::types::{Bytes, Str};
 use milli_core::heed::{self, Database, Env, EnvOpenOptions, WithoutTls};
@@ -52,9 +52,57 @@ struct Matrix {
     dims: usize,
     /// Row-major, `dims` values a passage.
     values: Vec<f32>,
-    /// Per row: (index into `notes`, passage number).
+    /// Per row: (index into `notes`, passage number); `REMOVED` for a row replaced since.
     rows: Vec<(u32, u32)>,
     notes: Vec<String>,
+    note_index: HashMap<String, u32>,
+    removed: usize,
+}
+
+const REMOVED: u32 = u32::MAX;
+
+impl Matrix {
+    fn new(txn_id: usize, dims: usize) -> Self {
+        Matrix {
+            txn_id,
+            dims,
+            values: Vec::new(),
+            rows: Vec::new(),
+            notes: Vec::new(),
+            note_index: HashMap::new(),
+            removed: 0,
+        }
+    }
+
+    fn note(&mut self, note_id: &str) -> u32 {
+        if let Some(&i) = self.note_index.get(note_id) {
+            return i;
+        }
+        let i = self.notes.len() as u32;
+        self.notes.push(note_id.to_string());
+        self.note_index.insert(note_id.to_string(), i);
+        i
+    }
+
+    fn push(&mut self, note: u32, passage: u32, values: impl Iterator<Item = f32>) {
+        self.rows.push((note, passage));
+        self.values.extend(values);
+    }
+
+    fn remove_note(&mut self, note_id: &str) {
+        let Some(&note) = self.note_index.get(note_id) else {
+            return;
+        };
+        for row in self.rows.iter_mut().filter(|r| r.0 == note) {
+            row.0 = REMOVED;
+            self.removed += 1;
+        }
+    }
+
+    /// Whether replaced rows have come to outweigh live ones (then it is read afresh).
+    fn worn(&self) -> bool {
+        self.removed > self.rows.len() / 2
+    }
 }
 
 /// A dot product in independent lanes, which the compiler turns into SIMD; a plain sum of
@@ -79,7 +127,7 @@ fn dot(a: &[f32], b: &[f32]) -> f32 {
 pub struct VectorStore {
     env: Env<WithoutTls>,
     /// Project -> its passages in memory (see `matrix`).
-    loaded: Arc<Mutex<HashMap<String, Arc<Matrix>>>>,
+    loaded: Arc<Mutex<HashMap<String, Arc<RwLock<Matrix>>>>>,
     /// `model` -> name, `dimensions` -> u32 LE.
     meta: Database<Str, Bytes>,
     /// `project \0 note_id` -> `Embedded` (JSON).
@@ -137,6 +185,10 @@ impl VectorStore {
         self.meta
             .put(&mut wtxn, "dimensions", &(dimensions as u32).to_le_bytes())?;
         wtxn.commit()?;
+        self.loaded
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
         Ok(())
     }
 
@@ -177,7 +229,34 @@ impl VectorStore {
             }
         }
         wtxn.commit()?;
+        self.after_commit(|project, matrix| {
+            for note in notes.iter().filter(|n| n.project == project) {
+                matrix.remove_note(&note.note_id);
+                let index = matrix.note(&note.note_id);
+                for (i, vector) in note.vectors.iter().enumerate() {
+                    if vector.len() == matrix.dims {
+                        matrix.push(index, i as u32, vector.iter().copied());
+                    }
+                }
+            }
+        });
         Ok(())
+    }
+
+    /// Brings the in-memory copies up to the commit just made, when it is the only one since
+    /// they were read; any other commit (another process's) leaves them to be read again.
+    fn after_commit(&self, apply: impl Fn(&str, &mut Matrix)) {
+        let committed = self.env.info().last_txn_id;
+        let mut loaded = self.loaded.lock().unwrap_or_else(|e| e.into_inner());
+        loaded.retain(|project, matrix| {
+            let mut matrix = matrix.write().unwrap_or_else(|e| e.into_inner());
+            if matrix.txn_id + 1 != committed {
+                return true;
+            }
+            apply(project, &mut matrix);
+            matrix.txn_id = committed;
+            !matrix.worn()
+        });
     }
 
     /// Drops one note's vectors.
@@ -185,6 +264,11 @@ impl VectorStore {
         let mut wtxn = self.env.write_txn()?;
         self.remove_in(&mut wtxn, project, note_id)?;
         wtxn.commit()?;
+        self.after_commit(|in_project, matrix| {
+            if in_project == project {
+                matrix.remove_note(note_id);
+            }
+        });
         Ok(())
     }
 
@@ -205,26 +289,21 @@ impl VectorStore {
         Ok(())
     }
 
-    /// The passages of `project` in memory, read again when anything was committed since.
-    fn matrix(&self, project: &str, dims: usize) -> Result<Arc<Matrix>, IndexError> {
+    /// The passages of `project` in memory: kept up to date by this process's own commits,
+    /// read again when any other commit happened since.
+    fn matrix(&self, project: &str, dims: usize) -> Result<Arc<RwLock<Matrix>>, IndexError> {
         // Read before the transaction: a commit in between only causes one more reload.
         let txn_id = self.env.info().last_txn_id;
         let mut loaded = self.loaded.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(m) = loaded
-            .get(project)
-            .filter(|m| m.txn_id == txn_id && m.dims == dims)
-        {
+        if let Some(m) = loaded.get(project).filter(|m| {
+            let m = m.read().unwrap_or_else(|e| e.into_inner());
+            m.txn_id == txn_id && m.dims == dims
+        }) {
             return Ok(m.clone());
         }
         let rtxn = self.env.read_txn()?;
         let prefix = format!("{project}{SEP}");
-        let mut matrix = Matrix {
-            txn_id,
-            dims,
-            values: Vec::new(),
-            rows: Vec::new(),
-            notes: Vec::new(),
-        };
+        let mut matrix = Matrix::new(txn_id, dims);
         for entry in self.passages.prefix_iter(&rtxn, &prefix)? {
             let (key, bytes) = entry?;
             let Some((note_id, passage)) = key[prefix.len()..].split_once(SEP) else {
@@ -233,19 +312,17 @@ impl VectorStore {
             if bytes.len() != dims * 4 {
                 continue;
             }
-            if matrix.notes.last().is_none_or(|last| last != note_id) {
-                matrix.notes.push(note_id.to_string());
-            }
-            let note = (matrix.notes.len() - 1) as u32;
+            let note = matrix.note(note_id);
             let passage = u32::from_str_radix(passage, 16).unwrap_or(0);
-            matrix.rows.push((note, passage));
-            matrix.values.extend(
+            matrix.push(
+                note,
+                passage,
                 bytes
                     .chunks_exact(4)
                     .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])),
             );
         }
-        let matrix = Arc::new(matrix);
+        let matrix = Arc::new(RwLock::new(matrix));
         loaded.insert(project.to_string(), matrix.clone());
         Ok(matrix)
     }
@@ -260,6 +337,7 @@ impl VectorStore {
         allowed: Option<&HashSet<String>>,
     ) -> Result<Vec<VectorHit>, IndexError> {
         let matrix = self.matrix(project, query.len())?;
+        let matrix = matrix.read().unwrap_or_else(|e| e.into_inner());
         let permitted: Option<Vec<bool>> =
             allowed.map(|a| matrix.notes.iter().map(|n| a.contains(n)).collect());
         let mut best: Vec<Option<(f32, u32)>> = vec![None; matrix.notes.len()];
@@ -268,6 +346,9 @@ impl VectorStore {
             .iter()
             .zip(matrix.values.chunks_exact(matrix.dims.max(1)))
         {
+            if note == REMOVED {
+                continue;
+            }
             let note = note as usize;
             if permitted.as_ref().is_some_and(|p| !p[note]) {
                 continue;
@@ -348,7 +429,25 @@ mod tests {
             .map(|h| h.note_id)
             .collect();
         assert_eq!(ids, ["a"]);
-        assert_eq!(store.embedded().unwrap().len(), 2);
+        put(
+            &store,
+            "p",
+            "d",
+            "c5",
+            &[unit(&[0.0, 1.0]), unit(&[1.0, 0.0])],
+        );
+        let query = unit(&[0.2, 1.0]);
+        let kept_up = store.search("p", &query, 10, None).unwrap();
+        assert_eq!(kept_up[0].note_id, "d");
+        assert_eq!(kept_up[0].passage, 0);
+        assert_eq!(store.embedded().unwrap().len(), 3);
+        drop(store);
+        let store = VectorStore::open(dir.path()).unwrap();
+        assert_eq!(
+            store.search("p", &query, 10, None).unwrap(),
+            kept_up,
+            "the copy kept up to date in memory equals one read afresh"
+        );
         assert_eq!(store.model().unwrap(), Some(("m".to_string(), 2)));
         store.reset("n", 3).unwrap();
         assert!(store.embedded().unwrap().is_empty());
