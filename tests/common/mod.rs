@@ -8,6 +8,12 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
+/// Fails, showing the whole text, unless `text` contains `needle`.
+#[track_caller]
+pub fn assert_mentions(text: &str, needle: &str) {
+    assert!(text.contains(needle), "expected {needle:?} in:\n{text}");
+}
+
 pub struct Run {
     pub code: i32,
     pub stdout: String,
