@@ -270,26 +270,19 @@ fn the_server_embeds_writes_edits_and_deletes_in_the_background() {
             .ok();
         titles(&reply.json())
     };
+    let soon_first = |mcp: &mut Mcp, query: &str| {
+        eventually(Duration::from_secs(60), || {
+            vector(mcp, query).first().map(String::as_str) == Some("Telescope night")
+        })
+    };
     mcp.call("write_note", json!({"title": "Telescope night", "directory": "hobby", "content": "Saturn's rings and Jupiter's moons were sharp through the eyepiece after midnight."})).ok();
     assert!(
-        eventually(Duration::from_secs(60), || vector(
-            &mut mcp,
-            "looking at planets in the sky"
-        )
-        .first()
-        .map(String::as_str)
-            == Some("Telescope night")),
+        soon_first(&mut mcp, "looking at planets in the sky"),
         "a written note becomes findable by meaning"
     );
     mcp.call("edit_note", json!({"identifier": "hobby/telescope-night", "operation": "find_replace", "find_text": "Saturn's rings and Jupiter's moons were sharp through the eyepiece after midnight.", "content": "Knitted a wool scarf with a cable pattern."})).ok();
     assert!(
-        eventually(Duration::from_secs(60), || vector(
-            &mut mcp,
-            "making warm clothes with yarn"
-        )
-        .first()
-        .map(String::as_str)
-            == Some("Telescope night")),
+        soon_first(&mut mcp, "making warm clothes with yarn"),
         "an edited note is found by its new meaning"
     );
     mcp.call(

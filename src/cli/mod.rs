@@ -95,7 +95,7 @@ pub enum Command {
         #[arg(long)]
         dotted_names: bool,
     },
-    /// Embedding models for semantic search: install, list, use, remove
+    /// Embedding models for semantic search: install, list, use, remove, distill
     #[command(subcommand)]
     Model(ModelCommand),
     /// Benchmark support
@@ -120,7 +120,7 @@ pub enum ModelCommand {
     /// or a Hugging Face model id (org/name, downloaded when the network allows)
     Install {
         source: String,
-        /// Name to install it under (default: from the model's config or the source)
+        /// Name to install it under (default: from the source's name, without a version)
         #[arg(long)]
         name: Option<String>,
     },

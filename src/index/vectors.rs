@@ -56,6 +56,8 @@ struct Matrix {
     rows: Vec<(u32, u32)>,
     notes: Vec<String>,
     note_index: HashMap<String, u32>,
+    /// Per note: its live rows.
+    rows_of: Vec<Vec<usize>>,
     removed: usize,
 }
 
@@ -70,6 +72,7 @@ impl Matrix {
             rows: Vec::new(),
             notes: Vec::new(),
             note_index: HashMap::new(),
+            rows_of: Vec::new(),
             removed: 0,
         }
     }
@@ -81,10 +84,12 @@ impl Matrix {
         let i = self.notes.len() as u32;
         self.notes.push(note_id.to_string());
         self.note_index.insert(note_id.to_string(), i);
+        self.rows_of.push(Vec::new());
         i
     }
 
     fn push(&mut self, note: u32, passage: u32, values: impl Iterator<Item = f32>) {
+        self.rows_of[note as usize].push(self.rows.len());
         self.rows.push((note, passage));
         self.values.extend(values);
     }
@@ -93,8 +98,8 @@ impl Matrix {
         let Some(&note) = self.note_index.get(note_id) else {
             return;
         };
-        for row in self.rows.iter_mut().filter(|r| r.0 == note) {
-            row.0 = REMOVED;
+        for row in std::mem::take(&mut self.rows_of[note as usize]) {
+            self.rows[row].0 = REMOVED;
             self.removed += 1;
         }
     }

@@ -99,7 +99,6 @@ struct Scheduled {
     _watch: Option<crate::vault::watch::WatchGuard>,
 }
 
-/// Starts the link poller thread; it runs until the process ends.
 /// Keeps every note's passage vectors in step with its text, after each search commit, until
 /// the app shuts down. Embedding is slow (tens of milliseconds a passage), so it runs here and
 /// never on a tool call's path.
@@ -112,6 +111,7 @@ pub fn embed(app: Arc<App>) {
     }
 }
 
+/// Starts the link poller thread; it runs until the process ends.
 pub fn poll_links(app: Arc<App>, constrained: Option<String>) {
     let ctx = Ctx { app, constrained };
     let max_concurrent = ctx

@@ -260,14 +260,21 @@ impl App {
             ServiceError::invalid(format!("{source} holds a model gitmem cannot run: {e}"))
         })?;
         ModelCard::from_embedder(&embedder, source).write(&assembled)?;
-        let target = models.join(&name);
+        self.keep_as_default(&assembled, &name)
+    }
+
+    /// Moves an assembled model folder to `models/<name>` (replacing one of that name) and
+    /// makes it the default.
+    fn keep_as_default(&self, assembled: &Path, name: &str) -> Result<ModelInfo> {
+        let root = self.root();
+        let target = models_dir(&root).join(name);
         if target.exists() {
             std::fs::remove_dir_all(&target)?;
         }
-        std::fs::rename(&assembled, &target)?;
+        std::fs::rename(assembled, &target)?;
         crate::vault::fs::atomic_write(&default_file(&root), name.as_bytes())?;
         self.model_changed();
-        self.model_info(&name)
+        self.model_info(name)
     }
 
     /// Distils a static model from the installed transformer `teacher` (the default when
@@ -307,14 +314,7 @@ impl App {
             Embedder::load(&assembled, &name).map_err(super::error::InternalError::from)?;
         ModelCard::from_embedder(&distilled, &format!("distilled from {teacher}"))
             .write(&assembled)?;
-        let target = models.join(&name);
-        if target.exists() {
-            std::fs::remove_dir_all(&target)?;
-        }
-        std::fs::rename(&assembled, &target)?;
-        crate::vault::fs::atomic_write(&default_file(&self.root()), name.as_bytes())?;
-        self.model_changed();
-        self.model_info(&name)
+        self.keep_as_default(&assembled, &name)
     }
 
     /// Installed models, the default marked.

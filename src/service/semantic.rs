@@ -218,7 +218,9 @@ impl App {
                 batch_started = Instant::now();
             }
         }
-        vectors.put_many(&batch)?;
+        if !batch.is_empty() {
+            vectors.put_many(&batch)?;
+        }
         Ok(stored + batch.len())
     }
 
