@@ -98,6 +98,8 @@ impl Default for CompatConfig {
 pub struct ServerConfig {
     pub transport: Option<String>,
     pub bind: Option<String>,
+    /// The public base URL of the HTTP server, for the links the ChatGPT tools return.
+    pub public_url: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

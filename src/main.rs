@@ -7,14 +7,19 @@ fn main() {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
-        .with_writer(std::io::stderr)
-        .init();
     let cli = gitmem::cli::Cli::parse();
+    // An HTTP server logs each request by default; everything else only what went wrong.
+    let level = if cli.serves_http() { "warn,gitmem=info" } else { "warn" };
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level));
+    let logs = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    if cli.log_format == "json" {
+        logs.json().with_current_span(true).init();
+    } else {
+        logs.init();
+    }
     if let Err(err) = gitmem::cli::run(cli) {
         eprintln!("error: {err:#}");
         std::process::exit(1);

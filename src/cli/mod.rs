@@ -23,6 +23,9 @@ pub struct Cli {
     /// Data root (config.toml, projects/, index/)
     #[arg(long, global = true, env = "GITMEM_ROOT", value_name = "DIR")]
     pub root: Option<PathBuf>,
+    /// Log lines on stderr as text or as JSON objects (RUST_LOG sets the level)
+    #[arg(long, global = true, default_value = "text", value_parser = ["text", "json"])]
+    pub log_format: String,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -83,18 +86,12 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Run the MCP server (stdio): index every project, watch them, serve the tools
-    Serve {
-        /// Transport; only stdio for now
-        #[arg(long, default_value = "stdio", value_parser = ["stdio"])]
-        transport: String,
-        /// Constrain the server to one project
-        #[arg(long)]
-        project: Option<String>,
-        /// Also serve dotted tool names (project.link_folder, memory.sync, ...)
-        #[arg(long)]
-        dotted_names: bool,
-    },
+    /// Run the MCP server (stdio, or streamable HTTP at /mcp): index every project, watch
+    /// them, serve the tools
+    Serve(ServeArgs),
+    /// Bearer tokens for the HTTP server: create, list, revoke
+    #[command(subcommand)]
+    Token(TokenCommand),
     /// Embedding models for semantic search: install, list, use, remove, distill
     #[command(subcommand)]
     Model(ModelCommand),
@@ -142,6 +139,66 @@ pub enum ModelCommand {
         #[arg(long)]
         name: Option<String>,
     },
+}
+
+#[derive(Args, Debug)]
+pub struct ServeArgs {
+    /// stdio (default, or `[server] transport` in config.toml) or http
+    #[arg(long, value_parser = ["stdio", "http"])]
+    pub transport: Option<String>,
+    /// HTTP: address to listen on (default `[server] bind`, else 127.0.0.1:8177; port 0 picks
+    /// a free one). Any address but loopback needs a token
+    #[arg(long, value_name = "ADDR")]
+    pub bind: Option<String>,
+    /// Constrain the server to one project
+    #[arg(long)]
+    pub project: Option<String>,
+    /// Also serve dotted tool names (project.link_folder, memory.sync, ...)
+    #[arg(long)]
+    pub dotted_names: bool,
+    /// HTTP: a bearer token with full access
+    #[arg(long, env = "GITMEM_AUTH_TOKEN", hide_env_values = true, value_name = "TOKEN")]
+    pub auth_token: Option<String>,
+    /// HTTP: a file holding a bearer token with full access (trimmed; empty is refused)
+    #[arg(long, value_name = "FILE")]
+    pub auth_token_file: Option<PathBuf>,
+    /// HTTP: the public base URL of this server (behind a proxy), for the links `search` and
+    /// `fetch` return (default `[server] public_url`, else http://<bound address>)
+    #[arg(long, value_name = "URL")]
+    pub public_url: Option<String>,
+    /// HTTP: also accept this Host header (name or name:port); repeat for several
+    #[arg(long = "allow-host", value_name = "HOST")]
+    pub allow_hosts: Vec<String>,
+    /// HTTP: also accept browser requests from this Origin (scheme://host[:port]); repeat
+    #[arg(long = "allow-origin", value_name = "ORIGIN")]
+    pub allow_origins: Vec<String>,
+    /// HTTP: largest request body in bytes; larger ones get 413
+    #[arg(long, value_name = "BYTES", default_value_t = crate::mcp::http::DEFAULT_MAX_REQUEST_BYTES)]
+    pub max_request_bytes: usize,
+    /// HTTP: seconds a request may take before it is answered with 504
+    #[arg(long, value_name = "SECONDS", default_value_t = crate::mcp::http::DEFAULT_REQUEST_TIMEOUT.as_secs())]
+    pub request_timeout: u64,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum TokenCommand {
+    /// Make a named token and print it (once: only its hash is kept)
+    Create {
+        name: String,
+        /// Only the tools that change nothing
+        #[arg(long)]
+        read_only: bool,
+        /// Every call with this token works in this project only
+        #[arg(long)]
+        project: Option<String>,
+    },
+    /// List the tokens (names and scopes, never the secrets)
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Revoke a token; requests carrying it are refused from then on
+    Revoke { name: String },
 }
 
 #[derive(Subcommand, Debug)]
@@ -247,26 +304,21 @@ pub struct SearchArgs {
     pub page_size: usize,
 }
 
+impl Cli {
+    /// True for `serve --transport http` (the configured transport is not read here: it only
+    /// chooses the default log level).
+    pub fn serves_http(&self) -> bool {
+        matches!(&self.command, Command::Serve(args) if args.transport.as_deref() == Some("http"))
+    }
+}
+
 pub fn run(cli: Cli) -> Result<()> {
     let root = cli.root.unwrap_or_else(crate::config::default_root);
-    if let Command::Serve {
-        project,
-        dotted_names,
-        ..
-    } = &cli.command
-    {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .enable_all()
-            .build()?;
-        let served = runtime.block_on(crate::mcp::server::serve_stdio(
-            &root,
-            project.clone(),
-            *dotted_names,
-        ));
-        // The writes are drained by now; a thread still blocked reading stdin (the client sent
-        // a signal but kept the pipe open) must not keep the process alive.
-        runtime.shutdown_background();
-        return served;
+    if let Command::Serve(args) = &cli.command {
+        return serve(&root, args);
+    }
+    if let Command::Token(cmd) = &cli.command {
+        return token(&root, cmd);
     }
     if let Command::Tool {
         name,
@@ -326,12 +378,147 @@ pub fn run(cli: Cli) -> Result<()> {
             path,
             json,
         } => rescan_links(&app, project.as_deref(), path.as_deref(), json),
-        Command::Serve { .. } | Command::Tool { .. } | Command::Bench(_) => {
+        Command::Serve(_) | Command::Token(_) | Command::Tool { .. } | Command::Bench(_) => {
             unreachable!("handled above")
         }
     };
     app.close();
     result
+}
+
+/// The token a `--auth-token-file` holds, trimmed; an empty or unreadable file is refused.
+fn token_from_file(path: &std::path::Path) -> Result<String> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("reading the token file {}", path.display()))?;
+    let token = text.trim();
+    if token.is_empty() {
+        anyhow::bail!(
+            "the token file {} is empty; put a token in it (`gitmem token create NAME` makes one)",
+            path.display()
+        );
+    }
+    Ok(token.to_string())
+}
+
+fn serve(root: &std::path::Path, args: &ServeArgs) -> Result<()> {
+    let settings = crate::config::Config::load(root)
+        .with_context(|| format!("reading the configuration of {}", root.display()))?
+        .server;
+    let transport = args
+        .transport
+        .clone()
+        .or(settings.transport)
+        .unwrap_or_else(|| "stdio".to_string());
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let served = match transport.as_str() {
+        "stdio" => runtime.block_on(crate::mcp::server::serve_stdio(
+            root,
+            args.project.clone(),
+            args.dotted_names,
+        )),
+        "http" => {
+            let mut tokens: Vec<String> = args
+                .auth_token
+                .iter()
+                .map(|t| t.trim().to_string())
+                .filter(|t| !t.is_empty())
+                .collect();
+            if let Some(file) = &args.auth_token_file {
+                tokens.push(token_from_file(file)?);
+            }
+            let options = crate::mcp::http::HttpOptions {
+                bind: args
+                    .bind
+                    .clone()
+                    .or(settings.bind)
+                    .unwrap_or_else(|| crate::mcp::http::DEFAULT_BIND.to_string()),
+                constrained: args.project.clone(),
+                dotted_names: args.dotted_names,
+                tokens,
+                public_url: args.public_url.clone().or(settings.public_url),
+                allowed_hosts: args.allow_hosts.clone(),
+                allowed_origins: args.allow_origins.clone(),
+                max_request_bytes: args.max_request_bytes,
+                request_timeout: std::time::Duration::from_secs(args.request_timeout.max(1)),
+                call_deadline: crate::mcp::server::call_deadline(),
+            };
+            runtime.block_on(crate::mcp::http::serve_http(root, options))
+        }
+        other => Err(anyhow::anyhow!(
+            "unknown transport '{other}' in config.toml; use stdio or http"
+        )),
+    };
+    // The writes are drained by now; a thread still blocked reading stdin (the client sent
+    // a signal but kept the pipe open) must not keep the process alive.
+    runtime.shutdown_background();
+    served
+}
+
+fn token(root: &std::path::Path, cmd: &TokenCommand) -> Result<()> {
+    let store = crate::service::auth::TokenStore::at(root);
+    match cmd {
+        TokenCommand::Create {
+            name,
+            read_only,
+            project,
+        } => {
+            if let Some(project) = project {
+                let app = App::open(root)
+                    .with_context(|| format!("opening data root {}", root.display()))?;
+                let known = app.project(Some(project)).map(|p| p.name);
+                app.close();
+                known?;
+            }
+            let made = store.create(name, *read_only, project.as_deref())?;
+            println!("{}", made.token);
+            eprintln!(
+                "token '{}' created ({}{}); it is shown only now: keep it in a password manager or a file (--auth-token-file)",
+                made.record.name,
+                if made.record.read_only { "read only" } else { "read and write" },
+                made.record
+                    .project
+                    .as_deref()
+                    .map(|p| format!(", project {p}"))
+                    .unwrap_or_default()
+            );
+        }
+        TokenCommand::List { json } => {
+            let tokens = store.list()?;
+            if *json {
+                let shown: Vec<serde_json::Value> = tokens
+                    .iter()
+                    .map(|t| {
+                        serde_json::json!({
+                            "name": t.name, "read_only": t.read_only,
+                            "project": t.project, "created": t.created,
+                        })
+                    })
+                    .collect();
+                println!("{}", serde_json::to_string_pretty(&shown)?);
+            } else if tokens.is_empty() {
+                println!("No tokens. `gitmem token create NAME` makes one.");
+            } else {
+                for t in tokens {
+                    println!(
+                        "{}\t{}\t{}\tcreated {}",
+                        t.name,
+                        if t.read_only { "read-only" } else { "read-write" },
+                        t.project.as_deref().unwrap_or("all projects"),
+                        t.created
+                    );
+                }
+            }
+        }
+        TokenCommand::Revoke { name } => {
+            if !store.revoke(name)? {
+                anyhow::bail!("no token named '{name}' (`gitmem token list` shows them)");
+            }
+            println!("token '{name}' revoked");
+        }
+    }
+    Ok(())
 }
 
 fn generate_vault(out: &std::path::Path, notes: usize, seed: u64) -> Result<()> {

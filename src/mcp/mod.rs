@@ -2,6 +2,7 @@
 //! `gitmem tool NAME --args JSON` runs the same `tools::call` the server runs.
 
 mod args;
+pub mod http;
 pub mod link_tools;
 pub mod note_tools;
 pub mod project_tools;

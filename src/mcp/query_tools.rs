@@ -15,7 +15,7 @@ use crate::service::context::ContextRequest;
 use crate::service::directory::DirectoryRequest;
 use crate::service::search::SearchRequest;
 use crate::service::timeframe::{parse_instant, Timeframe};
-use crate::service::{ServiceError, UserError};
+use crate::service::{Outcome, ServiceError, UserError};
 
 /// Most results one page of search_notes or build_context may hold: bounds one call's work.
 const MAX_PAGE_SIZE: i64 = 1000;
@@ -389,9 +389,14 @@ fn chatgpt_search(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
         query: Some(a.query.clone()),
         ..Default::default()
     };
-    match ctx.app.search_notes(&ctx.choice_of(None), false, &request) {
-        Err(e) if e.is_project_choice() => service_error(SEARCH.name, e),
-        result => render::chatgpt::search(&a.query, &result.map(|found| found.response)).into(),
+    let result = ctx.app.search_notes(&ctx.choice_of(None), false, &request);
+    match (result, ctx.public_url.as_deref()) {
+        (Err(e), _) if e.is_project_choice() => service_error(SEARCH.name, e),
+        (Ok(found), Some(base)) => render::chatgpt::openai_search(&found.response, base).into(),
+        (Err(e), Some(_)) => service_error(SEARCH.name, e),
+        (result, None) => {
+            render::chatgpt::search(&a.query, &result.map(|found| found.response)).into()
+        }
     }
 }
 
@@ -413,5 +418,16 @@ pub struct ChatGptFetchArgs {
 fn chatgpt_fetch(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     let a: ChatGptFetchArgs = tri!(parse(FETCH.name, raw));
     let outcome = ctx.app.fetch_document(&ctx.choice_of(None), &a.id);
-    render::chatgpt::fetch(&a.id, &outcome).into()
+    match (outcome, ctx.public_url.as_deref()) {
+        (Ok(Outcome::Done(file)), Some(base)) => {
+            render::chatgpt::openai_fetch(&a.id, &file, base).into()
+        }
+        (Ok(Outcome::Refused(refusal)), Some(_)) => ToolReply::Error(format!(
+            "Error calling tool '{}': {}",
+            FETCH.name,
+            render::chatgpt::refusal_text(&refusal)
+        )),
+        (Err(e), Some(_)) => service_error(FETCH.name, e),
+        (outcome, None) => render::chatgpt::fetch(&a.id, &outcome).into(),
+    }
 }

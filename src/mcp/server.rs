@@ -17,6 +17,7 @@ use serde_json::{json, Value};
 
 use super::prompts;
 use super::tools::{self, ToolCtx, ToolReply};
+use crate::service::auth::Grant;
 use crate::service::{background, App};
 
 pub const INSTRUCTIONS: &str = include_str!("../../templates/instructions.md");
@@ -37,6 +38,27 @@ impl GitmemServer {
     pub fn new(ctx: ToolCtx, deadline: Duration) -> Self {
         Self { ctx, deadline }
     }
+
+    /// The context of one request: over HTTP, narrowed to the grant the guard attached to the
+    /// request (`mcp::http`); over stdio, the server's own.
+    fn ctx_for(&self, context: &RequestContext<RoleServer>) -> Result<ToolCtx, ErrorData> {
+        let grant = context
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<Grant>());
+        self.ctx
+            .for_caller(grant)
+            .map_err(|message| ErrorData::invalid_request(message, None))
+    }
+}
+
+/// The request id the HTTP guard gave a request, for the logs of what it caused.
+fn request_id(context: &RequestContext<RoleServer>) -> Option<String> {
+    context
+        .extensions
+        .get::<axum::http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<super::http::RequestId>())
+        .map(|id| id.0.clone())
 }
 
 /// A tool reply as MCP content: one text item, plus structured content for JSON.
@@ -83,10 +105,10 @@ impl ServerHandler for GitmemServer {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         Ok(ListToolsResult {
-            tools: tools::tool_list_for(self.ctx.dotted_names),
+            tools: tools::tool_list_for(&self.ctx_for(&context)?),
             ..Default::default()
         })
     }
@@ -99,12 +121,16 @@ impl ServerHandler for GitmemServer {
         let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let ctx = ToolCtx {
             stop: stop.clone(),
-            ..self.ctx.clone()
+            ..self.ctx_for(&context)?
         };
         let name = request.name.to_string();
         let args = request.arguments.unwrap_or_default();
         let tool = name.clone();
-        let call = tokio::task::spawn_blocking(move || tools::call(&ctx, &tool, &args));
+        let span = match request_id(&context) {
+            Some(id) => tracing::info_span!("request", id = %id, tool = %name),
+            None => tracing::info_span!("call", tool = %name),
+        };
+        let call = tokio::task::spawn_blocking(move || span.in_scope(|| tools::call(&ctx, &tool, &args)));
         // A call that is cancelled or runs past the deadline is answered (or dropped) at once;
         // long operations see `stop` and end early, and the server goes on serving.
         let reply = tokio::select! {
@@ -159,9 +185,9 @@ impl ServerHandler for GitmemServer {
     async fn get_prompt(
         &self,
         request: GetPromptRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        let ctx = self.ctx.clone();
+        let ctx = self.ctx_for(&context)?;
         let name = request.name.clone();
         let args = request.arguments.clone().unwrap_or_default();
         let rendered = tokio::task::spawn_blocking(move || prompts::render(&ctx, &name, &args))
@@ -208,10 +234,10 @@ impl ServerHandler for GitmemServer {
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         let uri = request.uri.clone();
-        let ctx = self.ctx.clone();
+        let ctx = self.ctx_for(&context)?;
         let read = tokio::task::spawn_blocking(move || prompts::read_resource(&ctx, &uri))
             .await
             .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
@@ -271,8 +297,7 @@ pub async fn serve_stdio(
     background::embed(app.clone());
     let max_request =
         env_number("GITMEM_MAX_REQUEST_BYTES").unwrap_or(super::stdin::MAX_REQUEST_BYTES);
-    let deadline =
-        env_number("GITMEM_CALL_DEADLINE_MS").map_or(CALL_DEADLINE, Duration::from_millis);
+    let deadline = call_deadline();
     let input = super::stdin::bounded(tokio::io::stdin(), max_request);
     let service = GitmemServer::new(ctx, deadline)
         .serve((input, tokio::io::stdout()))
@@ -292,12 +317,17 @@ pub async fn serve_stdio(
     Ok(())
 }
 
+/// How long a tool call may take (`GITMEM_CALL_DEADLINE_MS`, else 60 s).
+pub fn call_deadline() -> Duration {
+    env_number("GITMEM_CALL_DEADLINE_MS").map_or(CALL_DEADLINE, Duration::from_millis)
+}
+
 fn env_number<T: std::str::FromStr>(name: &str) -> Option<T> {
     std::env::var(name).ok().and_then(|v| v.parse().ok())
 }
 
 /// Resolves when the process is asked to stop (SIGTERM, SIGINT), with the signal's name.
-async fn termination() -> &'static str {
+pub(super) async fn termination() -> &'static str {
     use tokio::signal::unix::{signal, SignalKind};
     let (Ok(mut term), Ok(mut int)) = (
         signal(SignalKind::terminate()),

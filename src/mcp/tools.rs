@@ -17,6 +17,7 @@ use serde_json::{json, Map, Value};
 use super::args::{FormatArgs, PageArgs, ProjectArgs};
 use super::{link_tools, note_tools, project_tools, query_tools};
 use crate::render::{Format, Rendered};
+use crate::service::auth::Grant;
 use crate::service::scope::ProjectChoice;
 use crate::service::{App, ServiceError};
 
@@ -76,6 +77,11 @@ pub struct ToolCtx {
     /// Raised when this call's answer is no longer wanted (cancelled, or past its deadline);
     /// long operations watch it.
     pub stop: Arc<std::sync::atomic::AtomicBool>,
+    /// Over HTTP: the base of the links `search` and `fetch` return (`<base>/notes/<permalink>`),
+    /// which also switches them to OpenAI's exact shapes.
+    pub public_url: Option<String>,
+    /// Only the tools that change nothing (a read-only token).
+    pub read_only: bool,
 }
 
 impl ToolCtx {
@@ -86,7 +92,31 @@ impl ToolCtx {
             constrained,
             dotted_names: true,
             stop: Default::default(),
+            public_url: None,
+            read_only: false,
         }
+    }
+
+    /// This context narrowed to what a caller's grant allows: its project, read only. Refused
+    /// when the grant names another project than the server is constrained to.
+    pub fn for_caller(&self, grant: Option<&Grant>) -> Result<ToolCtx, String> {
+        let Some(grant) = grant else {
+            return Ok(self.clone());
+        };
+        let constrained = match (&self.constrained, &grant.project) {
+            (Some(served), Some(wanted)) if served != wanted => {
+                return Err(format!(
+                    "the token '{}' is for project '{wanted}'; this server serves only '{served}'",
+                    grant.name
+                ))
+            }
+            (served, wanted) => served.clone().or(wanted.clone()),
+        };
+        Ok(ToolCtx {
+            constrained,
+            read_only: self.read_only || grant.read_only,
+            ..self.clone()
+        })
     }
 
     /// The project a call names, with the server's constraint.
@@ -214,6 +244,15 @@ pub fn call(ctx: &ToolCtx, name: &str, args: &Map<String, Value>) -> ToolReply {
         _ => name,
     };
     match specs().iter().find(|spec| spec.name == name) {
+        Some(spec) if ctx.read_only && !spec.hints.read_only => ToolReply::Error(format!(
+            "Error calling tool '{name}': this connection is read-only (its token may call only the tools that change nothing: {})",
+            specs()
+                .iter()
+                .filter(|s| s.hints.read_only)
+                .map(|s| s.name)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
         Some(spec) => (spec.handler)(ctx, args),
         None => ToolReply::Error(format!(
             "Unknown tool: '{name}'. Available tools: {}",
@@ -316,9 +355,18 @@ impl PageArgs {
     }
 }
 
-/// The tool list including dotted aliases when they are served.
-pub fn tool_list_for(dotted_names: bool) -> Vec<rmcp::model::Tool> {
+/// The tool list of a context: only the read-only tools for a read-only caller, and the
+/// dotted aliases when they are served.
+pub fn tool_list_for(ctx: &ToolCtx) -> Vec<rmcp::model::Tool> {
+    let dotted_names = ctx.dotted_names;
     let mut tools = tool_list();
+    if ctx.read_only {
+        tools.retain(|t| {
+            specs()
+                .iter()
+                .any(|s| s.name == t.name && s.hints.read_only)
+        });
+    }
     if dotted_names {
         for (dotted, plain) in DOTTED_NAMES {
             if let Some(mut alias) = tools.iter().find(|t| t.name == *plain).cloned() {

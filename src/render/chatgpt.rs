@@ -58,6 +58,45 @@ pub fn search(query: &str, result: &Result<SearchResponse, ServiceError>) -> Ren
     }
 }
 
+/// The link of a note over HTTP: `<base>/notes/<permalink>` (`GET` serves its markdown).
+pub fn note_url(base: &str, permalink: &str) -> String {
+    format!("{}/notes/{}", base.trim_end_matches('/'), permalink)
+}
+
+/// `search` over HTTP, OpenAI's shape exactly: `{"results": [{id, title, url}]}`, the url a
+/// real link.
+pub fn openai_search(response: &SearchResponse, base: &str) -> Rendered {
+    Rendered::Json(json!({
+        "results": response.results.iter().filter_map(|r| {
+            let permalink = r.permalink.as_deref()?;
+            Some(json!({
+                "id": permalink,
+                "title": if r.title.is_empty() { "Untitled" } else { r.title.as_str() },
+                "url": note_url(base, permalink),
+            }))
+        }).collect::<Vec<_>>(),
+    }))
+}
+
+/// `fetch` over HTTP, OpenAI's shape exactly: `{id, title, text, url, metadata}`.
+pub fn openai_fetch(id: &str, file: &NoteFile, base: &str) -> Rendered {
+    Rendered::Json(json!({
+        "id": id,
+        "title": file.note.title,
+        "text": file.text,
+        "url": note_url(base, file.note.permalink.as_deref().unwrap_or(id)),
+        "metadata": {"format": "markdown", "file_path": file.note.path},
+    }))
+}
+
+/// Why a fetch found nothing, in a sentence.
+pub fn refusal_text(refusal: &ReadRefusal) -> String {
+    match refusal {
+        ReadRefusal::NotFound { identifier, .. } => format!("Document not found: {identifier}"),
+        ReadRefusal::OutsideProject(refusal) => refusal.to_string(),
+    }
+}
+
 /// `fetch`: the document's markdown, titled by its first `# ` line (else by its id).
 pub fn fetch(id: &str, result: &Result<Outcome<NoteFile, ReadRefusal>, ServiceError>) -> Rendered {
     let failed = |text: String| {

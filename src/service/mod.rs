@@ -2,6 +2,7 @@
 //! the MCP server are thin adapters over this module.
 
 pub mod activity;
+pub mod auth;
 pub mod background;
 pub mod canvas;
 mod changes;

@@ -1,0 +1,255 @@
+//! Who may call a server over HTTP: named bearer tokens kept hashed under the data root
+//! (`<root>/auth/tokens.json`), and what each one may do (read only, one project).
+//!
+//! A token is 32 random bytes; only its SHA-256 is stored, so the file gives nothing away. A
+//! slow password hash would add nothing against guessing 256 random bits. A presented token is
+//! compared with every stored hash in constant time, so the time taken says nothing about how
+//! close a guess came or which token it resembled.
+
+use std::path::{Path, PathBuf};
+
+use base64::Engine;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
+
+use super::{Result, ServiceError};
+
+/// Every token starts with this, so a leaked one is recognisable (secret scanners, logs).
+pub const TOKEN_PREFIX: &str = "gmt_";
+
+/// What a caller may do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Grant {
+    /// The token's name, for logs and messages (never the token itself).
+    pub name: String,
+    /// Only the tools that change nothing.
+    pub read_only: bool,
+    /// Every call works in this project only.
+    pub project: Option<String>,
+}
+
+impl Grant {
+    /// Full access under `name` (a token given on the command line, a one-time token).
+    pub fn full(name: &str) -> Self {
+        Grant {
+            name: name.to_string(),
+            read_only: false,
+            project: None,
+        }
+    }
+}
+
+/// A stored token, without its secret.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TokenRecord {
+    pub name: String,
+    /// SHA-256 of the token, hex.
+    pub sha256: String,
+    #[serde(default)]
+    pub read_only: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub project: Option<String>,
+    pub created: String,
+}
+
+impl TokenRecord {
+    pub fn grant(&self) -> Grant {
+        Grant {
+            name: self.name.clone(),
+            read_only: self.read_only,
+            project: self.project.clone(),
+        }
+    }
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct TokenFile {
+    tokens: Vec<TokenRecord>,
+}
+
+/// The tokens of a data root.
+#[derive(Debug, Clone)]
+pub struct TokenStore {
+    path: PathBuf,
+}
+
+/// A token made by [`TokenStore::create`]: the secret is shown once and never stored.
+#[derive(Debug, Clone)]
+pub struct CreatedToken {
+    pub record: TokenRecord,
+    pub token: String,
+}
+
+impl TokenStore {
+    pub fn at(root: &Path) -> Self {
+        TokenStore {
+            path: root.join("auth").join("tokens.json"),
+        }
+    }
+
+    /// The stored tokens, oldest first; none when the file does not exist yet.
+    pub fn list(&self) -> Result<Vec<TokenRecord>> {
+        let bytes = match std::fs::read(&self.path) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(e.into()),
+        };
+        let file: TokenFile = serde_json::from_slice(&bytes).map_err(|e| {
+            ServiceError::inconsistent(format!("{} is not a token file: {e}", self.path.display()))
+        })?;
+        Ok(file.tokens)
+    }
+
+    /// Makes a token named `name`; names are unique.
+    pub fn create(
+        &self,
+        name: &str,
+        read_only: bool,
+        project: Option<&str>,
+    ) -> Result<CreatedToken> {
+        let name = name.trim();
+        if name.is_empty() || name.chars().any(|c| c.is_control() || c.is_whitespace()) {
+            return Err(ServiceError::invalid(
+                "a token name must be a non-empty word without spaces, e.g. 'laptop' or 'chatgpt'",
+            ));
+        }
+        let mut tokens = self.list()?;
+        if tokens.iter().any(|t| t.name == name) {
+            return Err(ServiceError::invalid(format!(
+                "a token named '{name}' exists already; revoke it first or choose another name"
+            )));
+        }
+        let token = new_token()?;
+        let record = TokenRecord {
+            name: name.to_string(),
+            sha256: digest(&token),
+            read_only,
+            project: project.map(String::from),
+            created: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        };
+        tokens.push(record.clone());
+        self.save(tokens)?;
+        Ok(CreatedToken { record, token })
+    }
+
+    /// Removes the token named `name`; false when there was none.
+    pub fn revoke(&self, name: &str) -> Result<bool> {
+        let mut tokens = self.list()?;
+        let before = tokens.len();
+        tokens.retain(|t| t.name != name);
+        if tokens.len() == before {
+            return Ok(false);
+        }
+        self.save(tokens)?;
+        Ok(true)
+    }
+
+    /// The grant of a presented token, if it is one of the stored ones. Reads the file each
+    /// time, so a token revoked from another process stops working at its next request.
+    pub fn verify(&self, presented: &str) -> Result<Option<Grant>> {
+        let presented = digest(presented);
+        let mut found = None;
+        for record in self.list()? {
+            let same: bool = record
+                .sha256
+                .as_bytes()
+                .ct_eq(presented.as_bytes())
+                .into();
+            if same {
+                found = Some(record.grant());
+            }
+        }
+        Ok(found)
+    }
+
+    fn save(&self, tokens: Vec<TokenRecord>) -> Result<()> {
+        let dir = self.path.parent().expect("the token file has a folder");
+        std::fs::create_dir_all(dir)?;
+        let text = serde_json::to_vec_pretty(&TokenFile { tokens })
+            .map_err(|e| ServiceError::inconsistent(e.to_string()))?;
+        crate::vault::fs::atomic_write(&self.path, &text)?;
+        restrict_to_owner(&self.path)?;
+        Ok(())
+    }
+}
+
+/// True when `presented` equals `expected`, in time that does not depend on where they differ.
+pub fn same_secret(presented: &str, expected: &str) -> bool {
+    digest(presented)
+        .as_bytes()
+        .ct_eq(digest(expected).as_bytes())
+        .into()
+}
+
+/// A fresh token: the prefix and 32 random bytes, base64url.
+pub fn new_token() -> Result<String> {
+    let mut bytes = [0u8; 32];
+    getrandom::getrandom(&mut bytes)
+        .map_err(|e| ServiceError::inconsistent(format!("no randomness available: {e}")))?;
+    Ok(format!(
+        "{TOKEN_PREFIX}{}",
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+    ))
+}
+
+fn digest(token: &str) -> String {
+    hex::encode(Sha256::digest(token.as_bytes()))
+}
+
+#[cfg(unix)]
+fn restrict_to_owner(path: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
+}
+
+#[cfg(not(unix))]
+fn restrict_to_owner(_path: &Path) -> std::io::Result<()> {
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_created_token_verifies_until_it_is_revoked() {
+        let root = tempfile::tempdir().unwrap();
+        let store = TokenStore::at(root.path());
+        let made = store.create("laptop", true, Some("work")).unwrap();
+        assert!(made.token.starts_with(TOKEN_PREFIX));
+        let stored = std::fs::read_to_string(root.path().join("auth/tokens.json")).unwrap();
+        assert!(!stored.contains(&made.token), "the secret is never stored");
+        assert_eq!(
+            store.verify(&made.token).unwrap(),
+            Some(Grant {
+                name: "laptop".into(),
+                read_only: true,
+                project: Some("work".into()),
+            })
+        );
+        assert_eq!(store.verify("gmt_wrong").unwrap(), None);
+        assert!(store.revoke("laptop").unwrap());
+        assert!(!store.revoke("laptop").unwrap());
+        assert_eq!(store.verify(&made.token).unwrap(), None);
+    }
+
+    #[test]
+    fn names_are_unique_words() {
+        let root = tempfile::tempdir().unwrap();
+        let store = TokenStore::at(root.path());
+        store.create("a", false, None).unwrap();
+        for bad in ["a", "", "  ", "two words"] {
+            let err = store.create(bad, false, None).unwrap_err();
+            assert!(err.is_user_error(), "{bad:?}: {err}");
+        }
+        assert_ne!(new_token().unwrap(), new_token().unwrap());
+    }
+
+    #[test]
+    fn secrets_compare_whole() {
+        assert!(same_secret("abc", "abc"));
+        assert!(!same_secret("abc", "abd"));
+        assert!(!same_secret("abc", "abcd"));
+    }
+}
