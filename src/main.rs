@@ -9,7 +9,11 @@ fn main() {
     }
     let cli = gitmem::cli::Cli::parse();
     // An HTTP server logs each request by default; everything else only what went wrong.
-    let level = if cli.serves_http() { "warn,gitmem=info" } else { "warn" };
+    let level = if cli.serves_http() {
+        "warn,gitmem=info"
+    } else {
+        "warn"
+    };
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level));
     let logs = tracing_subscriber::fmt()

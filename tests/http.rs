@@ -38,7 +38,10 @@ fn a_bearer_token_is_accepted_and_a_missing_wrong_or_revoked_one_is_not() {
     let root = tempfile::tempdir().unwrap();
     let token = create_token(root.path(), &["laptop"]);
     let server = HttpServer::start(root.path(), &[]);
-    assert_eq!(server.one_time, None, "a stored token replaces the one-time one");
+    assert_eq!(
+        server.one_time, None,
+        "a stored token replaces the one-time one"
+    );
 
     let mut client = HttpMcp::connect(&server.base, Some(&token), SESSION_VERSIONS[0])
         .unwrap_or_else(|a| panic!("{a:?}"));
@@ -51,19 +54,21 @@ fn a_bearer_token_is_accepted_and_a_missing_wrong_or_revoked_one_is_not() {
 
     let missing = HttpMcp::connect(&server.base, None, SESSION_VERSIONS[0]).unwrap_err();
     assert_eq!(missing.status, 401);
-    assert_mentions(
-        missing.www_authenticate.as_deref().unwrap_or(""),
-        "Bearer",
-    );
-    let wrong = HttpMcp::connect(&server.base, Some("gmt_not-a-token"), SESSION_VERSIONS[0])
-        .unwrap_err();
+    assert_mentions(missing.www_authenticate.as_deref().unwrap_or(""), "Bearer");
+    let wrong =
+        HttpMcp::connect(&server.base, Some("gmt_not-a-token"), SESSION_VERSIONS[0]).unwrap_err();
     assert_eq!(wrong.status, 401);
     assert_eq!(wrong.json()["error"], "invalid_token");
 
     gitmem(root.path(), &["token", "revoke", "laptop"]).ok();
     let revoked = client.request("tools/list", json!({})).unwrap_err();
-    assert_eq!(revoked.status, 401, "a revoked token stops at its next request");
-    let listed = gitmem(root.path(), &["token", "list", "--json"]).ok().json();
+    assert_eq!(
+        revoked.status, 401,
+        "a revoked token stops at its next request"
+    );
+    let listed = gitmem(root.path(), &["token", "list", "--json"])
+        .ok()
+        .json();
     assert_eq!(listed, json!([]));
 }
 
@@ -94,7 +99,9 @@ fn a_read_only_token_sees_and_calls_only_the_read_tools() {
     assert!(refused.is_error);
     assert_mentions(&refused.text, "read-only");
     assert!(!root.path().join("projects/main/notes/Nope.md").exists());
-    let read = client.call("read_note", json!({"identifier": "Shared"})).ok();
+    let read = client
+        .call("read_note", json!({"identifier": "Shared"}))
+        .ok();
     assert_mentions(&read.text, "readable");
 }
 
@@ -103,7 +110,11 @@ fn a_project_token_works_in_its_project_only() {
     let root = tempfile::tempdir().unwrap();
     let work = root.path().join("work");
     std::fs::create_dir_all(&work).unwrap();
-    gitmem(root.path(), &["project", "add", "work", work.to_str().unwrap()]).ok();
+    gitmem(
+        root.path(),
+        &["project", "add", "work", work.to_str().unwrap()],
+    )
+    .ok();
     gitmem(
         root.path(),
         &["tool", "write_note", "--args",
@@ -129,8 +140,14 @@ fn a_project_token_works_in_its_project_only() {
         )
         .ok();
     assert!(work.join("notes/Elsewhere.md").is_file());
-    assert!(!root.path().join("projects/main/notes/Elsewhere.md").exists());
-    let secret = client.call("read_note", json!({"identifier": "memory://main/private/secret"}));
+    assert!(!root
+        .path()
+        .join("projects/main/notes/Elsewhere.md")
+        .exists());
+    let secret = client.call(
+        "read_note",
+        json!({"identifier": "memory://main/private/secret"}),
+    );
     assert!(!secret.text.contains("not for work"), "{}", secret.text);
     let searched = client.call("search_notes", json!({"query": "secret"})).ok();
     assert!(!searched.text.contains("not for work"), "{}", searched.text);
@@ -150,7 +167,10 @@ fn a_project_token_works_in_its_project_only() {
 fn an_oversized_body_gets_413() {
     let root = tempfile::tempdir().unwrap();
     let server = HttpServer::start(root.path(), &["--max-request-bytes", "100000"]);
-    let token = server.one_time.clone().expect("a one-time token on loopback");
+    let token = server
+        .one_time
+        .clone()
+        .expect("a one-time token on loopback");
     let content = "x".repeat(200_000);
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
         "params": {"name": "write_note", "arguments": {"title": "Big", "directory": "d", "content": content}}});
@@ -174,7 +194,10 @@ fn a_foreign_origin_or_host_is_refused() {
     let auth = bearer(&token);
     let evil = get(
         &server.url("/notes/main/x"),
-        &[("Authorization", &auth), ("Origin", "https://evil.example.com")],
+        &[
+            ("Authorization", &auth),
+            ("Origin", "https://evil.example.com"),
+        ],
     );
     assert_eq!(evil.status, 403);
     assert_eq!(evil.json()["error"], "forbidden_origin");
@@ -186,9 +209,15 @@ fn a_foreign_origin_or_host_is_refused() {
     assert_eq!(rebound.json()["error"], "forbidden_host");
     let allowed = get(
         &server.url("/notes/main/x"),
-        &[("Authorization", &auth), ("Origin", "https://app.example.com")],
+        &[
+            ("Authorization", &auth),
+            ("Origin", "https://app.example.com"),
+        ],
     );
-    assert_eq!(allowed.status, 404, "past the checks, the note is simply missing");
+    assert_eq!(
+        allowed.status, 404,
+        "past the checks, the note is simply missing"
+    );
 }
 
 #[test]
@@ -213,7 +242,10 @@ fn both_protocol_forms_serve_the_same_tools() {
     }
     for version in SESSION_VERSIONS {
         let read = stateless
-            .call("read_note", json!({"identifier": format!("From {version}")}))
+            .call(
+                "read_note",
+                json!({"identifier": format!("From {version}")}),
+            )
             .ok();
         assert_mentions(&read.text, version);
     }
@@ -268,7 +300,10 @@ fn twenty_concurrent_clients_writing_and_searching_lose_no_note() {
                     json!({"identifier": format!("load/client {c} note {n}")}),
                 )
                 .ok();
-            assert_mentions(&read.text, &format!("marker{c}x{n} from a concurrent client"));
+            assert_mentions(
+                &read.text,
+                &format!("marker{c}x{n} from a concurrent client"),
+            );
         }
     }
 }
@@ -297,7 +332,12 @@ fn an_open_bind_without_a_credential_is_refused() {
     std::fs::write(&file, "gmt_from-a-file\n").unwrap();
     let server = HttpServer::start(
         root.path(),
-        &["--bind", "0.0.0.0:0", "--auth-token-file", file.to_str().unwrap()],
+        &[
+            "--bind",
+            "0.0.0.0:0",
+            "--auth-token-file",
+            file.to_str().unwrap(),
+        ],
     );
     let port = server.base.rsplit(':').next().unwrap().to_string();
     let local = format!("http://127.0.0.1:{port}");
@@ -354,7 +394,10 @@ fn chatgpt_search_links_to_the_note_that_get_notes_serves() {
 
     let note = get(
         &server.url("/notes/main/kitchen/coffee-beans"),
-        &[("Authorization", &bearer(&token)), ("Host", "mem.example.com")],
+        &[
+            ("Authorization", &bearer(&token)),
+            ("Host", "mem.example.com"),
+        ],
     );
     assert_eq!(note.status, 200);
     assert_mentions(note.content_type.as_deref().unwrap_or(""), "text/markdown");
@@ -377,25 +420,35 @@ fn logs_are_json_with_a_request_id_and_never_hold_the_token() {
             json!({"title": "Logged", "directory": "l", "content": "x"}),
         )
         .ok();
-    let denied = get(&server.url("/notes/main/l/logged"), &[("Authorization", "Bearer gmt_guess")]);
-    let id = denied.request_id.clone().expect("every answer has a request id");
-    let stderr = server.stderr.lock().unwrap().clone();
-    let lines: Vec<serde_json::Value> = stderr
-        .lines()
-        .filter(|l| l.starts_with('{'))
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
-        .collect();
-    assert!(
-        lines
-            .iter()
-            .any(|l| l["span"]["id"] == json!(id) && l["fields"]["status"] == json!(401)),
-        "no log line for request {id}:\n{stderr}"
+    let denied = get(
+        &server.url("/notes/main/l/logged"),
+        &[("Authorization", "Bearer gmt_guess")],
     );
+    let id = denied
+        .request_id
+        .clone()
+        .expect("every answer has a request id");
+    let logged = |stderr: &str| {
+        stderr
+            .lines()
+            .filter(|l| l.starts_with('{'))
+            .map(|l| {
+                serde_json::from_str::<serde_json::Value>(l).unwrap_or_else(|e| panic!("{e}: {l}"))
+            })
+            .any(|l| l["span"]["id"] == json!(id) && l["fields"]["status"] == json!(401))
+    };
+    // The line is written before the answer leaves, but read from the pipe by another thread.
+    let mut stderr = String::new();
+    for _ in 0..100 {
+        stderr = server.stderr.lock().unwrap().clone();
+        if logged(&stderr) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(logged(&stderr), "no log line for request {id}:\n{stderr}");
     let token_text = token.clone();
-    let stderr_without_banner: String = stderr
-        .lines()
-        .filter(|l| l.starts_with('{'))
-        .collect();
+    let stderr_without_banner: String = stderr.lines().filter(|l| l.starts_with('{')).collect();
     assert!(!stderr_without_banner.contains(&token_text));
     assert!(!stderr_without_banner.contains("gmt_guess"));
 }
@@ -416,6 +469,12 @@ fn sigterm_finishes_acknowledged_writes_and_exits_cleanly() {
             .ok();
     }
     assert_eq!(server.terminate(), Some(0));
-    let found = gitmem(root.path(), &["search", "durable words", "--json"]).ok().json();
-    assert_eq!(found["results"].as_array().map(Vec::len), Some(10), "{found}");
+    let found = gitmem(root.path(), &["search", "durable words", "--json"])
+        .ok()
+        .json();
+    assert_eq!(
+        found["results"].as_array().map(Vec::len),
+        Some(10),
+        "{found}"
+    );
 }

@@ -92,6 +92,9 @@ pub enum Command {
     /// Bearer tokens for the HTTP server: create, list, revoke
     #[command(subcommand)]
     Token(TokenCommand),
+    /// The owner's sign-in for the HTTP server's OAuth approval page
+    #[command(subcommand)]
+    Auth(AuthCommand),
     /// Embedding models for semantic search: install, list, use, remove, distill
     #[command(subcommand)]
     Model(ModelCommand),
@@ -157,7 +160,12 @@ pub struct ServeArgs {
     #[arg(long)]
     pub dotted_names: bool,
     /// HTTP: a bearer token with full access
-    #[arg(long, env = "GITMEM_AUTH_TOKEN", hide_env_values = true, value_name = "TOKEN")]
+    #[arg(
+        long,
+        env = "GITMEM_AUTH_TOKEN",
+        hide_env_values = true,
+        value_name = "TOKEN"
+    )]
     pub auth_token: Option<String>,
     /// HTTP: a file holding a bearer token with full access (trimmed; empty is refused)
     #[arg(long, value_name = "FILE")]
@@ -175,9 +183,19 @@ pub struct ServeArgs {
     /// HTTP: largest request body in bytes; larger ones get 413
     #[arg(long, value_name = "BYTES", default_value_t = crate::mcp::http::DEFAULT_MAX_REQUEST_BYTES)]
     pub max_request_bytes: usize,
+    /// HTTP: turn off the built-in OAuth authorization server (bearer tokens only)
+    #[arg(long)]
+    pub no_oauth: bool,
     /// HTTP: seconds a request may take before it is answered with 504
     #[arg(long, value_name = "SECONDS", default_value_t = crate::mcp::http::DEFAULT_REQUEST_TIMEOUT.as_secs())]
     pub request_timeout: u64,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum AuthCommand {
+    /// Set the owner password (at least 8 characters), read from stdin: typed at a terminal,
+    /// or piped (`echo "$PASSWORD" | gitmem auth set-password`)
+    SetPassword,
 }
 
 #[derive(Subcommand, Debug)]
@@ -320,6 +338,9 @@ pub fn run(cli: Cli) -> Result<()> {
     if let Command::Token(cmd) = &cli.command {
         return token(&root, cmd);
     }
+    if let Command::Auth(AuthCommand::SetPassword) = &cli.command {
+        return set_password(&root);
+    }
     if let Command::Tool {
         name,
         args,
@@ -378,7 +399,11 @@ pub fn run(cli: Cli) -> Result<()> {
             path,
             json,
         } => rescan_links(&app, project.as_deref(), path.as_deref(), json),
-        Command::Serve(_) | Command::Token(_) | Command::Tool { .. } | Command::Bench(_) => {
+        Command::Serve(_)
+        | Command::Token(_)
+        | Command::Auth(_)
+        | Command::Tool { .. }
+        | Command::Bench(_) => {
             unreachable!("handled above")
         }
     };
@@ -443,6 +468,7 @@ fn serve(root: &std::path::Path, args: &ServeArgs) -> Result<()> {
                 max_request_bytes: args.max_request_bytes,
                 request_timeout: std::time::Duration::from_secs(args.request_timeout.max(1)),
                 call_deadline: crate::mcp::server::call_deadline(),
+                oauth: !args.no_oauth,
             };
             runtime.block_on(crate::mcp::http::serve_http(root, options))
         }
@@ -454,6 +480,43 @@ fn serve(root: &std::path::Path, args: &ServeArgs) -> Result<()> {
     // a signal but kept the pipe open) must not keep the process alive.
     runtime.shutdown_background();
     served
+}
+
+/// One line of stdin; at a terminal, prompted and not echoed.
+fn read_secret(prompt: &str) -> Result<String> {
+    let mut line = String::new();
+    if !std::io::stdin().is_terminal() {
+        std::io::stdin().read_line(&mut line)?;
+        return Ok(line.trim_end_matches(['\n', '\r']).to_string());
+    }
+    eprint!("{prompt}");
+    // SAFETY: termios is plain data; the terminal's settings are restored before returning.
+    unsafe {
+        let mut settings: libc::termios = std::mem::zeroed();
+        let fd = libc::STDIN_FILENO;
+        let saved = libc::tcgetattr(fd, &mut settings) == 0;
+        let original = settings;
+        if saved {
+            settings.c_lflag &= !libc::ECHO;
+            libc::tcsetattr(fd, libc::TCSANOW, &settings);
+        }
+        let read = std::io::stdin().read_line(&mut line);
+        if saved {
+            libc::tcsetattr(fd, libc::TCSANOW, &original);
+        }
+        eprintln!();
+        read?;
+    }
+    Ok(line.trim_end_matches(['\n', '\r']).to_string())
+}
+
+fn set_password(root: &std::path::Path) -> Result<()> {
+    let password = read_secret("New owner password (at least 8 characters): ")?;
+    crate::service::oauth::set_owner_password(root, &password)?;
+    println!(
+        "owner password set; the OAuth approval page of `gitmem serve --transport http` accepts it"
+    );
+    Ok(())
 }
 
 fn token(root: &std::path::Path, cmd: &TokenCommand) -> Result<()> {
@@ -504,7 +567,11 @@ fn token(root: &std::path::Path, cmd: &TokenCommand) -> Result<()> {
                     println!(
                         "{}\t{}\t{}\tcreated {}",
                         t.name,
-                        if t.read_only { "read-only" } else { "read-write" },
+                        if t.read_only {
+                            "read-only"
+                        } else {
+                            "read-write"
+                        },
                         t.project.as_deref().unwrap_or("all projects"),
                         t.created
                     );

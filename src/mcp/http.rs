@@ -11,12 +11,15 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use axum::extract::{Path as UrlPath, Request, State};
+use std::collections::HashMap;
+
+use axum::extract::{Form, Path as UrlPath, Query, Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, post};
 use axum::{Json, Router};
+use base64::Engine;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::json;
@@ -25,6 +28,9 @@ use tokio_util::sync::CancellationToken;
 use super::server::{termination, GitmemServer};
 use super::tools::ToolCtx;
 use crate::service::auth::{same_secret, Grant, TokenStore};
+use crate::service::oauth::{
+    Approval, AuthorizationRequest, AuthorizeError, OAuthError, OAuthServer, RegistrationRequest,
+};
 use crate::service::read::ReadRefusal;
 use crate::service::{background, App, Outcome};
 
@@ -52,6 +58,8 @@ pub struct HttpOptions {
     pub max_request_bytes: usize,
     pub request_timeout: Duration,
     pub call_deadline: Duration,
+    /// Serve the built-in OAuth authorization server (`--no-oauth` turns it off).
+    pub oauth: bool,
 }
 
 /// The credentials a request may present.
@@ -60,23 +68,28 @@ struct Credentials {
     /// Printed at start when no other credential exists (loopback only).
     one_time: Option<String>,
     store: TokenStore,
+    oauth: Option<Arc<OAuthServer>>,
 }
 
 impl Credentials {
     fn grant(&self, presented: &str) -> crate::service::Result<Option<Grant>> {
         // Every configured secret is compared, so the time taken does not say which matched.
-        let given = self.tokens.iter().fold(false, |hit, t| hit | same_secret(presented, t));
+        let given = self
+            .tokens
+            .iter()
+            .fold(false, |hit, t| hit | same_secret(presented, t));
         let once = self
             .one_time
             .as_deref()
             .is_some_and(|t| same_secret(presented, t));
         let stored = self.store.verify(presented)?;
+        let issued = self.oauth.as_ref().and_then(|o| o.grant_for(presented));
         Ok(if given {
             Some(Grant::full("command-line token"))
         } else if once {
             Some(Grant::full("one-time token"))
         } else {
-            stored
+            stored.or(issued)
         })
     }
 }
@@ -99,8 +112,8 @@ fn check_exposure(bound: &SocketAddr, has_credential: bool) -> anyhow::Result<()
     if !bound.ip().is_loopback() && !has_credential {
         anyhow::bail!(
             "refusing to serve on {bound} without a credential: anyone who can reach this address could read and change every note. \
-             Create a token first (`gitmem token create NAME`), or pass --auth-token / --auth-token-file / GITMEM_AUTH_TOKEN; \
-             a one-time token is offered only on a loopback address"
+             Create a token first (`gitmem token create NAME`), set the owner password for OAuth sign-ins (`gitmem auth set-password`), \
+             or pass --auth-token / --auth-token-file / GITMEM_AUTH_TOKEN; a one-time code is offered only on a loopback address"
         );
     }
     Ok(())
@@ -109,13 +122,16 @@ fn check_exposure(bound: &SocketAddr, has_credential: bool) -> anyhow::Result<()
 /// `gitmem serve --transport http`.
 pub async fn serve_http(root: &std::path::Path, options: HttpOptions) -> anyhow::Result<()> {
     let store = TokenStore::at(root);
-    let has_credential = !options.tokens.is_empty() || !store.list()?.is_empty();
+    let has_credential = !options.tokens.is_empty()
+        || !store.list()?.is_empty()
+        || (options.oauth && crate::service::oauth::has_owner_password(root));
     let listener = tokio::net::TcpListener::bind(&options.bind)
         .await
         .map_err(|e| anyhow::anyhow!("cannot listen on {}: {e}", options.bind))?;
     let bound = listener.local_addr()?;
     check_exposure(&bound, has_credential)?;
 
+    let root_dir = root.to_path_buf();
     let root = root.to_path_buf();
     let app = Arc::new(tokio::task::spawn_blocking(move || App::open(&root)).await??);
     if let Some(name) = &options.constrained {
@@ -134,6 +150,15 @@ pub async fn serve_http(root: &std::path::Path, options: HttpOptions) -> anyhow:
         .unwrap_or_else(|| format!("http://{bound}"))
         .trim_end_matches('/')
         .to_string();
+    let oauth = if options.oauth {
+        Some(Arc::new(OAuthServer::open(
+            &root_dir,
+            &public_url,
+            one_time.clone(),
+        )?))
+    } else {
+        None
+    };
     let ctx = ToolCtx {
         dotted_names: options.dotted_names || app.config().compat.dotted_names,
         public_url: Some(public_url.clone()),
@@ -146,6 +171,7 @@ pub async fn serve_http(root: &std::path::Path, options: HttpOptions) -> anyhow:
             tokens: options.tokens.clone(),
             one_time: one_time.clone(),
             store,
+            oauth,
         },
         hosts: allowed_hosts(&bound, &public_url, &options.allowed_hosts),
         origins: allowed_origins(&bound, &public_url, &options.allowed_origins),
@@ -170,6 +196,22 @@ pub async fn serve_http(root: &std::path::Path, options: HttpOptions) -> anyhow:
     let router = Router::new()
         .route("/notes/{*permalink}", get(note))
         .route_service("/mcp", mcp)
+        .route(
+            "/.well-known/oauth-protected-resource",
+            get(resource_metadata),
+        )
+        .route(
+            "/.well-known/oauth-protected-resource/mcp",
+            get(resource_metadata),
+        )
+        .route(
+            "/.well-known/oauth-authorization-server",
+            get(authorization_server_metadata),
+        )
+        .route("/oauth/register", post(register))
+        .route("/oauth/authorize", get(authorize).post(approve))
+        .route("/oauth/token", post(token))
+        .route("/oauth/revoke", post(revoke))
         .layer(middleware::from_fn_with_state(state.clone(), guard))
         .route("/healthz", get(healthz))
         .with_state(state);
@@ -179,10 +221,10 @@ pub async fn serve_http(root: &std::path::Path, options: HttpOptions) -> anyhow:
     background::embed(app.clone());
 
     eprintln!("gitmem: serving MCP at http://{bound}/mcp");
-    if let Some(token) = &one_time {
+    if let Some(code) = &one_time {
         eprintln!(
-            "gitmem: no token is configured; until this server stops it accepts the one-time token\n  {token}\n\
-             (`gitmem token create NAME` makes a lasting one)"
+            "gitmem: no credential is configured; until this server stops, this one-time code approves OAuth sign-ins and works as a bearer token:\n  {code}\n\
+             (`gitmem auth set-password` or `gitmem token create NAME` make lasting ones)"
         );
     }
     let stopping = cancel.clone();
@@ -230,7 +272,11 @@ fn allowed_origins(bound: &SocketAddr, public_url: &str, extra: &[String]) -> Ve
         let scheme = public_url.split_once("://").map_or("http", |(s, _)| s);
         format!("{scheme}://{host}")
     }));
-    origins.extend(extra.iter().map(|o| o.trim_end_matches('/').to_ascii_lowercase()));
+    origins.extend(
+        extra
+            .iter()
+            .map(|o| o.trim_end_matches('/').to_ascii_lowercase()),
+    );
     origins
 }
 
@@ -263,13 +309,27 @@ fn bearer(headers: &HeaderMap) -> Option<&str> {
         .filter(|t| !t.is_empty())
 }
 
-fn unauthorized(description: &str) -> Response {
+/// A 401 that tells an OAuth client where to find the authorization server (RFC 9728).
+fn unauthorized(state: &HttpState, description: &str) -> Response {
     let mut response = refusal(StatusCode::UNAUTHORIZED, "invalid_token", description);
-    response.headers_mut().insert(
-        header::WWW_AUTHENTICATE,
-        HeaderValue::from_static("Bearer realm=\"gitmem\", error=\"invalid_token\""),
-    );
+    let mut challenge = "Bearer realm=\"gitmem\", error=\"invalid_token\"".to_string();
+    if let Some(oauth) = &state.credentials.oauth {
+        challenge.push_str(&format!(
+            ", resource_metadata=\"{}/.well-known/oauth-protected-resource\"",
+            oauth.issuer
+        ));
+    }
+    if let Ok(value) = HeaderValue::from_str(&challenge) {
+        response
+            .headers_mut()
+            .insert(header::WWW_AUTHENTICATE, value);
+    }
     response
+}
+
+/// Paths anyone may call: OAuth discovery and the authorization server's own endpoints.
+fn is_public(path: &str) -> bool {
+    path.starts_with("/.well-known/") || path.starts_with("/oauth/")
 }
 
 async fn guard(State(state): State<Arc<HttpState>>, mut request: Request, next: Next) -> Response {
@@ -280,7 +340,7 @@ async fn guard(State(state): State<Arc<HttpState>>, mut request: Request, next: 
     let span = tracing::info_span!("request", id = %id, %method, %path);
     let _entered = span.enter();
     let mut response = match admit(&state, &request) {
-        Err(response) => response,
+        Err(response) => *response,
         Ok(grant) => {
             tracing::debug!(caller = %grant.name, "admitted");
             request.extensions_mut().insert(grant);
@@ -290,10 +350,7 @@ async fn guard(State(state): State<Arc<HttpState>>, mut request: Request, next: 
                 Err(_) => refusal(
                     StatusCode::GATEWAY_TIMEOUT,
                     "timeout",
-                    &format!(
-                        "no answer within {} s",
-                        state.request_timeout.as_secs_f64()
-                    ),
+                    &format!("no answer within {} s", state.request_timeout.as_secs_f64()),
                 ),
             }
         }
@@ -310,7 +367,7 @@ async fn guard(State(state): State<Arc<HttpState>>, mut request: Request, next: 
 }
 
 /// The caller's grant, or the response that turns the request away.
-fn admit(state: &HttpState, request: &Request) -> Result<Grant, Response> {
+fn admit(state: &HttpState, request: &Request) -> Result<Grant, Box<Response>> {
     let headers = request.headers();
     let host = headers
         .get(header::HOST)
@@ -319,50 +376,317 @@ fn admit(state: &HttpState, request: &Request) -> Result<Grant, Response> {
         .unwrap_or("");
     if !host_allowed(host, &state.hosts) {
         tracing::warn!(host, "refused: unknown Host");
-        return Err(refusal(
+        return Err(Box::new(refusal(
             StatusCode::FORBIDDEN,
             "forbidden_host",
             "this Host is not served; add it with --allow-host or --public-url",
-        ));
+        )));
     }
     if let Some(origin) = headers.get(header::ORIGIN) {
         let origin = origin.to_str().unwrap_or("").trim_end_matches('/');
         if !state.origins.iter().any(|o| o.eq_ignore_ascii_case(origin)) {
             tracing::warn!(origin, "refused: unknown Origin");
-            return Err(refusal(
+            return Err(Box::new(refusal(
                 StatusCode::FORBIDDEN,
                 "forbidden_origin",
                 "requests from this Origin are not accepted; add it with --allow-origin",
-            ));
+            )));
         }
     }
+    if is_public(request.uri().path()) {
+        return Ok(Grant {
+            name: "anonymous".into(),
+            read_only: true,
+            project: None,
+        });
+    }
     let Some(token) = bearer(headers) else {
-        return Err(unauthorized(
+        return Err(Box::new(unauthorized(
+            state,
             "an Authorization: Bearer token is required",
-        ));
+        )));
     };
     let grant = match state.credentials.grant(token) {
         Ok(Some(grant)) => grant,
-        Ok(None) => return Err(unauthorized("the token is not valid (unknown or revoked)")),
+        Ok(None) => {
+            return Err(Box::new(unauthorized(
+                state,
+                "the token is not valid (unknown, expired or revoked)",
+            )))
+        }
         Err(e) => {
             tracing::error!("reading the token store failed: {e}");
-            return Err(refusal(
+            return Err(Box::new(refusal(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 "server_error",
                 "the server could not check the token",
-            ));
+            )));
         }
     };
     if let (Some(served), Some(wanted)) = (&state.ctx.constrained, &grant.project) {
         if served != wanted {
-            return Err(refusal(
+            return Err(Box::new(refusal(
                 StatusCode::FORBIDDEN,
                 "insufficient_scope",
                 &format!("the token is for project '{wanted}'; this server serves only '{served}'"),
-            ));
+            )));
         }
     }
     Ok(grant)
+}
+
+fn oauth_of(state: &HttpState) -> Result<Arc<OAuthServer>, Box<Response>> {
+    state.credentials.oauth.clone().ok_or_else(|| {
+        Box::new(refusal(
+            StatusCode::NOT_FOUND,
+            "not_found",
+            "this server runs without its OAuth authorization server (--no-oauth)",
+        ))
+    })
+}
+
+fn oauth_error(error: OAuthError) -> Response {
+    let status = StatusCode::from_u16(error.status()).unwrap_or(StatusCode::BAD_REQUEST);
+    (
+        status,
+        [(header::CACHE_CONTROL, "no-store")],
+        Json(error.body()),
+    )
+        .into_response()
+}
+
+/// Client credentials from `Authorization: Basic` (client_secret_basic).
+fn basic_credentials(headers: &HeaderMap) -> Option<(String, String)> {
+    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, encoded) = value.split_once(' ')?;
+    if !scheme.eq_ignore_ascii_case("basic") {
+        return None;
+    }
+    let decoded = base64::engine::general_purpose::STANDARD
+        .decode(encoded.trim())
+        .ok()?;
+    let text = String::from_utf8(decoded).ok()?;
+    let (id, secret) = text.split_once(':')?;
+    Some((
+        crate::service::oauth::percent_decode(id),
+        crate::service::oauth::percent_decode(secret),
+    ))
+}
+
+async fn resource_metadata(State(state): State<Arc<HttpState>>) -> Response {
+    match oauth_of(&state) {
+        Ok(oauth) => Json(oauth.resource_metadata()).into_response(),
+        Err(response) => *response,
+    }
+}
+
+async fn authorization_server_metadata(State(state): State<Arc<HttpState>>) -> Response {
+    match oauth_of(&state) {
+        Ok(oauth) => Json(oauth.metadata()).into_response(),
+        Err(response) => *response,
+    }
+}
+
+async fn register(State(state): State<Arc<HttpState>>, body: axum::body::Bytes) -> Response {
+    let oauth = match oauth_of(&state) {
+        Ok(oauth) => oauth,
+        Err(response) => return *response,
+    };
+    let request: RegistrationRequest = match serde_json::from_slice(&body) {
+        Ok(request) => request,
+        Err(e) => {
+            return oauth_error(OAuthError {
+                error: "invalid_client_metadata",
+                description: format!("the registration is not valid JSON: {e}"),
+            })
+        }
+    };
+    match tokio::task::spawn_blocking(move || oauth.register(request)).await {
+        Ok(Ok((client, secret))) => {
+            let mut answer = json!({
+                "client_id": client.client_id,
+                "client_id_issued_at": client.client_id_issued_at,
+                "redirect_uris": client.redirect_uris,
+                "token_endpoint_auth_method": client.token_endpoint_auth_method,
+                "grant_types": ["authorization_code", "refresh_token"],
+                "response_types": ["code"],
+            });
+            if let Some(name) = &client.client_name {
+                answer["client_name"] = json!(name);
+            }
+            if let Some(secret) = secret {
+                answer["client_secret"] = json!(secret);
+                answer["client_secret_expires_at"] = json!(0);
+            }
+            (
+                StatusCode::CREATED,
+                [(header::CACHE_CONTROL, "no-store")],
+                Json(answer),
+            )
+                .into_response()
+        }
+        Ok(Err(error)) => oauth_error(error),
+        Err(e) => oauth_error(OAuthError {
+            error: "server_error",
+            description: e.to_string(),
+        }),
+    }
+}
+
+fn html(status: StatusCode, page: String) -> Response {
+    (
+        status,
+        [
+            (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+            (header::CACHE_CONTROL, "no-store"),
+            (header::X_FRAME_OPTIONS, "DENY"),
+        ],
+        page,
+    )
+        .into_response()
+}
+
+fn redirect(to: &str) -> Response {
+    match HeaderValue::from_str(to) {
+        Ok(location) => (
+            StatusCode::FOUND,
+            [
+                (header::LOCATION, location),
+                (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
+            ],
+        )
+            .into_response(),
+        Err(_) => html(
+            StatusCode::BAD_REQUEST,
+            crate::render::oauth::error_page("the redirect URI cannot be sent back"),
+        ),
+    }
+}
+
+/// Checks an authorization request; the page, redirect or error it leads to.
+async fn checked_request(
+    oauth: &Arc<OAuthServer>,
+    params: HashMap<String, String>,
+) -> Result<AuthorizationRequest, Box<Response>> {
+    let oauth = oauth.clone();
+    let checked = tokio::task::spawn_blocking(move || oauth.check_authorization(&params))
+        .await
+        .map_err(|e| {
+            Box::new(html(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                crate::render::oauth::error_page(&e.to_string()),
+            ))
+        })?;
+    checked.map_err(|error| {
+        Box::new(match error {
+            AuthorizeError::Page(message) => html(
+                StatusCode::BAD_REQUEST,
+                crate::render::oauth::error_page(&message),
+            ),
+            AuthorizeError::Redirect(to) => redirect(&to),
+        })
+    })
+}
+
+/// `GET /oauth/authorize`: the approval page.
+async fn authorize(
+    State(state): State<Arc<HttpState>>,
+    Query(params): Query<HashMap<String, String>>,
+) -> Response {
+    let oauth = match oauth_of(&state) {
+        Ok(oauth) => oauth,
+        Err(response) => return *response,
+    };
+    match checked_request(&oauth, params).await {
+        Ok(request) => html(
+            StatusCode::OK,
+            crate::render::oauth::approval_page(&request, "/oauth/authorize", None),
+        ),
+        Err(response) => *response,
+    }
+}
+
+/// `POST /oauth/authorize`: the owner's answer.
+async fn approve(
+    State(state): State<Arc<HttpState>>,
+    Form(mut form): Form<HashMap<String, String>>,
+) -> Response {
+    let oauth = match oauth_of(&state) {
+        Ok(oauth) => oauth,
+        Err(response) => return *response,
+    };
+    let secret = form.remove("secret").unwrap_or_default();
+    let approved = form.remove("decision").as_deref() == Some("approve");
+    let request = match checked_request(&oauth, form).await {
+        Ok(request) => request,
+        Err(response) => return *response,
+    };
+    let answer = {
+        let request = request.clone();
+        tokio::task::spawn_blocking(move || oauth.approve(&request, approved, &secret)).await
+    };
+    match answer {
+        Ok(Ok(Approval::Redirect(to))) => redirect(&to),
+        Ok(Ok(Approval::Retry(message))) => html(
+            StatusCode::UNAUTHORIZED,
+            crate::render::oauth::approval_page(&request, "/oauth/authorize", Some(&message)),
+        ),
+        Ok(Err(error)) => oauth_error(error),
+        Err(e) => oauth_error(OAuthError {
+            error: "server_error",
+            description: e.to_string(),
+        }),
+    }
+}
+
+/// `POST /oauth/token`.
+async fn token(
+    State(state): State<Arc<HttpState>>,
+    headers: HeaderMap,
+    Form(form): Form<HashMap<String, String>>,
+) -> Response {
+    let oauth = match oauth_of(&state) {
+        Ok(oauth) => oauth,
+        Err(response) => return *response,
+    };
+    let basic = basic_credentials(&headers);
+    match tokio::task::spawn_blocking(move || oauth.token(&form, basic)).await {
+        Ok(Ok(answer)) => (
+            StatusCode::OK,
+            [
+                (header::CACHE_CONTROL, "no-store"),
+                (header::PRAGMA, "no-cache"),
+            ],
+            Json(answer),
+        )
+            .into_response(),
+        Ok(Err(error)) => oauth_error(error),
+        Err(e) => oauth_error(OAuthError {
+            error: "server_error",
+            description: e.to_string(),
+        }),
+    }
+}
+
+/// `POST /oauth/revoke` (RFC 7009): 200 whether or not the token was known.
+async fn revoke(
+    State(state): State<Arc<HttpState>>,
+    headers: HeaderMap,
+    Form(form): Form<HashMap<String, String>>,
+) -> Response {
+    let oauth = match oauth_of(&state) {
+        Ok(oauth) => oauth,
+        Err(response) => return *response,
+    };
+    let basic = basic_credentials(&headers);
+    match tokio::task::spawn_blocking(move || oauth.revoke(&form, basic)).await {
+        Ok(Ok(())) => StatusCode::OK.into_response(),
+        Ok(Err(error)) => oauth_error(error),
+        Err(e) => oauth_error(OAuthError {
+            error: "server_error",
+            description: e.to_string(),
+        }),
+    }
 }
 
 async fn healthz() -> Json<serde_json::Value> {
@@ -464,7 +788,10 @@ mod tests {
     fn bearer_tokens_are_read_from_the_authorization_header() {
         let mut headers = HeaderMap::new();
         assert_eq!(bearer(&headers), None);
-        headers.insert(header::AUTHORIZATION, HeaderValue::from_static("bearer  abc "));
+        headers.insert(
+            header::AUTHORIZATION,
+            HeaderValue::from_static("bearer  abc "),
+        );
         assert_eq!(bearer(&headers), Some("abc"));
         headers.insert(header::AUTHORIZATION, HeaderValue::from_static("Basic abc"));
         assert_eq!(bearer(&headers), None);

@@ -130,7 +130,8 @@ impl ServerHandler for GitmemServer {
             Some(id) => tracing::info_span!("request", id = %id, tool = %name),
             None => tracing::info_span!("call", tool = %name),
         };
-        let call = tokio::task::spawn_blocking(move || span.in_scope(|| tools::call(&ctx, &tool, &args)));
+        let call =
+            tokio::task::spawn_blocking(move || span.in_scope(|| tools::call(&ctx, &tool, &args)));
         // A call that is cancelled or runs past the deadline is answered (or dropped) at once;
         // long operations see `stop` and end early, and the server goes on serving.
         let reply = tokio::select! {

@@ -151,11 +151,7 @@ impl TokenStore {
         let presented = digest(presented);
         let mut found = None;
         for record in self.list()? {
-            let same: bool = record
-                .sha256
-                .as_bytes()
-                .ct_eq(presented.as_bytes())
-                .into();
+            let same: bool = record.sha256.as_bytes().ct_eq(presented.as_bytes()).into();
             if same {
                 found = Some(record.grant());
             }

@@ -16,6 +16,7 @@ pub mod ingest;
 pub mod links;
 pub mod models;
 pub mod notes;
+pub mod oauth;
 pub mod progress;
 pub mod projects;
 pub mod read;

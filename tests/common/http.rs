@@ -141,6 +141,7 @@ pub struct Answer {
     pub session: Option<String>,
     pub request_id: Option<String>,
     pub content_type: Option<String>,
+    pub location: Option<String>,
 }
 
 impl Answer {
@@ -150,9 +151,11 @@ impl Answer {
     }
 }
 
+/// Redirects are not followed: the OAuth tests read them.
 fn agent() -> ureq::Agent {
     ureq::AgentBuilder::new()
         .timeout(Duration::from_secs(120))
+        .redirects(0)
         .build()
 }
 
@@ -169,6 +172,7 @@ fn answer(result: Result<ureq::Response, ureq::Error>) -> Answer {
         session: header("mcp-session-id"),
         request_id: header("x-request-id"),
         content_type: header("content-type"),
+        location: header("location"),
         body: response.into_string().unwrap_or_default(),
     }
 }
@@ -191,6 +195,38 @@ pub fn post(url: &str, headers: &[(&str, &str)], body: &str) -> Answer {
     answer(request.send_string(body))
 }
 
+/// `POST url` with a form body (`application/x-www-form-urlencoded`).
+pub fn post_form(url: &str, fields: &[(&str, &str)]) -> Answer {
+    answer(agent().post(url).send_form(fields))
+}
+
+/// The value of `name` in a URL's query.
+pub fn query_param(url: &str, name: &str) -> Option<String> {
+    let query = url.split_once('?')?.1;
+    query.split('&').find_map(|pair| {
+        let (key, value) = pair.split_once('=')?;
+        (key == name).then(|| percent_decode(value))
+    })
+}
+
+fn percent_decode(value: &str) -> String {
+    let bytes = value.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            if let Ok(byte) = u8::from_str_radix(&value[i + 1..i + 3], 16) {
+                out.push(byte);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(if bytes[i] == b'+' { b' ' } else { bytes[i] });
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
 /// The JSON-RPC message answering `id` in a body that is JSON or an event stream.
 pub fn message_for(body: &str, id: u64) -> Option<Value> {
     let candidates: Vec<Value> = if body.trim_start().starts_with('{') {
@@ -201,7 +237,9 @@ pub fn message_for(body: &str, id: u64) -> Option<Value> {
             .filter_map(|d| serde_json::from_str(d.trim()).ok())
             .collect()
     };
-    candidates.into_iter().find(|m: &Value| m["id"] == json!(id))
+    candidates
+        .into_iter()
+        .find(|m: &Value| m["id"] == json!(id))
 }
 
 /// An MCP client over HTTP.
@@ -219,7 +257,7 @@ pub const STATELESS_VERSION: &str = "2026-07-28";
 
 impl HttpMcp {
     /// A session-based client of protocol `version` (2025-06-18, 2025-11-25).
-    pub fn connect(base: &str, token: Option<&str>, version: &str) -> Result<HttpMcp, Answer> {
+    pub fn connect(base: &str, token: Option<&str>, version: &str) -> Result<HttpMcp, Box<Answer>> {
         let mut client = HttpMcp {
             url: format!("{base}/mcp"),
             token: token.map(String::from),
@@ -235,7 +273,7 @@ impl HttpMcp {
         let body = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params});
         let reply = client.send(None, &body.to_string());
         let Some(session) = reply.session.clone().filter(|_| reply.status == 200) else {
-            return Err(reply);
+            return Err(Box::new(reply));
         };
         client.initialize = message_for(&reply.body, 0).unwrap_or(Value::Null);
         client.session = Some((version.to_string(), session));
@@ -293,7 +331,7 @@ impl HttpMcp {
     }
 
     /// One request; the JSON-RPC result, or the whole answer when there is none.
-    pub fn request(&mut self, method: &str, mut params: Value) -> Result<Value, Answer> {
+    pub fn request(&mut self, method: &str, mut params: Value) -> Result<Value, Box<Answer>> {
         let id = self.next_id;
         self.next_id += 1;
         if self.session.is_none() {
@@ -307,7 +345,7 @@ impl HttpMcp {
         let reply = self.send(Some((method, name.as_deref())), &body.to_string());
         match message_for(&reply.body, id) {
             Some(message) if message.get("result").is_some() => Ok(message["result"].clone()),
-            _ => Err(reply),
+            _ => Err(Box::new(reply)),
         }
     }
 
