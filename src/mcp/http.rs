@@ -345,7 +345,13 @@ async fn guard(State(state): State<Arc<HttpState>>, mut request: Request, next: 
             tracing::debug!(caller = %grant.name, "admitted");
             request.extensions_mut().insert(grant);
             request.extensions_mut().insert(RequestId(id.clone()));
+            let ends_session = request.method() == axum::http::Method::DELETE;
             match tokio::time::timeout(state.request_timeout, next.run(request)).await {
+                // rmcp accepts a session's DELETE with 202; clients (the Python SDK among
+                // them) expect the 200 or 204 of a completed deletion, which it is.
+                Ok(response) if ends_session && response.status() == StatusCode::ACCEPTED => {
+                    StatusCode::NO_CONTENT.into_response()
+                }
                 Ok(response) => response,
                 Err(_) => refusal(
                     StatusCode::GATEWAY_TIMEOUT,
