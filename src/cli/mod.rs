@@ -186,6 +186,10 @@ pub struct ServeArgs {
     /// HTTP: turn off the built-in OAuth authorization server (bearer tokens only)
     #[arg(long)]
     pub no_oauth: bool,
+    /// HTTP: accept the access tokens (JWTs) of this external OpenID provider instead of the
+    /// built-in authorization server; they must name <public URL>/mcp as their audience
+    #[arg(long, value_name = "URL", conflicts_with = "no_oauth")]
+    pub oauth_issuer: Option<String>,
     /// HTTP: seconds a request may take before it is answered with 504
     #[arg(long, value_name = "SECONDS", default_value_t = crate::mcp::http::DEFAULT_REQUEST_TIMEOUT.as_secs())]
     pub request_timeout: u64,
@@ -469,6 +473,7 @@ fn serve(root: &std::path::Path, args: &ServeArgs) -> Result<()> {
                 request_timeout: std::time::Duration::from_secs(args.request_timeout.max(1)),
                 call_deadline: crate::mcp::server::call_deadline(),
                 oauth: !args.no_oauth,
+                oauth_issuer: args.oauth_issuer.clone(),
             };
             runtime.block_on(crate::mcp::http::serve_http(root, options))
         }

@@ -28,6 +28,7 @@ use tokio_util::sync::CancellationToken;
 use super::server::{termination, GitmemServer};
 use super::tools::ToolCtx;
 use crate::service::auth::{same_secret, Grant, TokenStore};
+use crate::service::issuer::ExternalIssuer;
 use crate::service::oauth::{
     Approval, AuthorizationRequest, AuthorizeError, OAuthError, OAuthServer, RegistrationRequest,
 };
@@ -60,6 +61,8 @@ pub struct HttpOptions {
     pub call_deadline: Duration,
     /// Serve the built-in OAuth authorization server (`--no-oauth` turns it off).
     pub oauth: bool,
+    /// Delegate OAuth to this external OpenID provider instead (JWTs checked against its keys).
+    pub oauth_issuer: Option<String>,
 }
 
 /// The credentials a request may present.
@@ -69,6 +72,7 @@ struct Credentials {
     one_time: Option<String>,
     store: TokenStore,
     oauth: Option<Arc<OAuthServer>>,
+    issuer: Option<Arc<ExternalIssuer>>,
 }
 
 impl Credentials {
@@ -83,7 +87,17 @@ impl Credentials {
             .as_deref()
             .is_some_and(|t| same_secret(presented, t));
         let stored = self.store.verify(presented)?;
-        let issued = self.oauth.as_ref().and_then(|o| o.grant_for(presented));
+        let issued = self
+            .oauth
+            .as_ref()
+            .and_then(|o| o.grant_for(presented))
+            .or_else(|| {
+                let issuer = self.issuer.as_ref()?;
+                issuer
+                    .check(presented)
+                    .map_err(|why| tracing::info!("an issuer token was refused: {why}"))
+                    .ok()
+            });
         Ok(if given {
             Some(Grant::full("command-line token"))
         } else if once {
@@ -101,6 +115,9 @@ struct HttpState {
     hosts: Vec<String>,
     origins: Vec<String>,
     request_timeout: Duration,
+    /// RFC 9728 metadata, when an authorization server (built in or external) is in use.
+    resource_metadata: Option<serde_json::Value>,
+    public_url: String,
 }
 
 /// The id of one HTTP request, in its logs and its `x-request-id` header.
@@ -124,6 +141,7 @@ pub async fn serve_http(root: &std::path::Path, options: HttpOptions) -> anyhow:
     let store = TokenStore::at(root);
     let has_credential = !options.tokens.is_empty()
         || !store.list()?.is_empty()
+        || options.oauth_issuer.is_some()
         || (options.oauth && crate::service::oauth::has_owner_password(root));
     let listener = tokio::net::TcpListener::bind(&options.bind)
         .await
@@ -150,7 +168,18 @@ pub async fn serve_http(root: &std::path::Path, options: HttpOptions) -> anyhow:
         .unwrap_or_else(|| format!("http://{bound}"))
         .trim_end_matches('/')
         .to_string();
-    let oauth = if options.oauth {
+    let resource = format!("{public_url}/mcp");
+    let issuer = match options.oauth_issuer.clone() {
+        Some(url) => {
+            let audience = resource.clone();
+            let found =
+                tokio::task::spawn_blocking(move || ExternalIssuer::discover(&url, &audience))
+                    .await??;
+            Some(Arc::new(found))
+        }
+        None => None,
+    };
+    let oauth = if options.oauth && issuer.is_none() {
         Some(Arc::new(OAuthServer::open(
             &root_dir,
             &public_url,
@@ -158,6 +187,17 @@ pub async fn serve_http(root: &std::path::Path, options: HttpOptions) -> anyhow:
         )?))
     } else {
         None
+    };
+    let resource_metadata = match (&oauth, &issuer) {
+        (Some(oauth), _) => Some(oauth.resource_metadata()),
+        (None, Some(issuer)) => Some(json!({
+            "resource": resource,
+            "authorization_servers": [issuer.issuer],
+            "bearer_methods_supported": ["header"],
+            "scopes_supported": crate::service::oauth::SCOPES,
+            "resource_name": "gitmem",
+        })),
+        (None, None) => None,
     };
     let ctx = ToolCtx {
         dotted_names: options.dotted_names || app.config().compat.dotted_names,
@@ -172,10 +212,13 @@ pub async fn serve_http(root: &std::path::Path, options: HttpOptions) -> anyhow:
             one_time: one_time.clone(),
             store,
             oauth,
+            issuer,
         },
         hosts: allowed_hosts(&bound, &public_url, &options.allowed_hosts),
         origins: allowed_origins(&bound, &public_url, &options.allowed_origins),
         request_timeout: options.request_timeout,
+        resource_metadata,
+        public_url: public_url.clone(),
     });
 
     let cancel = CancellationToken::new();
@@ -198,11 +241,11 @@ pub async fn serve_http(root: &std::path::Path, options: HttpOptions) -> anyhow:
         .route_service("/mcp", mcp)
         .route(
             "/.well-known/oauth-protected-resource",
-            get(resource_metadata),
+            get(protected_resource_metadata),
         )
         .route(
             "/.well-known/oauth-protected-resource/mcp",
-            get(resource_metadata),
+            get(protected_resource_metadata),
         )
         .route(
             "/.well-known/oauth-authorization-server",
@@ -313,10 +356,10 @@ fn bearer(headers: &HeaderMap) -> Option<&str> {
 fn unauthorized(state: &HttpState, description: &str) -> Response {
     let mut response = refusal(StatusCode::UNAUTHORIZED, "invalid_token", description);
     let mut challenge = "Bearer realm=\"gitmem\", error=\"invalid_token\"".to_string();
-    if let Some(oauth) = &state.credentials.oauth {
+    if state.resource_metadata.is_some() {
         challenge.push_str(&format!(
             ", resource_metadata=\"{}/.well-known/oauth-protected-resource\"",
-            oauth.issuer
+            state.public_url
         ));
     }
     if let Ok(value) = HeaderValue::from_str(&challenge) {
@@ -479,10 +522,14 @@ fn basic_credentials(headers: &HeaderMap) -> Option<(String, String)> {
     ))
 }
 
-async fn resource_metadata(State(state): State<Arc<HttpState>>) -> Response {
-    match oauth_of(&state) {
-        Ok(oauth) => Json(oauth.resource_metadata()).into_response(),
-        Err(response) => *response,
+async fn protected_resource_metadata(State(state): State<Arc<HttpState>>) -> Response {
+    match &state.resource_metadata {
+        Some(metadata) => Json(metadata.clone()).into_response(),
+        None => refusal(
+            StatusCode::NOT_FOUND,
+            "not_found",
+            "this server runs without OAuth (--no-oauth)",
+        ),
     }
 }
 

@@ -13,6 +13,7 @@ pub mod edit;
 pub mod error;
 pub mod health;
 pub mod ingest;
+pub mod issuer;
 pub mod links;
 pub mod models;
 pub mod notes;

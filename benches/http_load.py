@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""write_note throughput over HTTP with concurrent clients, and search latency under that load.
+
+usage: benches/http_load.py [--clients 16] [--notes-per-client 200] [--searches 300]
+                            [--vault-notes 1000]
+
+Starts `gitmem serve --transport http` on a loopback port over a fresh data root whose default
+project is a generated vault (`gitmem bench generate`, --vault-notes notes; 0 for an empty
+project), waits for the initial index, then runs --clients writer threads, each writing
+--notes-per-client new notes with write_note, while one more client searches (search_notes, 1-3
+vocabulary words) as fast as it can. Every request is a stateless MCP request of protocol
+2026-07-28 with a bearer token, as seen by the client (request sent -> response read). Prints
+notes/s (all writes, wall clock) and the search latency percentiles under load, then the same
+searches with no load for comparison. Standard library only. Needs a release build.
+"""
+import argparse, http.client, json, os, random, shutil, statistics, subprocess, sys, tempfile
+import threading, time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+WORDS = ("memory index search vault note graph link sync folder project context rust markdown "
+         "parser token query filter cache journal permalink title relation observation tag schema "
+         "latency throughput replica commit branch design decision meeting roadmap release").split()
+VERSION = "2026-07-28"
+
+
+def binary():
+    target = os.environ.get("CARGO_TARGET_DIR", os.path.join(REPO, "target"))
+    path = os.path.join(target, "release", "gitmem")
+    if not os.path.exists(path):
+        sys.exit("build first: cargo build --release")
+    return path
+
+
+class Client:
+    """One keep-alive connection sending stateless MCP requests."""
+
+    def __init__(self, port, token):
+        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+        self.token = token
+        self.next_id = 1
+
+    def call(self, tool, arguments):
+        body = json.dumps({
+            "jsonrpc": "2.0", "id": self.next_id, "method": "tools/call",
+            "params": {"name": tool, "arguments": arguments, "_meta": {
+                "io.modelcontextprotocol/protocolVersion": VERSION,
+                "io.modelcontextprotocol/clientCapabilities": {}}},
+        })
+        self.next_id += 1
+        headers = {
+            "Authorization": f"Bearer {self.token}", "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream", "MCP-Protocol-Version": VERSION,
+            "Mcp-Method": "tools/call", "Mcp-Name": tool,
+        }
+        started = time.perf_counter()
+        self.connection.request("POST", "/mcp", body, headers)
+        response = self.connection.getresponse()
+        payload = response.read()
+        elapsed = (time.perf_counter() - started) * 1000
+        if response.status != 200:
+            raise RuntimeError(f"{tool}: HTTP {response.status}: {payload[:200]!r}")
+        result = json.loads(payload)
+        if "error" in result or result["result"].get("isError"):
+            raise RuntimeError(f"{tool}: {payload[:300]!r}")
+        return elapsed
+
+
+def percentile(values, p):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, int(round(p / 100 * len(ordered))) - 1))]
+
+
+def summary(name, values):
+    return (f"{name}: n={len(values)} p50 {statistics.median(values):.2f} ms, "
+            f"p95 {percentile(values, 95):.2f} ms, p99 {percentile(values, 99):.2f} ms")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--clients", type=int, default=16)
+    parser.add_argument("--notes-per-client", type=int, default=200)
+    parser.add_argument("--searches", type=int, default=300)
+    parser.add_argument("--vault-notes", type=int, default=1000)
+    args = parser.parse_args()
+    gitmem = binary()
+    root = tempfile.mkdtemp(prefix="gitmem-http-load-")
+    try:
+        project = os.path.join(root, "projects", "main")
+        if args.vault_notes:
+            subprocess.run([gitmem, "bench", "generate", project, "--notes", str(args.vault_notes)],
+                           check=True, stdout=subprocess.DEVNULL)
+        else:
+            os.makedirs(project)
+        subprocess.run([gitmem, "--root", root, "reindex"], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        token = subprocess.run([gitmem, "--root", root, "token", "create", "bench"], check=True,
+                               capture_output=True, text=True).stdout.strip()
+        server = subprocess.Popen([gitmem, "--root", root, "serve", "--transport", "http",
+                                   "--bind", "127.0.0.1:0"], stderr=subprocess.PIPE, text=True)
+        port = None
+        for line in server.stderr:
+            if "serving MCP at" in line:
+                port = int(line.rsplit(":", 1)[1].split("/")[0])
+                break
+        threading.Thread(target=lambda: [None for _ in server.stderr], daemon=True).start()
+        try:
+            rng = random.Random(7)
+            queries = [" ".join(rng.sample(WORDS, rng.randint(1, 3))) for _ in range(args.searches)]
+            searcher = Client(port, token)
+            searcher.call("search_notes", {"query": "warm up"})
+            writes, write_errors, loaded_searches = [], [], []
+            done = threading.Event()
+
+            def writer(n):
+                client = Client(port, token)
+                for i in range(args.notes_per_client):
+                    try:
+                        writes.append(client.call("write_note", {
+                            "title": f"load {n} {i}", "directory": f"load/{n}",
+                            "content": f"note {i} of writer {n}: {' '.join(rng.sample(WORDS, 8))}"}))
+                    except Exception as e:  # noqa: BLE001 - reported below
+                        write_errors.append(str(e))
+
+            def search_under_load():
+                i = 0
+                while not done.is_set():
+                    loaded_searches.append(searcher.call("search_notes", {"query": queries[i % len(queries)]}))
+                    i += 1
+
+            threads = [threading.Thread(target=writer, args=(n,)) for n in range(args.clients)]
+            searching = threading.Thread(target=search_under_load)
+            started = time.perf_counter()
+            searching.start()
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            wall = time.perf_counter() - started
+            done.set()
+            searching.join()
+            if write_errors:
+                sys.exit(f"{len(write_errors)} writes failed, first: {write_errors[0]}")
+            total = args.clients * args.notes_per_client
+            print(f"{args.clients} clients wrote {total} notes in {wall:.2f} s: {total / wall:.0f} notes/s")
+            print(summary("write_note (each, under load)", writes))
+            print(summary("search_notes under load", loaded_searches))
+            quiet = [searcher.call("search_notes", {"query": q}) for q in queries]
+            print(summary("search_notes without load", quiet))
+        finally:
+            server.terminate()
+            server.wait(timeout=60)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
