@@ -306,6 +306,109 @@ fn prompts_and_resources_are_served() {
     );
 }
 
+#[test]
+fn notes_are_resources_linked_from_results_and_completed() {
+    let (_dir, mut mcp) = server();
+    assert_eq!(mcp.initialize["serverInfo"]["title"], "gitmem");
+    assert!(mcp.initialize["serverInfo"]["icons"][0]["src"]
+        .as_str()
+        .unwrap()
+        .starts_with("data:image/svg+xml"));
+    assert!(mcp.initialize["capabilities"]["completions"].is_object());
+    write(&mut mcp, "Alpha", "a", "alphaword about the first letter");
+    write(&mut mcp, "Beta", "a/b", "betaword below alpha");
+    for n in 0..105 {
+        write(&mut mcp, &format!("Filler {n}"), "filler", "padding");
+    }
+
+    // Listed page by page: the guide, then every note with a permalink.
+    let mut uris = Vec::new();
+    let mut cursor: Option<String> = None;
+    let mut pages = 0;
+    loop {
+        let params = match &cursor {
+            Some(c) => json!({"cursor": c}),
+            None => json!({}),
+        };
+        let page = mcp.request("resources/list", params);
+        pages += 1;
+        for r in page["resources"].as_array().unwrap() {
+            uris.push(r["uri"].as_str().unwrap().to_string());
+        }
+        match page["nextCursor"].as_str() {
+            Some(next) => cursor = Some(next.to_string()),
+            None => break,
+        }
+    }
+    assert_eq!(pages, 2, "{uris:?}");
+    assert_eq!(uris.len(), 1 + 107, "the guide and every note, once");
+    assert!(uris.contains(&"memory://main/a/alpha".to_string()));
+
+    let note = mcp.request("resources/read", json!({"uri": "memory://main/a/b/beta"}));
+    assert_eq!(note["contents"][0]["mimeType"], "text/markdown");
+    assert!(note["contents"][0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("betaword"));
+    let templates = mcp.request("resources/templates/list", json!({}));
+    assert!(templates["resourceTemplates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|t| t["uriTemplate"] == "memory://{project}/{+permalink}"));
+
+    // search_notes and build_context link the notes they name.
+    let found = mcp.request(
+        "tools/call",
+        json!({"name": "search_notes", "arguments": {"query": "alphaword"}}),
+    );
+    let content = found["content"].as_array().unwrap();
+    assert_eq!(content[0]["type"], "text", "the text stays first: {found}");
+    assert_eq!(content[1]["type"], "resource_link", "{found}");
+    assert_eq!(content[1]["uri"], "memory://main/a/alpha");
+    assert_eq!(content[1]["title"], "Alpha");
+    let context = mcp.request(
+        "tools/call",
+        json!({"name": "build_context", "arguments": {"url": "memory://main/a/b/beta"}}),
+    );
+    assert!(context["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|c| c["type"] == "resource_link" && c["uri"] == "memory://main/a/b/beta"));
+
+    // Completions: project names, then folders and notes below what was typed.
+    let complete = |mcp: &mut Mcp, argument: Value, context: Value| -> Vec<String> {
+        let answer = mcp.request(
+            "completion/complete",
+            json!({"ref": {"type": "ref/resource", "uri": "memory://{project}/{+permalink}"},
+                   "argument": argument, "context": context}),
+        );
+        answer["completion"]["values"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{answer}"))
+            .iter()
+            .map(|v| v.as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(
+        complete(
+            &mut mcp,
+            json!({"name": "project", "value": "m"}),
+            json!({})
+        ),
+        ["main"]
+    );
+    assert_eq!(
+        complete(
+            &mut mcp,
+            json!({"name": "permalink", "value": "a/"}),
+            json!({"arguments": {"project": "main"}})
+        ),
+        ["a/alpha", "a/b/"]
+    );
+}
+
 /// Readiness is the end of a server's background indexing of the files already on disk.
 #[test]
 fn sync_status_and_diagnostics_report_readiness_and_version() {

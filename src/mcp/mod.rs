@@ -8,6 +8,7 @@ pub mod note_tools;
 pub mod project_tools;
 pub mod prompts;
 pub mod query_tools;
+pub mod resources;
 pub mod server;
 mod stdin;
 pub mod tools;

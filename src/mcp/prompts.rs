@@ -1,9 +1,8 @@
-//! The four prompts and the resources (compat 3). Prompt texts live in `templates/`.
+//! The four prompts (compat 3). Prompt texts live in `templates/`.
 
 use chrono::Utc;
 use serde_json::{json, Map, Value};
 
-use super::server::{GUIDE, GUIDE_URI};
 use super::tools::ToolCtx;
 use crate::render::{self, Format, Rendered};
 use crate::service::search::{SearchRequest, SearchResult};
@@ -177,66 +176,4 @@ pub fn render(
             "Unknown prompt '{other}'. Available prompts: continue_conversation, getting_started, recent_activity, search_knowledge_base"
         )),
     }
-}
-
-/// Reads a resource: (mime type, text).
-pub fn read_resource(ctx: &ToolCtx, uri: &str) -> Result<(String, String), String> {
-    if uri == GUIDE_URI {
-        return Ok(("text/markdown".into(), GUIDE.to_string()));
-    }
-    let path = uri
-        .strip_prefix("memory://")
-        .ok_or_else(|| format!("Unknown resource: {uri}"))?;
-    let parts: Vec<&str> = path.split('/').collect();
-    let project_name = match parts.as_slice() {
-        [_, project, "info"] => *project,
-        [project, "info"] => *project,
-        _ => return Err(format!("Unknown resource: {uri}")),
-    };
-    let project = ctx
-        .app
-        .project(Some(project_name))
-        .map_err(|e| e.to_string())?;
-    let stats = ctx
-        .app
-        .project_statistics(&project)
-        .map_err(|e| e.to_string())?;
-    let projects = ctx.app.projects(None).map_err(|e| e.to_string())?;
-    let available: Map<String, Value> = projects
-        .iter()
-        .map(|p| (p.name.clone(), json!({"name": p.name, "path": p.path, "external_id": p.external_id(), "is_default": p.is_default})))
-        .collect();
-    let recent = ctx
-        .app
-        .notes_updated_since(&project, chrono::Utc::now() - chrono::Duration::days(30))
-        .map_err(|e| e.to_string())?;
-    let recently: Vec<Value> = recent
-        .iter()
-        .take(10)
-        .map(|n| json!({"title": n.title, "permalink": n.permalink, "updated_at": crate::service::search::iso_from_ms(n.updated_ms)}))
-        .collect();
-    let status = ctx
-        .app
-        .status(Some(&project.name))
-        .map_err(|e| e.to_string())?;
-    let info = json!({
-        "project_name": project.name,
-        "project_path": project.path,
-        "available_projects": available,
-        "default_project": ctx.app.project(None).ok().map(|p| p.name),
-        "statistics": stats,
-        "activity": {"recently_created": [], "recently_updated": recently, "monthly_growth": {}},
-        "system": {
-            "version": env!("CARGO_PKG_VERSION"),
-            "database_path": ctx.app.config().index_dir(),
-            "database_size": format!("{:.1} MB", status.index_bytes as f64 / 1e6),
-            "watch_status": null,
-            "timestamp": chrono::Utc::now().to_rfc3339(),
-        },
-        "embedding_status": null,
-    });
-    Ok((
-        "application/json".into(),
-        serde_json::to_string_pretty(&info).unwrap_or_default(),
-    ))
 }

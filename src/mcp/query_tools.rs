@@ -135,7 +135,29 @@ fn search_notes(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     match ctx.app.search_notes(&ctx.choice(&a.project), all, &request) {
         Err(e) if e.is_project_choice() => service_error(TOOL, e),
         result => {
-            render::search::answer(a.query.as_deref(), &result, page, page_size, format).into()
+            let notes = result.as_ref().map_or_else(
+                |_| Vec::new(),
+                |found| {
+                    let mut notes: Vec<(String, String)> = Vec::new();
+                    for row in &found.response.results {
+                        if row.kind != "entity" {
+                            continue;
+                        }
+                        if let Some(permalink) = &row.permalink {
+                            notes.push((permalink.clone(), row.title.clone()));
+                        }
+                    }
+                    notes
+                },
+            );
+            ToolReply::from(render::search::answer(
+                a.query.as_deref(),
+                &result,
+                page,
+                page_size,
+                format,
+            ))
+            .linking(notes)
         }
     }
 }
@@ -289,6 +311,25 @@ fn build_context(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     let outcome = ctx
         .app
         .build_context_at(&ctx.choice(&a.project), &path, request);
+    let notes: Vec<(String, String)> = outcome.as_ref().map_or_else(
+        |_| Vec::new(),
+        |(_, context)| {
+            let mut notes = Vec::new();
+            for primary in &context.primaries {
+                let named =
+                    std::iter::once((primary.note.title.clone(), primary.note.permalink.clone()))
+                        .chain(primary.related.iter().cloned());
+                for (title, permalink) in named {
+                    if let Some(permalink) = permalink {
+                        if !notes.iter().any(|(p, _)| *p == permalink) {
+                            notes.push((permalink, title));
+                        }
+                    }
+                }
+            }
+            notes
+        },
+    );
     answer(TOOL, outcome, |(project, context)| {
         Rendered::either(
             format,
@@ -296,6 +337,7 @@ fn build_context(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
             || context.json.clone(),
         )
     })
+    .linking(notes)
 }
 
 pub const LIST_DIRECTORY: ToolSpec = ToolSpec {

@@ -6,17 +6,17 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
-    GetPromptResponse, Implementation, ListPromptsResult, ListResourceTemplatesResult,
-    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
-    ReadResourceResponse, ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
+    ContentBlock, GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{json, Value};
 
-use super::prompts;
 use super::tools::{self, ToolCtx, ToolReply};
+use super::{prompts, resources};
 use crate::service::auth::Grant;
 use crate::service::{background, App};
 
@@ -61,7 +61,8 @@ fn request_id(context: &RequestContext<RoleServer>) -> Option<String> {
         .map(|id| id.0.clone())
 }
 
-/// A tool reply as MCP content: one text item, plus structured content for JSON.
+/// A tool reply as MCP content: one text item, plus structured content for JSON, plus
+/// `resource_link` blocks for the notes a reply names.
 pub fn to_result(reply: ToolReply) -> CallToolResult {
     match reply {
         ToolReply::Text(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
@@ -73,6 +74,17 @@ pub fn to_result(reply: ToolReply) -> CallToolResult {
                 Value::Array(_) => json!({ "result": value }),
                 other => other,
             });
+            result
+        }
+        ToolReply::Linked(reply, notes) => {
+            let mut result = to_result(*reply);
+            result
+                .content
+                .extend(notes.iter().filter_map(|(permalink, title)| {
+                    let mut link = resources::note_resource(permalink, title);
+                    link["type"] = json!("resource_link");
+                    serde_json::from_value::<ContentBlock>(link).ok()
+                }));
             result
         }
     }
@@ -88,6 +100,7 @@ impl ServerHandler for GitmemServer {
             .enable_tools()
             .enable_prompts()
             .enable_resources()
+            .enable_completions()
             .build();
         let mut experimental = rmcp::model::ExperimentalCapabilities::new();
         if let Value::Object(gitmem) = storage_capabilities() {
@@ -95,10 +108,7 @@ impl ServerHandler for GitmemServer {
         }
         capabilities.experimental = Some(experimental);
         ServerConfig::new(capabilities)
-            .with_server_info(Implementation::new(
-                "Basic Memory",
-                env!("CARGO_PKG_VERSION"),
-            ))
+            .with_server_info(server_info())
             .with_instructions(INSTRUCTIONS)
     }
 
@@ -208,15 +218,24 @@ impl ServerHandler for GitmemServer {
 
     async fn list_resources(
         &self,
-        _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        from_json(json!({ "resources": [{
-            "uri": GUIDE_URI,
-            "name": "ai assistant guide",
-            "description": "How an AI assistant works with gitmem: tools, note format, memory:// URLs",
-            "mimeType": "text/markdown",
-        }]}))
+        let ctx = self.ctx_for(&context)?;
+        let cursor = request.and_then(|r| r.cursor);
+        let listed = tokio::task::spawn_blocking(move || resources::list(&ctx, cursor.as_deref()))
+            .await
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        match listed {
+            Ok((resources, next)) => {
+                let mut result = json!({ "resources": resources });
+                if let Some(next) = next {
+                    result["nextCursor"] = json!(next);
+                }
+                from_json(result)
+            }
+            Err(message) => Err(ErrorData::invalid_params(message, None)),
+        }
     }
 
     async fn list_resource_templates(
@@ -224,12 +243,37 @@ impl ServerHandler for GitmemServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        from_json(json!({ "resourceTemplates": [{
-            "uriTemplate": "memory://{workspace}/{project}/info",
-            "name": "project info",
-            "description": "Get information and statistics about a project (use workspace 'local').",
-            "mimeType": "application/json",
-        }]}))
+        from_json(json!({ "resourceTemplates": resources::templates() }))
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        let ctx = self.ctx_for(&context)?;
+        let params = serde_json::to_value(&request)
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        let argument = params["argument"]["name"]
+            .as_str()
+            .unwrap_or("")
+            .to_string();
+        let value = params["argument"]["value"]
+            .as_str()
+            .unwrap_or("")
+            .to_string();
+        let resolved = params["context"]["arguments"]
+            .as_object()
+            .cloned()
+            .unwrap_or_default();
+        let values = tokio::task::spawn_blocking(move || {
+            resources::complete(&ctx, &argument, &value, &resolved)
+        })
+        .await
+        .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        from_json(json!({
+            "completion": {"values": values, "total": values.len(), "hasMore": false}
+        }))
     }
 
     async fn read_resource(
@@ -239,7 +283,7 @@ impl ServerHandler for GitmemServer {
     ) -> Result<ReadResourceResponse, ErrorData> {
         let uri = request.uri.clone();
         let ctx = self.ctx_for(&context)?;
-        let read = tokio::task::spawn_blocking(move || prompts::read_resource(&ctx, &uri))
+        let read = tokio::task::spawn_blocking(move || resources::read(&ctx, &uri))
             .await
             .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
         match read {
@@ -253,6 +297,26 @@ impl ServerHandler for GitmemServer {
         }
     }
 }
+
+/// The server's name stays Basic Memory's (clients and prompts key on it); its title, description
+/// and icon say what answers.
+fn server_info() -> Implementation {
+    let mut info = Implementation::new("Basic Memory", env!("CARGO_PKG_VERSION"));
+    info.title = Some("gitmem".into());
+    info.description = Some(
+        "Markdown notes as an AI assistant's memory: Basic Memory's tools over local files".into(),
+    );
+    info.icons = serde_json::from_value(json!([{
+        "src": ICON,
+        "mimeType": "image/svg+xml",
+        "sizes": ["any"],
+    }]))
+    .ok();
+    info
+}
+
+/// A small notebook as an SVG data URI, for clients that show server icons.
+const ICON: &str = "data:image/svg+xml;base64,PHN2ZyB4bWxucz0naHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmcnIHZpZXdCb3g9JzAgMCAzMiAzMic+PHJlY3QgeD0nNicgeT0nNCcgd2lkdGg9JzIwJyBoZWlnaHQ9JzI0JyByeD0nMycgZmlsbD0nIzJkNmE0ZicvPjxwYXRoIGQ9J00xMSAxMWgxME0xMSAxNmgxME0xMSAyMWg2JyBzdHJva2U9JyNmZmYnIHN0cm9rZS13aWR0aD0nMicgc3Ryb2tlLWxpbmVjYXA9J3JvdW5kJy8+PC9zdmc+";
 
 /// `experimental.gitmem`: what local storage supports (design 6).
 pub fn storage_capabilities() -> Value {

@@ -41,11 +41,17 @@ pub enum ToolReply {
     Json(Value),
     /// An MCP error result (`isError: true`).
     Error(String),
+    /// A reply followed by `resource_link` blocks to the notes it names (permalink, title).
+    Linked(Box<ToolReply>, Vec<(String, String)>),
 }
 
 impl ToolReply {
     pub fn is_error(&self) -> bool {
-        matches!(self, ToolReply::Error(_))
+        match self {
+            ToolReply::Error(_) => true,
+            ToolReply::Linked(reply, _) => reply.is_error(),
+            _ => false,
+        }
     }
 
     /// The text a client sees.
@@ -53,7 +59,24 @@ impl ToolReply {
         match self {
             ToolReply::Text(t) | ToolReply::Error(t) => t.clone(),
             ToolReply::Json(v) => serde_json::to_string(v).unwrap_or_default(),
+            ToolReply::Linked(reply, _) => reply.text(),
         }
+    }
+
+    /// The reply without its resource links.
+    pub fn unlinked(self) -> ToolReply {
+        match self {
+            ToolReply::Linked(reply, _) => reply.unlinked(),
+            other => other,
+        }
+    }
+
+    /// This reply with links to `notes` (permalink, title), unless it is an error.
+    pub fn linking(self, notes: Vec<(String, String)>) -> ToolReply {
+        if self.is_error() || notes.is_empty() {
+            return self;
+        }
+        ToolReply::Linked(Box::new(self), notes)
     }
 }
 

@@ -66,6 +66,42 @@ pub fn activity_types(types: &[String]) -> Result<Vec<String>> {
 
 impl App {
     /// Notes of a project updated after `since`, newest first.
+    /// A page of a project's notes with a permalink, newest first: `limit` notes after the
+    /// first `offset`, and whether more follow. For resource listings and completions.
+    pub fn note_page(
+        &self,
+        project: &Project,
+        offset: usize,
+        limit: usize,
+    ) -> Result<(Vec<NoteRecord>, bool)> {
+        let txn = self.index.read_txn()?;
+        let tables = self.index.tables();
+        let prefix = format!("{}\0", project.name);
+        let mut notes = Vec::with_capacity(limit.min(1024));
+        let mut skipped = 0;
+        for item in tables.activity.rev_prefix_iter(&txn, &prefix)? {
+            let (key, ()) = item?;
+            let Some(id) = key[prefix.len()..].split('\0').nth(1) else {
+                continue;
+            };
+            let Some(note) = tables.get_note(&txn, id)? else {
+                continue;
+            };
+            if note.permalink.is_none() {
+                continue;
+            }
+            if skipped < offset {
+                skipped += 1;
+                continue;
+            }
+            if notes.len() == limit {
+                return Ok((notes, true));
+            }
+            notes.push(note);
+        }
+        Ok((notes, false))
+    }
+
     pub fn notes_updated_since(
         &self,
         project: &Project,

@@ -279,7 +279,7 @@ fn output_format_switches_between_text_and_json_shapes() {
     for (tool, text_args, prefix, json_args, keys) in rows {
         let text = h.call(tool, text_args.clone());
         assert!(
-            matches!(text, ToolReply::Text(_)),
+            matches!(text.clone().unlinked(), ToolReply::Text(_)),
             "{tool} {text_args}: {text:?}"
         );
         assert!(
@@ -310,7 +310,7 @@ fn output_format_switches_between_text_and_json_shapes() {
         let reply = h.call(tool, with_format);
         // A JSON reply is what the server sends as compact JSON text plus structured content
         // (compat 1.3); mcp_stdio.rs checks that conversion.
-        let ToolReply::Json(v) = reply else {
+        let ToolReply::Json(v) = reply.clone().unlinked() else {
             panic!("{tool} {json_args}: expected a JSON reply, got {reply:?}");
         };
         let got: BTreeSet<&str> = v
