@@ -409,6 +409,52 @@ fn notes_are_resources_linked_from_results_and_completed() {
     );
 }
 
+#[test]
+fn subscribers_hear_of_changed_notes_and_everyone_of_new_ones() {
+    let (dir, mut mcp) = server();
+    assert_eq!(
+        mcp.initialize["capabilities"]["resources"]["subscribe"],
+        true
+    );
+    assert_eq!(
+        mcp.initialize["capabilities"]["resources"]["listChanged"],
+        true
+    );
+    write(&mut mcp, "Watched", "w", "first version");
+    let uri = "memory://main/w/watched";
+    let subscribed = mcp.request("resources/subscribe", json!({"uri": uri}));
+    assert!(subscribed.get("error").is_none(), "{subscribed}");
+    mcp.notifications.clear();
+
+    // Changed on disk by another program: the watcher indexes it, the subscriber hears of it.
+    std::fs::write(
+        main_dir(dir.path()).join("w/Watched.md"),
+        "---\ntitle: Watched\npermalink: main/w/watched\n---\nsecond version\n",
+    )
+    .unwrap();
+    let updated = mcp.wait_notification(
+        "notifications/resources/updated",
+        |p| p["uri"] == uri,
+        Duration::from_secs(10),
+    );
+    assert!(
+        updated.is_some(),
+        "no update for {uri}: {:?}",
+        mcp.notifications
+    );
+
+    write(&mut mcp, "Newcomer", "w", "a new note");
+    let listed = mcp.wait_notification(
+        "notifications/resources/list_changed",
+        |_| true,
+        Duration::from_secs(10),
+    );
+    assert!(listed.is_some(), "{:?}", mcp.notifications);
+
+    let unsubscribed = mcp.request("resources/unsubscribe", json!({"uri": uri}));
+    assert!(unsubscribed.get("error").is_none(), "{unsubscribed}");
+}
+
 /// Readiness is the end of a server's background indexing of the files already on disk.
 #[test]
 fn sync_status_and_diagnostics_report_readiness_and_version() {

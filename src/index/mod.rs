@@ -233,6 +233,11 @@ impl Index {
         Ok(self.writer.lost_bodies())
     }
 
+    /// A number that changes with every commit of the graph, by any process: cheap to poll.
+    pub fn graph_generation(&self) -> usize {
+        self.env.info().last_txn_id
+    }
+
     pub fn read_txn(&self) -> Result<RoTxn<'_, WithoutTls>, IndexError> {
         Ok(self.env.read_txn()?)
     }

@@ -25,6 +25,7 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
+use super::notify::Notifier;
 use super::server::{termination, GitmemServer};
 use super::tools::ToolCtx;
 use crate::service::auth::{same_secret, Grant, TokenStore};
@@ -231,8 +232,10 @@ pub async fn serve_http(root: &std::path::Path, options: HttpOptions) -> anyhow:
         .disable_allowed_hosts()
         .disable_allowed_origins();
     let deadline = options.call_deadline;
+    let notifier = Arc::new(Notifier::default());
+    notifier.start(app.clone(), ctx.clone());
     let mcp = StreamableHttpService::new(
-        move || Ok(GitmemServer::new(ctx.clone(), deadline)),
+        move || Ok(GitmemServer::new(ctx.clone(), deadline, &notifier)),
         Arc::new(LocalSessionManager::default()),
         config,
     );

@@ -5,6 +5,7 @@ mod args;
 pub mod http;
 pub mod link_tools;
 pub mod note_tools;
+pub mod notify;
 pub mod project_tools;
 pub mod prompts;
 pub mod query_tools;

@@ -11,10 +11,12 @@ use rmcp::model::{
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
     ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
 };
-use rmcp::service::RequestContext;
+use rmcp::model::{SubscribeRequestParams, UnsubscribeRequestParams};
+use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{json, Value};
 
+use super::notify::{Notifier, Session};
 use super::tools::{self, ToolCtx, ToolReply};
 use super::{prompts, resources};
 use crate::service::auth::Grant;
@@ -32,11 +34,18 @@ const CALL_DEADLINE: Duration = Duration::from_secs(60);
 pub struct GitmemServer {
     ctx: ToolCtx,
     deadline: Duration,
+    /// This client's session, for change notifications.
+    session: Arc<Session>,
 }
 
 impl GitmemServer {
-    pub fn new(ctx: ToolCtx, deadline: Duration) -> Self {
-        Self { ctx, deadline }
+    /// The handler of one client session (stdio, or one HTTP session).
+    pub fn new(ctx: ToolCtx, deadline: Duration, notifier: &Notifier) -> Self {
+        Self {
+            ctx,
+            deadline,
+            session: notifier.session(),
+        }
     }
 
     /// The context of one request: over HTTP, narrowed to the grant the guard attached to the
@@ -100,6 +109,8 @@ impl ServerHandler for GitmemServer {
             .enable_tools()
             .enable_prompts()
             .enable_resources()
+            .enable_resources_list_changed()
+            .enable_resources_subscribe()
             .enable_completions()
             .build();
         let mut experimental = rmcp::model::ExperimentalCapabilities::new();
@@ -238,6 +249,31 @@ impl ServerHandler for GitmemServer {
         }
     }
 
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        self.session.set_peer(context.peer);
+    }
+
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let ctx = self.ctx_for(&context)?;
+        let session = self.session.clone();
+        tokio::task::spawn_blocking(move || session.subscribe(&ctx, &request.uri))
+            .await
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.session.unsubscribe(&request.uri);
+        Ok(())
+    }
+
     async fn list_resource_templates(
         &self,
         _request: Option<PaginatedRequestParams>,
@@ -364,7 +400,9 @@ pub async fn serve_stdio(
         env_number("GITMEM_MAX_REQUEST_BYTES").unwrap_or(super::stdin::MAX_REQUEST_BYTES);
     let deadline = call_deadline();
     let input = super::stdin::bounded(tokio::io::stdin(), max_request);
-    let service = GitmemServer::new(ctx, deadline)
+    let notifier = Arc::new(Notifier::default());
+    notifier.start(app.clone(), ctx.clone());
+    let service = GitmemServer::new(ctx, deadline, &notifier)
         .serve((input, tokio::io::stdout()))
         .await?;
     let cancel = service.cancellation_token();

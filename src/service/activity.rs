@@ -102,6 +102,22 @@ impl App {
         Ok((notes, false))
     }
 
+    /// Every note's last update (ms) by note id, over all projects, from the activity keys
+    /// alone: what a change notifier compares between two commits.
+    pub fn note_stamps(&self) -> Result<std::collections::HashMap<String, i64>> {
+        let txn = self.index.read_txn()?;
+        let mut stamps = std::collections::HashMap::new();
+        for item in self.index.tables().activity.iter(&txn)? {
+            let (key, ()) = item?;
+            let mut parts = key.splitn(3, '\0').skip(1);
+            let updated: i64 = parts.next().and_then(|t| t.parse().ok()).unwrap_or(0);
+            if let Some(id) = parts.next() {
+                stamps.insert(id.to_string(), updated);
+            }
+        }
+        Ok(stamps)
+    }
+
     pub fn notes_updated_since(
         &self,
         project: &Project,

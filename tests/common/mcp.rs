@@ -16,6 +16,8 @@ pub struct Mcp {
     lines: mpsc::Receiver<String>,
     next_id: u64,
     pub initialize: Value,
+    /// Notifications the server sent, in order, as requests were waited for.
+    pub notifications: Vec<Value>,
 }
 
 /// The result of a tools/call.
@@ -80,6 +82,7 @@ impl Mcp {
             lines,
             next_id: 1,
             initialize: Value::Null,
+            notifications: Vec::new(),
         };
         mcp.initialize = mcp.request(
             "initialize",
@@ -130,6 +133,36 @@ impl Mcp {
                 } else {
                     v["result"].clone()
                 };
+            }
+            if v.get("id").is_none() && v.get("method").is_some() {
+                self.notifications.push(v);
+            }
+        }
+    }
+
+    /// Waits up to `timeout` for a notification `method` whose params satisfy `matches`,
+    /// among those already received and those still to come.
+    pub fn wait_notification(
+        &mut self,
+        method: &str,
+        matches: impl Fn(&Value) -> bool,
+        timeout: Duration,
+    ) -> Option<Value> {
+        let deadline = std::time::Instant::now() + timeout;
+        loop {
+            if let Some(found) = self
+                .notifications
+                .iter()
+                .find(|n| n["method"] == method && matches(&n["params"]))
+            {
+                return Some(found.clone());
+            }
+            let left = deadline.checked_duration_since(std::time::Instant::now())?;
+            let line = self.lines.recv_timeout(left).ok()?;
+            if let Ok(v) = serde_json::from_str::<Value>(&line) {
+                if v.get("id").is_none() && v.get("method").is_some() {
+                    self.notifications.push(v);
+                }
             }
         }
     }
