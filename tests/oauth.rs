@@ -107,6 +107,28 @@ fn approve_for(
     query_param(&location, "code").expect("a code")
 }
 
+/// Posts the approval form for `client_id` with the owner's `secret` and `decision`.
+fn decide(
+    server: &HttpServer,
+    client_id: &str,
+    verifier: &str,
+    secret: &str,
+    decision: &str,
+) -> common::http::Answer {
+    post_form(
+        &server.url("/oauth/authorize"),
+        &[
+            ("response_type", "code"),
+            ("client_id", client_id),
+            ("redirect_uri", CALLBACK),
+            ("code_challenge", &challenge(verifier)),
+            ("code_challenge_method", "S256"),
+            ("secret", secret),
+            ("decision", decision),
+        ],
+    )
+}
+
 fn exchange(
     server: &HttpServer,
     client_id: &str,
@@ -201,18 +223,7 @@ fn a_connector_discovers_registers_signs_in_refreshes_and_is_revoked() {
     assert_eq!(page.status, 200);
     assert_mentions(&page.body, "Test connector");
 
-    let wrong = post_form(
-        &server.url("/oauth/authorize"),
-        &[
-            ("response_type", "code"),
-            ("client_id", &client_id),
-            ("redirect_uri", CALLBACK),
-            ("code_challenge", &challenge(verifier)),
-            ("code_challenge_method", "S256"),
-            ("secret", "not the password"),
-            ("decision", "approve"),
-        ],
-    );
+    let wrong = decide(&server, &client_id, verifier, "not the password", "approve");
     assert_eq!(wrong.status, 401);
     assert_mentions(&wrong.body, "not the owner password");
 
@@ -414,18 +425,7 @@ fn the_one_time_code_approves_on_loopback_and_a_client_may_describe_itself_by_ur
     assert_eq!(page.status, 200, "{}", page.body);
     assert_mentions(&page.body, "Self-described");
 
-    let approved = post_form(
-        &server.url("/oauth/authorize"),
-        &[
-            ("response_type", "code"),
-            ("client_id", &document_url),
-            ("redirect_uri", CALLBACK),
-            ("code_challenge", &challenge(verifier)),
-            ("code_challenge_method", "S256"),
-            ("secret", &code),
-            ("decision", "approve"),
-        ],
-    );
+    let approved = decide(&server, &document_url, verifier, &code, "approve");
     assert_eq!(approved.status, 302, "{}", approved.body);
     let authorization_code = query_param(&approved.location.unwrap(), "code").unwrap();
     let (access, _) = tokens(&exchange(
@@ -436,17 +436,7 @@ fn the_one_time_code_approves_on_loopback_and_a_client_may_describe_itself_by_ur
     ));
     assert_eq!(status_with(&server, &access), 200);
 
-    let denied = post_form(
-        &server.url("/oauth/authorize"),
-        &[
-            ("response_type", "code"),
-            ("client_id", &document_url),
-            ("redirect_uri", CALLBACK),
-            ("code_challenge", &challenge(verifier)),
-            ("code_challenge_method", "S256"),
-            ("decision", "deny"),
-        ],
-    );
+    let denied = decide(&server, &document_url, verifier, "", "deny");
     assert_eq!(
         query_param(&denied.location.unwrap(), "error").as_deref(),
         Some("access_denied")

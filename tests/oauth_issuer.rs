@@ -76,6 +76,19 @@ fn provider(keys: Value) -> String {
     issuer
 }
 
+/// A server whose public URL is `AUDIENCE`'s and whose OAuth is `issuer`'s.
+fn serve_with(root: &std::path::Path, issuer: &str) -> HttpServer {
+    HttpServer::start(
+        root,
+        &[
+            "--oauth-issuer",
+            issuer,
+            "--public-url",
+            "https://mem.example.com",
+        ],
+    )
+}
+
 fn claims(issuer: &str, audience: &str, expires_in: i64, scope: &str) -> Value {
     let now = chrono::Utc::now().timestamp();
     json!({"iss": issuer, "aud": audience, "sub": "owner@example.com",
@@ -93,15 +106,7 @@ fn an_external_issuers_tokens_are_checked_against_its_keys() {
     let pair = key_pair();
     let issuer = provider(json!([jwk(&pair, "k1")]));
     let root = tempfile::tempdir().unwrap();
-    let server = HttpServer::start(
-        root.path(),
-        &[
-            "--oauth-issuer",
-            &issuer,
-            "--public-url",
-            "https://mem.example.com",
-        ],
-    );
+    let server = serve_with(root.path(), &issuer);
     assert_eq!(server.one_time, None, "the issuer is the credential");
 
     let metadata = get(&server.url("/.well-known/oauth-protected-resource"), &[]).json();
@@ -176,15 +181,7 @@ fn rs256_tokens_are_checked_too() {
     let issuer = provider(json!([{"kty": "RSA", "kid": "r1", "alg": "RS256",
                                    "n": b64(&public.n), "e": b64(&public.e)}]));
     let root = tempfile::tempdir().unwrap();
-    let server = HttpServer::start(
-        root.path(),
-        &[
-            "--oauth-issuer",
-            &issuer,
-            "--public-url",
-            "https://mem.example.com",
-        ],
-    );
+    let server = serve_with(root.path(), &issuer);
     let sign_rs256 = |claims: &Value| {
         let header = json!({"alg": "RS256", "typ": "JWT", "kid": "r1"});
         let input = format!(

@@ -544,10 +544,6 @@ async fn authorization_server_metadata(State(state): State<Arc<HttpState>>) -> R
 }
 
 async fn register(State(state): State<Arc<HttpState>>, body: axum::body::Bytes) -> Response {
-    let oauth = match oauth_of(&state) {
-        Ok(oauth) => oauth,
-        Err(response) => return *response,
-    };
     let request: RegistrationRequest = match serde_json::from_slice(&body) {
         Ok(request) => request,
         Err(e) => {
@@ -557,36 +553,31 @@ async fn register(State(state): State<Arc<HttpState>>, body: axum::body::Bytes) 
             })
         }
     };
-    match tokio::task::spawn_blocking(move || oauth.register(request)).await {
-        Ok(Ok((client, secret))) => {
-            let mut answer = json!({
-                "client_id": client.client_id,
-                "client_id_issued_at": client.client_id_issued_at,
-                "redirect_uris": client.redirect_uris,
-                "token_endpoint_auth_method": client.token_endpoint_auth_method,
-                "grant_types": ["authorization_code", "refresh_token"],
-                "response_types": ["code"],
-            });
-            if let Some(name) = &client.client_name {
-                answer["client_name"] = json!(name);
-            }
-            if let Some(secret) = secret {
-                answer["client_secret"] = json!(secret);
-                answer["client_secret_expires_at"] = json!(0);
-            }
-            (
-                StatusCode::CREATED,
-                [(header::CACHE_CONTROL, "no-store")],
-                Json(answer),
-            )
-                .into_response()
-        }
-        Ok(Err(error)) => oauth_error(error),
-        Err(e) => oauth_error(OAuthError {
-            error: "server_error",
-            description: e.to_string(),
-        }),
+    let (client, secret) = match on_oauth(&state, move |oauth| oauth.register(request)).await {
+        Ok(registered) => registered,
+        Err(response) => return *response,
+    };
+    let mut answer = json!({
+        "client_id": client.client_id,
+        "client_id_issued_at": client.client_id_issued_at,
+        "redirect_uris": client.redirect_uris,
+        "token_endpoint_auth_method": client.token_endpoint_auth_method,
+        "grant_types": ["authorization_code", "refresh_token"],
+        "response_types": ["code"],
+    });
+    if let Some(name) = &client.client_name {
+        answer["client_name"] = json!(name);
     }
+    if let Some(secret) = secret {
+        answer["client_secret"] = json!(secret);
+        answer["client_secret_expires_at"] = json!(0);
+    }
+    (
+        StatusCode::CREATED,
+        [(header::CACHE_CONTROL, "no-store")],
+        Json(answer),
+    )
+        .into_response()
 }
 
 fn html(status: StatusCode, page: String) -> Response {
@@ -677,21 +668,35 @@ async fn approve(
         Ok(request) => request,
         Err(response) => return *response,
     };
-    let answer = {
-        let request = request.clone();
-        tokio::task::spawn_blocking(move || oauth.approve(&request, approved, &secret)).await
-    };
-    match answer {
-        Ok(Ok(Approval::Redirect(to))) => redirect(&to),
-        Ok(Ok(Approval::Retry(message))) => html(
+    let asked = request.clone();
+    match on_oauth(&state, move |oauth| {
+        oauth.approve(&asked, approved, &secret)
+    })
+    .await
+    {
+        Ok(Approval::Redirect(to)) => redirect(&to),
+        Ok(Approval::Retry(message)) => html(
             StatusCode::UNAUTHORIZED,
             crate::render::oauth::approval_page(&request, "/oauth/authorize", Some(&message)),
         ),
-        Ok(Err(error)) => oauth_error(error),
-        Err(e) => oauth_error(OAuthError {
+        Err(response) => *response,
+    }
+}
+
+/// Runs `work` on the authorization server off the async threads; a failure is the OAuth
+/// error response.
+async fn on_oauth<T: Send + 'static>(
+    state: &HttpState,
+    work: impl FnOnce(&OAuthServer) -> Result<T, OAuthError> + Send + 'static,
+) -> Result<T, Box<Response>> {
+    let oauth = oauth_of(state)?;
+    match tokio::task::spawn_blocking(move || work(&oauth)).await {
+        Ok(Ok(answer)) => Ok(answer),
+        Ok(Err(error)) => Err(Box::new(oauth_error(error))),
+        Err(e) => Err(Box::new(oauth_error(OAuthError {
             error: "server_error",
             description: e.to_string(),
-        }),
+        }))),
     }
 }
 
@@ -701,13 +706,9 @@ async fn token(
     headers: HeaderMap,
     Form(form): Form<HashMap<String, String>>,
 ) -> Response {
-    let oauth = match oauth_of(&state) {
-        Ok(oauth) => oauth,
-        Err(response) => return *response,
-    };
     let basic = basic_credentials(&headers);
-    match tokio::task::spawn_blocking(move || oauth.token(&form, basic)).await {
-        Ok(Ok(answer)) => (
+    match on_oauth(&state, move |oauth| oauth.token(&form, basic)).await {
+        Ok(answer) => (
             StatusCode::OK,
             [
                 (header::CACHE_CONTROL, "no-store"),
@@ -716,11 +717,7 @@ async fn token(
             Json(answer),
         )
             .into_response(),
-        Ok(Err(error)) => oauth_error(error),
-        Err(e) => oauth_error(OAuthError {
-            error: "server_error",
-            description: e.to_string(),
-        }),
+        Err(response) => *response,
     }
 }
 
@@ -730,18 +727,10 @@ async fn revoke(
     headers: HeaderMap,
     Form(form): Form<HashMap<String, String>>,
 ) -> Response {
-    let oauth = match oauth_of(&state) {
-        Ok(oauth) => oauth,
-        Err(response) => return *response,
-    };
     let basic = basic_credentials(&headers);
-    match tokio::task::spawn_blocking(move || oauth.revoke(&form, basic)).await {
-        Ok(Ok(())) => StatusCode::OK.into_response(),
-        Ok(Err(error)) => oauth_error(error),
-        Err(e) => oauth_error(OAuthError {
-            error: "server_error",
-            description: e.to_string(),
-        }),
+    match on_oauth(&state, move |oauth| oauth.revoke(&form, basic)).await {
+        Ok(()) => StatusCode::OK.into_response(),
+        Err(response) => *response,
     }
 }
 

@@ -160,13 +160,9 @@ impl TokenStore {
     }
 
     fn save(&self, tokens: Vec<TokenRecord>) -> Result<()> {
-        let dir = self.path.parent().expect("the token file has a folder");
-        std::fs::create_dir_all(dir)?;
         let text = serde_json::to_vec_pretty(&TokenFile { tokens })
             .map_err(|e| ServiceError::inconsistent(e.to_string()))?;
-        crate::vault::fs::atomic_write(&self.path, &text)?;
-        restrict_to_owner(&self.path)?;
-        Ok(())
+        write_private(&self.path, &text)
     }
 }
 
@@ -180,27 +176,34 @@ pub fn same_secret(presented: &str, expected: &str) -> bool {
 
 /// A fresh token: the prefix and 32 random bytes, base64url.
 pub fn new_token() -> Result<String> {
+    random_secret(TOKEN_PREFIX)
+}
+
+/// `prefix` and 32 random bytes, base64url: a token, code or client secret.
+pub(crate) fn random_secret(prefix: &str) -> Result<String> {
     let mut bytes = [0u8; 32];
     getrandom::getrandom(&mut bytes)
         .map_err(|e| ServiceError::inconsistent(format!("no randomness available: {e}")))?;
     Ok(format!(
-        "{TOKEN_PREFIX}{}",
+        "{prefix}{}",
         base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
     ))
 }
 
-fn digest(token: &str) -> String {
-    hex::encode(Sha256::digest(token.as_bytes()))
+/// SHA-256 of a secret, hex: what is stored of a random token.
+pub(crate) fn digest(secret: &str) -> String {
+    hex::encode(Sha256::digest(secret.as_bytes()))
 }
 
-#[cfg(unix)]
-fn restrict_to_owner(path: &Path) -> std::io::Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
-}
-
-#[cfg(not(unix))]
-fn restrict_to_owner(_path: &Path) -> std::io::Result<()> {
+/// Writes a file under `<root>/auth/` atomically, readable by the owner only.
+pub(crate) fn write_private(path: &Path, bytes: &[u8]) -> Result<()> {
+    std::fs::create_dir_all(path.parent().expect("a file has a folder"))?;
+    crate::vault::fs::atomic_write(path, bytes)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))?;
+    }
     Ok(())
 }
 

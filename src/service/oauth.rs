@@ -22,7 +22,7 @@ use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
-use super::auth::{same_secret, Grant};
+use super::auth::{digest, same_secret, write_private, Grant};
 use super::{Result, ServiceError};
 
 /// An access token's life: short, since a refresh gets another.
@@ -205,22 +205,12 @@ fn now() -> i64 {
     chrono::Utc::now().timestamp()
 }
 
-fn digest(secret: &str) -> String {
-    hex::encode(Sha256::digest(secret.as_bytes()))
-}
-
 fn same_digest(a: &str, b: &str) -> bool {
     a.as_bytes().ct_eq(b.as_bytes()).into()
 }
 
 fn random_secret(prefix: &str) -> std::result::Result<String, OAuthError> {
-    let mut bytes = [0u8; 32];
-    getrandom::getrandom(&mut bytes)
-        .map_err(|e| server_error(ServiceError::inconsistent(format!("no randomness: {e}"))))?;
-    Ok(format!(
-        "{prefix}{}",
-        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
-    ))
+    super::auth::random_secret(prefix).map_err(server_error)
 }
 
 /// The owner's password hash, in `<root>/auth/owner-password` (a PHC string).
@@ -249,11 +239,7 @@ pub fn set_owner_password(root: &Path, password: &str) -> Result<()> {
         .hash_password(password.as_bytes(), &salt)
         .map_err(|e| ServiceError::inconsistent(format!("hashing the password: {e}")))?
         .to_string();
-    let path = password_file(root);
-    std::fs::create_dir_all(path.parent().expect("a folder"))?;
-    crate::vault::fs::atomic_write(&path, hash.as_bytes())?;
-    restrict_to_owner(&path)?;
-    Ok(())
+    write_private(&password_file(root), hash.as_bytes())
 }
 
 fn password_matches(root: &Path, password: &str) -> bool {
@@ -265,17 +251,6 @@ fn password_matches(root: &Path, password: &str) -> bool {
             .verify_password(password.as_bytes(), &hash)
             .is_ok()
     })
-}
-
-#[cfg(unix)]
-fn restrict_to_owner(path: &Path) -> std::io::Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
-}
-
-#[cfg(not(unix))]
-fn restrict_to_owner(_path: &Path) -> std::io::Result<()> {
-    Ok(())
 }
 
 /// True for `http://localhost`, `http://127.0.0.1` and `http://[::1]`, any port.
@@ -434,16 +409,9 @@ impl OAuthServer {
     fn save(&self, stored: &mut Stored) -> std::result::Result<(), OAuthError> {
         let now = now();
         stored.sessions.retain(|s| s.refresh_expires > now);
-        let write = || -> Result<()> {
-            std::fs::create_dir_all(&self.dir)?;
-            let path = self.dir.join("oauth.json");
-            let bytes = serde_json::to_vec_pretty(&*stored)
-                .map_err(|e| ServiceError::inconsistent(e.to_string()))?;
-            crate::vault::fs::atomic_write(&path, &bytes)?;
-            restrict_to_owner(&path)?;
-            Ok(())
-        };
-        write().map_err(server_error)
+        let bytes = serde_json::to_vec_pretty(&*stored)
+            .map_err(|e| server_error(ServiceError::inconsistent(e.to_string())))?;
+        write_private(&self.dir.join("oauth.json"), &bytes).map_err(server_error)
     }
 
     /// RFC 8414 metadata.
