@@ -17,19 +17,10 @@ import argparse, http.client, json, os, random, shutil, statistics, subprocess, 
 import threading, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(HERE)
-WORDS = ("memory index search vault note graph link sync folder project context rust markdown "
-         "parser token query filter cache journal permalink title relation observation tag schema "
-         "latency throughput replica commit branch design decision meeting roadmap release").split()
+sys.path.insert(0, HERE)
+from mcp_latency import WORDS, binary  # noqa: E402
+
 VERSION = "2026-07-28"
-
-
-def binary():
-    target = os.environ.get("CARGO_TARGET_DIR", os.path.join(REPO, "target"))
-    path = os.path.join(target, "release", "gitmem")
-    if not os.path.exists(path):
-        sys.exit("build first: cargo build --release")
-    return path
 
 
 class Client:
