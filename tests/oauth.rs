@@ -460,3 +460,27 @@ fn without_oauth_there_is_no_authorization_server() {
     assert_ne!(short.code, 0);
     assert_mentions(&short.stderr, "at least 8 characters");
 }
+
+#[test]
+fn a_request_past_its_time_limit_is_answered_504() {
+    // A client whose metadata document never comes: the listener accepts nothing, so the
+    // authorization server waits on it while the request's time runs out.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let document_url = format!("http://{}/client.json", silent.local_addr().unwrap());
+    let root = tempfile::tempdir().unwrap();
+    let server = HttpServer::start(root.path(), &["--request-timeout", "1"]);
+    let started = std::time::Instant::now();
+    let answer = get(
+        &authorize_url(
+            &server,
+            &urlencode(&document_url),
+            "v".repeat(43).as_str(),
+            "",
+        ),
+        &[],
+    );
+    assert_eq!(answer.status, 504, "{}", answer.body);
+    assert!(started.elapsed() < std::time::Duration::from_secs(4));
+    assert_mentions(&answer.body, "no answer within 1 s");
+    drop(silent);
+}

@@ -187,6 +187,24 @@ struct Stored {
     sessions: Vec<Session>,
 }
 
+/// Registration is open to anyone (as MCP clients expect), so the list is bounded: beyond
+/// this many clients, the oldest without a session are forgotten.
+const MAX_CLIENTS: usize = 500;
+
+fn forget_idle_clients(stored: &mut Stored) {
+    while stored.clients.len() > MAX_CLIENTS {
+        let sessions = &stored.sessions;
+        let Some(idle) = stored
+            .clients
+            .iter()
+            .position(|c| !sessions.iter().any(|s| s.client_id == c.client_id))
+        else {
+            return;
+        };
+        stored.clients.remove(idle);
+    }
+}
+
 /// The authorization server of one running `gitmem serve --transport http`.
 pub struct OAuthServer {
     dir: PathBuf,
@@ -507,6 +525,7 @@ impl OAuthServer {
         };
         let mut stored = self.stored.lock().expect("oauth state");
         stored.clients.push(client.clone());
+        forget_idle_clients(&mut stored);
         self.save(&mut stored)?;
         Ok((client, secret))
     }
@@ -1025,6 +1044,35 @@ mod tests {
             assert_eq!(percent_decode(encoded), decoded, "{encoded}");
         }
         assert_eq!(percent_decode(&percent_encode("a b&c=é")), "a b&c=é");
+    }
+
+    #[test]
+    fn registrations_are_bounded_and_clients_in_use_are_kept() {
+        let root = tempfile::tempdir().unwrap();
+        let server = OAuthServer::open(root.path(), "https://mem.example", None).unwrap();
+        let register = || {
+            server
+                .register(RegistrationRequest {
+                    redirect_uris: vec!["https://app.example/cb".into()],
+                    token_endpoint_auth_method: Some("none".into()),
+                    ..Default::default()
+                })
+                .unwrap()
+                .0
+        };
+        let first = register();
+        server
+            .open_session(&first, "read", &server.resource)
+            .unwrap();
+        for _ in 0..MAX_CLIENTS + 10 {
+            register();
+        }
+        let stored = server.stored.lock().unwrap();
+        assert_eq!(stored.clients.len(), MAX_CLIENTS);
+        assert!(stored
+            .clients
+            .iter()
+            .any(|c| c.client_id == first.client_id));
     }
 
     #[test]
