@@ -164,6 +164,71 @@ fn a_project_token_works_in_its_project_only() {
 }
 
 #[test]
+fn a_token_for_several_projects_reaches_those_and_no_other() {
+    let root = tempfile::tempdir().unwrap();
+    for name in ["work", "private"] {
+        let dir = root.path().join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        gitmem(
+            root.path(),
+            &["project", "add", name, dir.to_str().unwrap()],
+        )
+        .ok();
+    }
+    gitmem(
+        root.path(),
+        &[
+            "tool",
+            "write_note",
+            "--args",
+            r#"{"title": "Diary", "directory": "d", "content": "hiddenword", "project": "private"}"#,
+        ],
+    )
+    .ok();
+    let token = create_token(
+        root.path(),
+        &["two", "--project", "main", "--project", "work"],
+    );
+    let listed = gitmem(root.path(), &["token", "list", "--json"])
+        .ok()
+        .json();
+    assert_eq!(listed[0]["projects"], json!(["main", "work"]));
+    let server = HttpServer::start(root.path(), &[]);
+    let mut client = HttpMcp::stateless(&server.base, Some(&token));
+
+    let projects = client.call("list_memory_projects", json!({})).ok();
+    assert_mentions(&projects.text, "work");
+    assert!(!projects.text.contains("private"), "{}", projects.text);
+    for project in ["main", "work"] {
+        client
+            .call(
+                "write_note",
+                json!({"title": "Shared", "directory": "s", "content": "x", "project": project}),
+            )
+            .ok();
+    }
+    let refused = client.call(
+        "write_note",
+        json!({"title": "Nope", "directory": "s", "content": "x", "project": "private"}),
+    );
+    assert!(refused.is_error);
+    assert_mentions(&refused.text, "may use only the projects main, work");
+    let everywhere = client
+        .call(
+            "search_notes",
+            json!({"query": "hiddenword", "search_all_projects": true}),
+        )
+        .ok();
+    assert!(!everywhere.text.contains("Diary"), "{}", everywhere.text);
+    let by_url = client.call(
+        "read_note",
+        json!({"identifier": "memory://private/d/diary"}),
+    );
+    assert!(by_url.is_error, "{}", by_url.text);
+    assert_mentions(&by_url.text, "may use only");
+}
+
+#[test]
 fn an_oversized_body_gets_413() {
     let root = tempfile::tempdir().unwrap();
     let server = HttpServer::start(root.path(), &["--max-request-bytes", "100000"]);

@@ -210,9 +210,10 @@ pub enum TokenCommand {
         /// Only the tools that change nothing
         #[arg(long)]
         read_only: bool,
-        /// Every call with this token works in this project only
-        #[arg(long)]
-        project: Option<String>,
+        /// Calls with this token may use only this project; repeat for several (one: every
+        /// call works in it, as with `serve --project`)
+        #[arg(long = "project", value_name = "PROJECT")]
+        projects: Vec<String>,
     },
     /// List the tokens (names and scopes, never the secrets)
     List {
@@ -530,26 +531,30 @@ fn token(root: &std::path::Path, cmd: &TokenCommand) -> Result<()> {
         TokenCommand::Create {
             name,
             read_only,
-            project,
+            projects,
         } => {
-            if let Some(project) = project {
+            let mut names = Vec::new();
+            if !projects.is_empty() {
                 let app = App::open(root)
                     .with_context(|| format!("opening data root {}", root.display()))?;
-                let known = app.project(Some(project)).map(|p| p.name);
+                let known: crate::service::Result<Vec<String>> = projects
+                    .iter()
+                    .map(|p| app.project(Some(p)).map(|p| p.name))
+                    .collect();
                 app.close();
-                known?;
+                names = known?;
             }
-            let made = store.create(name, *read_only, project.as_deref())?;
+            let made = store.create(name, *read_only, &names)?;
             println!("{}", made.token);
             eprintln!(
                 "token '{}' created ({}{}); it is shown only now: keep it in a password manager or a file (--auth-token-file)",
                 made.record.name,
                 if made.record.read_only { "read only" } else { "read and write" },
-                made.record
-                    .project
-                    .as_deref()
-                    .map(|p| format!(", project {p}"))
-                    .unwrap_or_default()
+                if made.record.projects.is_empty() {
+                    String::new()
+                } else {
+                    format!(", projects {}", made.record.projects.join(", "))
+                }
             );
         }
         TokenCommand::List { json } => {
@@ -560,7 +565,7 @@ fn token(root: &std::path::Path, cmd: &TokenCommand) -> Result<()> {
                     .map(|t| {
                         serde_json::json!({
                             "name": t.name, "read_only": t.read_only,
-                            "project": t.project, "created": t.created,
+                            "projects": t.projects, "created": t.created,
                         })
                     })
                     .collect();
@@ -577,7 +582,11 @@ fn token(root: &std::path::Path, cmd: &TokenCommand) -> Result<()> {
                         } else {
                             "read-write"
                         },
-                        t.project.as_deref().unwrap_or("all projects"),
+                        if t.projects.is_empty() {
+                            "all projects".to_string()
+                        } else {
+                            t.projects.join(",")
+                        },
                         t.created
                     );
                 }

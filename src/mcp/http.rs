@@ -449,7 +449,7 @@ fn admit(state: &HttpState, request: &Request) -> Result<Grant, Box<Response>> {
         return Ok(Grant {
             name: "anonymous".into(),
             read_only: true,
-            project: None,
+            projects: Vec::new(),
         });
     }
     let Some(token) = bearer(headers) else {
@@ -475,12 +475,13 @@ fn admit(state: &HttpState, request: &Request) -> Result<Grant, Box<Response>> {
             )));
         }
     };
-    if let (Some(served), Some(wanted)) = (&state.ctx.constrained, &grant.project) {
-        if served != wanted {
+    if let Some(served) = &state.ctx.constrained {
+        if !grant.projects.is_empty() && !grant.projects.contains(served) {
+            let wanted = grant.projects.join(", ");
             return Err(Box::new(refusal(
                 StatusCode::FORBIDDEN,
                 "insufficient_scope",
-                &format!("the token is for project '{wanted}'; this server serves only '{served}'"),
+                &format!("the token is for {wanted}; this server serves only '{served}'"),
             )));
         }
     }

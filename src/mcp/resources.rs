@@ -178,11 +178,17 @@ pub fn read(ctx: &ToolCtx, uri: &str) -> Result<(String, String), String> {
         .app
         .project(Some(project_name))
         .map_err(|e| e.to_string())?;
+    if !ctx.choice_of(None).allows(&project) {
+        return Err(format!("Unknown resource: {uri}"));
+    }
     let stats = ctx
         .app
         .project_statistics(&project)
         .map_err(|e| e.to_string())?;
-    let projects = ctx.app.projects(None).map_err(|e| e.to_string())?;
+    let projects = ctx
+        .app
+        .visible_projects(&ctx.choice_of(None))
+        .map_err(|e| e.to_string())?;
     let available: Map<String, Value> = projects
         .iter()
         .map(|p| (p.name.clone(), json!({"name": p.name, "path": p.path, "external_id": p.external_id(), "is_default": p.is_default})))

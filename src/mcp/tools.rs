@@ -95,6 +95,8 @@ pub struct ToolCtx {
     pub app: Arc<App>,
     /// `serve --project NAME`: every call uses this project.
     pub constrained: Option<String>,
+    /// A token for several projects: calls may use only these.
+    pub allowed: Option<Vec<String>>,
     /// Also serve the dotted names (`project.link_folder`, `memory.sync`, ...).
     pub dotted_names: bool,
     /// Raised when this call's answer is no longer wanted (cancelled, or past its deadline);
@@ -113,6 +115,7 @@ impl ToolCtx {
         Self {
             app,
             constrained,
+            allowed: None,
             dotted_names: true,
             stop: Default::default(),
             public_url: None,
@@ -126,17 +129,23 @@ impl ToolCtx {
         let Some(grant) = grant else {
             return Ok(self.clone());
         };
-        let constrained = match (&self.constrained, &grant.project) {
-            (Some(served), Some(wanted)) if served != wanted => {
+        let projects = &grant.projects;
+        let (constrained, allowed) = match (&self.constrained, projects.as_slice()) {
+            (Some(served), _) if !projects.is_empty() && !projects.contains(served) => {
                 return Err(format!(
-                    "the token '{}' is for project '{wanted}'; this server serves only '{served}'",
-                    grant.name
+                    "the token '{}' is for {}; this server serves only '{served}'",
+                    grant.name,
+                    projects.join(", ")
                 ))
             }
-            (served, wanted) => served.clone().or(wanted.clone()),
+            (Some(served), _) => (Some(served.clone()), None),
+            (None, []) => (None, self.allowed.clone()),
+            (None, [one]) => (Some(one.clone()), None),
+            (None, several) => (None, Some(several.to_vec())),
         };
         Ok(ToolCtx {
             constrained,
+            allowed,
             read_only: self.read_only || grant.read_only,
             ..self.clone()
         })
@@ -146,6 +155,7 @@ impl ToolCtx {
     pub fn choice(&self, args: &ProjectArgs) -> ProjectChoice {
         ProjectChoice {
             constrained: self.constrained.clone(),
+            allowed: self.allowed.clone(),
             project: args.project.clone(),
             project_id: args.project_id.clone(),
         }
@@ -155,6 +165,7 @@ impl ToolCtx {
     pub fn choice_of(&self, project: Option<&str>) -> ProjectChoice {
         ProjectChoice {
             constrained: self.constrained.clone(),
+            allowed: self.allowed.clone(),
             ..ProjectChoice::named(project)
         }
     }

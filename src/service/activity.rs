@@ -243,7 +243,7 @@ impl App {
         let project = if choice.is_explicit() {
             Some(self.select_project(choice)?)
         } else {
-            self.project(None).ok()
+            self.project(None).ok().filter(|p| choice.allows(p))
         };
         match project {
             Some(project) => {
@@ -252,7 +252,7 @@ impl App {
             }
             None => {
                 let mut per_project = Vec::new();
-                for p in self.projects(None)? {
+                for p in self.visible_projects(choice)? {
                     let activity = self.recent_activity(&p, &types, since, 1, page_size)?;
                     per_project.push((p.name, activity.items));
                 }

@@ -25,8 +25,8 @@ pub struct Grant {
     pub name: String,
     /// Only the tools that change nothing.
     pub read_only: bool,
-    /// Every call works in this project only.
-    pub project: Option<String>,
+    /// The projects it may use; empty means all.
+    pub projects: Vec<String>,
 }
 
 impl Grant {
@@ -35,7 +35,7 @@ impl Grant {
         Grant {
             name: name.to_string(),
             read_only: false,
-            project: None,
+            projects: Vec::new(),
         }
     }
 }
@@ -48,8 +48,8 @@ pub struct TokenRecord {
     pub sha256: String,
     #[serde(default)]
     pub read_only: bool,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub project: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub projects: Vec<String>,
     pub created: String,
 }
 
@@ -58,7 +58,7 @@ impl TokenRecord {
         Grant {
             name: self.name.clone(),
             read_only: self.read_only,
-            project: self.project.clone(),
+            projects: self.projects.clone(),
         }
     }
 }
@@ -101,13 +101,8 @@ impl TokenStore {
         Ok(file.tokens)
     }
 
-    /// Makes a token named `name`; names are unique.
-    pub fn create(
-        &self,
-        name: &str,
-        read_only: bool,
-        project: Option<&str>,
-    ) -> Result<CreatedToken> {
+    /// Makes a token named `name` (names are unique), for `projects` only when any are given.
+    pub fn create(&self, name: &str, read_only: bool, projects: &[String]) -> Result<CreatedToken> {
         let name = name.trim();
         if name.is_empty() || name.chars().any(|c| c.is_control() || c.is_whitespace()) {
             return Err(ServiceError::invalid(
@@ -125,7 +120,7 @@ impl TokenStore {
             name: name.to_string(),
             sha256: digest(&token),
             read_only,
-            project: project.map(String::from),
+            projects: projects.to_vec(),
             created: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
         };
         tokens.push(record.clone());
@@ -215,7 +210,9 @@ mod tests {
     fn a_created_token_verifies_until_it_is_revoked() {
         let root = tempfile::tempdir().unwrap();
         let store = TokenStore::at(root.path());
-        let made = store.create("laptop", true, Some("work")).unwrap();
+        let made = store
+            .create("laptop", true, &["work".to_string(), "home".to_string()])
+            .unwrap();
         assert!(made.token.starts_with(TOKEN_PREFIX));
         let stored = std::fs::read_to_string(root.path().join("auth/tokens.json")).unwrap();
         assert!(!stored.contains(&made.token), "the secret is never stored");
@@ -224,7 +221,7 @@ mod tests {
             Some(Grant {
                 name: "laptop".into(),
                 read_only: true,
-                project: Some("work".into()),
+                projects: vec!["work".into(), "home".into()],
             })
         );
         assert_eq!(store.verify("gmt_wrong").unwrap(), None);
@@ -237,9 +234,9 @@ mod tests {
     fn names_are_unique_words() {
         let root = tempfile::tempdir().unwrap();
         let store = TokenStore::at(root.path());
-        store.create("a", false, None).unwrap();
+        store.create("a", false, &[]).unwrap();
         for bad in ["a", "", "  ", "two words"] {
-            let err = store.create(bad, false, None).unwrap_err();
+            let err = store.create(bad, false, &[]).unwrap_err();
             assert!(err.is_user_error(), "{bad:?}: {err}");
         }
         assert_ne!(new_token().unwrap(), new_token().unwrap());

@@ -190,7 +190,7 @@ impl ExternalIssuer {
         Ok(Grant {
             name: format!("issuer:{subject}"),
             read_only: !writes,
-            project: None,
+            projects: Vec::new(),
         })
     }
 }

@@ -930,7 +930,7 @@ impl OAuthServer {
         (session.access_expires > now && session.resource == self.resource).then(|| Grant {
             name: format!("oauth:{}", session.client_label),
             read_only: !session.scope.split(' ').any(|s| s == "write"),
-            project: None,
+            projects: Vec::new(),
         })
     }
 }

@@ -58,6 +58,7 @@ impl App {
     /// list_memory_projects.
     pub fn list_projects(&self, choice: &ProjectChoice) -> Result<ProjectListing> {
         let mut projects = self.projects(None)?;
+        projects.retain(|p| choice.allows(p));
         projects.sort_by(|a, b| a.permalink.cmp(&b.permalink));
         Ok(ProjectListing {
             projects,
@@ -74,10 +75,12 @@ impl App {
         path: &str,
         set_default: bool,
     ) -> Result<Outcome<ProjectCreated, ProjectRefusal>> {
-        if let Some(project) = &choice.constrained {
-            return Ok(Outcome::Refused(ProjectRefusal::Constrained {
-                project: project.clone(),
-            }));
+        if let Some(project) = choice
+            .constrained
+            .clone()
+            .or(choice.allowed.as_ref().map(|a| a.join(", ")))
+        {
+            return Ok(Outcome::Refused(ProjectRefusal::Constrained { project }));
         }
         let created = self.create_project(name, &expand_home(path), set_default)?;
         self.progress.set(&created.project.name, ProjectSync::Done);
@@ -92,10 +95,12 @@ impl App {
         name: &str,
         delete_notes: bool,
     ) -> Result<Outcome<Project, ProjectRefusal>> {
-        if let Some(project) = &choice.constrained {
-            return Ok(Outcome::Refused(ProjectRefusal::Constrained {
-                project: project.clone(),
-            }));
+        if let Some(project) = choice
+            .constrained
+            .clone()
+            .or(choice.allowed.as_ref().map(|a| a.join(", ")))
+        {
+            return Ok(Outcome::Refused(ProjectRefusal::Constrained { project }));
         }
         let names: Vec<String> = self.projects(None)?.into_iter().map(|p| p.name).collect();
         let Ok(project) = self.project(Some(name)) else {

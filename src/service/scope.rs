@@ -11,6 +11,8 @@ use crate::note::permalink::generate_permalink;
 pub struct ProjectChoice {
     /// `serve --project NAME`: every call uses this project.
     pub constrained: Option<String>,
+    /// A caller limited to several projects (a token's `--project`s): only these may be used.
+    pub allowed: Option<Vec<String>>,
     pub project: Option<String>,
     pub project_id: Option<String>,
 }
@@ -32,6 +34,25 @@ impl ProjectChoice {
         given(&self.project_id).or(given(&self.project))
     }
 
+    /// True when `project` may be used by this call.
+    pub fn allows(&self, project: &Project) -> bool {
+        self.allowed
+            .as_ref()
+            .is_none_or(|allowed| allowed.contains(&project.name))
+    }
+
+    /// `project`, or the refusal of a caller limited to other projects.
+    fn permitted(&self, project: Project) -> Result<Project> {
+        match &self.allowed {
+            Some(allowed) if !allowed.contains(&project.name) => Err(ServiceError::invalid(format!(
+                "this connection may use only the projects {}; '{}' is not one of them (name one with `project`)",
+                allowed.join(", "),
+                project.name
+            ))),
+            _ => Ok(project),
+        }
+    }
+
     /// True when the call or the server picked a project, so no default or discovery applies.
     pub fn is_explicit(&self) -> bool {
         self.constrained.is_some() || self.project.is_some() || self.project_id.is_some()
@@ -41,6 +62,11 @@ impl ProjectChoice {
 impl App {
     /// The project a call works in.
     pub fn select_project(&self, choice: &ProjectChoice) -> Result<Project> {
+        self.select_project_unchecked(choice)
+            .and_then(|p| choice.permitted(p))
+    }
+
+    fn select_project_unchecked(&self, choice: &ProjectChoice) -> Result<Project> {
         if let Some(constrained) = &choice.constrained {
             return self.project(Some(constrained));
         }
@@ -60,7 +86,9 @@ impl App {
 
     /// The projects a call may see: the constrained one, else every project.
     pub fn visible_projects(&self, choice: &ProjectChoice) -> Result<Vec<Project>> {
-        self.projects(choice.constrained.as_deref())
+        let mut projects = self.projects(choice.constrained.as_deref())?;
+        projects.retain(|p| choice.allows(p));
+        Ok(projects)
     }
 
     /// The project of a note identifier: a `memory://` URL may name its project.
@@ -77,6 +105,11 @@ impl App {
 
     /// The project named by the first segment of a memory URL's path, when the call named none.
     pub fn project_for_url(&self, choice: &ProjectChoice, path: &str) -> Result<Project> {
+        self.project_for_url_unchecked(choice, path)
+            .and_then(|p| choice.permitted(p))
+    }
+
+    fn project_for_url_unchecked(&self, choice: &ProjectChoice, path: &str) -> Result<Project> {
         let first = path.split('/').next().unwrap_or("");
         if let Some(constrained) = &choice.constrained {
             let constrained = self.project(Some(constrained))?;
