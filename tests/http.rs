@@ -429,6 +429,14 @@ fn chatgpt_search_links_to_the_note_that_get_notes_serves() {
             json!({"title": "Coffee beans", "directory": "kitchen", "content": "Arabica from Kenya"}),
         )
         .ok();
+    let listed = client.request("tools/list", json!({})).unwrap();
+    let search_tool = listed["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "search")
+        .unwrap();
+    assert!(search_tool["outputSchema"]["properties"]["results"].is_object());
     let found = client.call("search", json!({"query": "coffee beans"})).ok();
     assert_eq!(
         found.json(),

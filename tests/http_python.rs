@@ -60,6 +60,13 @@ fn run_client(url: &str, mode: &str, secret: &str) -> Value {
 
 fn check(summary: &Value, mode: &str) {
     assert_eq!(summary["write_error"], false, "{summary}");
+    assert_eq!(summary["connector_error"], false, "{summary}");
+    assert_mentions(
+        summary["connector"]["results"][0]["url"]
+            .as_str()
+            .unwrap_or(""),
+        "/notes/main/sdk/",
+    );
     let tools: Vec<&str> = summary["tools"]
         .as_array()
         .unwrap()

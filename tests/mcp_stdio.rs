@@ -8,7 +8,7 @@
 
 mod common;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -453,6 +453,57 @@ fn subscribers_hear_of_changed_notes_and_everyone_of_new_ones() {
 
     let unsubscribed = mcp.request("resources/unsubscribe", json!({"uri": uri}));
     assert!(unsubscribed.get("error").is_none(), "{unsubscribed}");
+}
+
+#[test]
+fn tools_that_always_answer_json_declare_their_output_schema() {
+    let (_dir, mut mcp) = server();
+    write(&mut mcp, "Schema Note", "s", "schemaword");
+    let listed = mcp.request("tools/list", json!({}));
+    let schemas: BTreeMap<String, Value> = listed["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t.get("outputSchema").is_some())
+        .map(|t| {
+            (
+                t["name"].as_str().unwrap().to_string(),
+                t["outputSchema"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        schemas.keys().map(String::as_str).collect::<Vec<_>>(),
+        [
+            "fetch",
+            "link_folder",
+            "list_links",
+            "read_content",
+            "search",
+            "sync",
+            "unlink_folder"
+        ]
+    );
+    // Each answer's structured content is an object whose keys the schema names.
+    for (tool, args) in [
+        ("read_content", json!({"path": "s/Schema Note.md"})),
+        ("list_links", json!({})),
+        ("search", json!({"query": "schemaword"})),
+        ("fetch", json!({"id": "main/s/schema-note"})),
+    ] {
+        let result = mcp.request("tools/call", json!({"name": tool, "arguments": args}));
+        assert_ne!(result["isError"], true, "{tool}: {result}");
+        let structured = result["structuredContent"]
+            .as_object()
+            .unwrap_or_else(|| panic!("{tool}: no structured content: {result}"));
+        let properties = schemas[tool]["properties"].as_object().unwrap();
+        for key in structured.keys() {
+            assert!(
+                properties.contains_key(key),
+                "{tool}: '{key}' is not in its schema"
+            );
+        }
+    }
 }
 
 /// Readiness is the end of a server's background indexing of the files already on disk.

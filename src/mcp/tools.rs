@@ -394,6 +394,11 @@ impl PageArgs {
 pub fn tool_list_for(ctx: &ToolCtx) -> Vec<rmcp::model::Tool> {
     let dotted_names = ctx.dotted_names;
     let mut tools = tool_list();
+    for tool in &mut tools {
+        if let Some(Value::Object(schema)) = output_schema(&tool.name, ctx.public_url.is_some()) {
+            tool.output_schema = Some(Arc::new(schema));
+        }
+    }
     if ctx.read_only {
         tools.retain(|t| {
             specs()
@@ -410,6 +415,61 @@ pub fn tool_list_for(ctx: &ToolCtx) -> Vec<rmcp::model::Tool> {
         }
     }
     tools
+}
+
+/// The schema of a tool's structured content, for the tools whose every answer is JSON.
+///
+/// Tools with `output_format` answer text by default, and a declared schema obliges structured
+/// content in every answer: it would send each text answer twice (the note, the context, the
+/// search page), which an agent pays for in tokens. They carry structured content when JSON is
+/// asked for, and no schema. `connector` is the HTTP transport, where `search` and `fetch`
+/// answer in OpenAI's shapes.
+pub fn output_schema(tool: &str, connector: bool) -> Option<Value> {
+    let object = |properties: Value| json!({"type": "object", "properties": properties});
+    let list_of =
+        |key: &str| object(json!({ key: {"type": "array", "items": {"type": "object"}} }));
+    let link = || {
+        object(json!({
+            "project": {"type": "string"},
+            "path": {"type": "string"},
+            "displayPath": {"type": "string"},
+            "linkId": {"type": "string"},
+            "mount": {"type": "string"},
+            "include": {"type": "array", "items": {"type": "string"}},
+            "exclude": {"type": "array", "items": {"type": "string"}},
+            "watch": {"type": "object"},
+            "fileCount": {"type": "integer"},
+            "report": {"type": "object"},
+        }))
+    };
+    Some(match (tool, connector) {
+        ("link_folder", _) => link(),
+        ("unlink_folder", _) => list_of("unlinked"),
+        ("list_links", _) => list_of("links"),
+        ("sync", _) => list_of("reports"),
+        ("read_content", _) => object(json!({
+            "type": {"type": "string", "enum": ["text", "image", "document", "error"]},
+            "text": {"type": "string"},
+            "content_type": {"type": "string"},
+            "encoding": {"type": "string"},
+            "source": {"type": "object"},
+            "error": {"type": "string"},
+        })),
+        ("search", true) => object(json!({"results": {"type": "array", "items": object(json!({
+            "id": {"type": "string"}, "title": {"type": "string"}, "url": {"type": "string"},
+        }))}})),
+        ("fetch", true) => object(json!({
+            "id": {"type": "string"}, "title": {"type": "string"}, "text": {"type": "string"},
+            "url": {"type": "string"}, "metadata": {"type": "object"},
+        })),
+        // Over stdio, Basic Memory's shims answer a list of one text item (wrapped in `result`).
+        ("search" | "fetch", false) => {
+            object(json!({"result": {"type": "array", "items": object(json!({
+                "type": {"const": "text"}, "text": {"type": "string"},
+            }))}}))
+        }
+        _ => return None,
+    })
 }
 
 /// The tool definitions as MCP `Tool` objects.

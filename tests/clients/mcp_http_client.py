@@ -106,7 +106,11 @@ async def main(url, mode, secret):
                 found = await session.call_tool(
                     "search_notes", {"query": "written by the MCP Python SDK"}
                 )
+                # `search` declares an output schema: the SDK checks its structured content.
+                connector = await session.call_tool("search", {"query": "MCP Python SDK"})
                 print(json.dumps({
+                    "connector_error": connector.is_error,
+                    "connector": connector.structured_content,
                     "server": initialized.server_info.name if initialized else None,
                     "tools": sorted(tool.name for tool in tools.tools),
                     "write_error": written.is_error,
