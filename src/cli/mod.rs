@@ -150,7 +150,8 @@ pub struct ServeArgs {
     #[arg(long, value_parser = ["stdio", "http"])]
     pub transport: Option<String>,
     /// HTTP: address to listen on (default `[server] bind`, else 127.0.0.1:8177; port 0 picks
-    /// a free one). Any address but loopback needs a token
+    /// a free one). Any address but loopback needs a credential: a token, the owner password
+    /// or --oauth-issuer
     #[arg(long, value_name = "ADDR")]
     pub bind: Option<String>,
     /// Constrain the server to one project
