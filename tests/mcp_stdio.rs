@@ -315,6 +315,16 @@ fn notes_are_resources_linked_from_results_and_completed() {
         .unwrap()
         .starts_with("data:image/svg+xml"));
     assert!(mcp.initialize["capabilities"]["completions"].is_object());
+    let tools = mcp.request("tools/list", json!({}));
+    for tool in tools["tools"].as_array().unwrap() {
+        assert!(
+            tool["icons"][0]["src"]
+                .as_str()
+                .unwrap_or("")
+                .starts_with("data:image/svg+xml"),
+            "{tool}"
+        );
+    }
     write(&mut mcp, "Alpha", "a", "alphaword about the first letter");
     write(&mut mcp, "Beta", "a/b", "betaword below alpha");
     for n in 0..105 {

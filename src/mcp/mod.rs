@@ -3,6 +3,7 @@
 
 mod args;
 pub mod http;
+mod icons;
 pub mod link_tools;
 pub mod note_tools;
 pub mod notify;

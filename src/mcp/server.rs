@@ -342,17 +342,9 @@ fn server_info() -> Implementation {
     info.description = Some(
         "Markdown notes as an AI assistant's memory: Basic Memory's tools over local files".into(),
     );
-    info.icons = serde_json::from_value(json!([{
-        "src": ICON,
-        "mimeType": "image/svg+xml",
-        "sizes": ["any"],
-    }]))
-    .ok();
+    info.icons = serde_json::from_value(super::icons::server()).ok();
     info
 }
-
-/// A small notebook as an SVG data URI, for clients that show server icons.
-const ICON: &str = "data:image/svg+xml;base64,PHN2ZyB4bWxucz0naHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmcnIHZpZXdCb3g9JzAgMCAzMiAzMic+PHJlY3QgeD0nNicgeT0nNCcgd2lkdGg9JzIwJyBoZWlnaHQ9JzI0JyByeD0nMycgZmlsbD0nIzJkNmE0ZicvPjxwYXRoIGQ9J00xMSAxMWgxME0xMSAxNmgxME0xMSAyMWg2JyBzdHJva2U9JyNmZmYnIHN0cm9rZS13aWR0aD0nMicgc3Ryb2tlLWxpbmVjYXA9J3JvdW5kJy8+PC9zdmc+";
 
 /// `experimental.gitmem`: what local storage supports (design 6).
 pub fn storage_capabilities() -> Value {

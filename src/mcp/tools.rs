@@ -492,6 +492,7 @@ pub fn tool_list() -> Vec<rmcp::model::Tool> {
                 "description": s.description,
                 "inputSchema": (s.schema)(),
                 "annotations": annotations,
+                "icons": super::icons::tool(s.name),
             }))
             .ok()
         })
