@@ -484,3 +484,16 @@ fn a_request_past_its_time_limit_is_answered_504() {
     assert_mentions(&answer.body, "no answer within 1 s");
     drop(silent);
 }
+
+#[test]
+fn a_public_server_fetches_no_client_document_from_plain_http() {
+    let root = tempfile::tempdir().unwrap();
+    let server = HttpServer::start(root.path(), &["--public-url", "https://mem.example.com"]);
+    let local = "http://127.0.0.1:9/client.json";
+    let page = get(
+        &authorize_url(&server, &urlencode(local), "v".repeat(43).as_str(), ""),
+        &[],
+    );
+    assert_eq!(page.status, 400);
+    assert_mentions(&page.body, "not registered");
+}

@@ -542,7 +542,11 @@ impl OAuthServer {
         {
             return Ok(Some(found.clone()));
         }
-        let is_url = client_id.starts_with("https://") || is_loopback_http(client_id);
+        // Metadata documents are https; plain http on loopback only for a server that is itself
+        // plain http on loopback (development), so a public server never fetches from its own
+        // machine's other services.
+        let is_url = client_id.starts_with("https://")
+            || (is_loopback_http(client_id) && is_loopback_http(&self.issuer));
         if !is_url {
             return Ok(None);
         }
