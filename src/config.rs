@@ -105,6 +105,34 @@ pub struct ServerConfig {
 #[derive(Debug, Clone, Deserialize)]
 pub struct ProjectEntry {
     pub path: String,
+    /// `[projects.NAME.git]`: the project is a git work tree gitmem commits to.
+    #[serde(default)]
+    pub git: Option<GitSettings>,
+}
+
+/// A versioned project's settings (`[projects.NAME.git]`). Credentials never live here.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(default)]
+pub struct GitSettings {
+    pub remote: Option<String>,
+    pub author_name: String,
+    pub author_email: String,
+    /// Changes within this many milliseconds share one commit.
+    pub commit_batch_ms: u64,
+    /// Commit changes made on disk by other programs (a scan finds them).
+    pub auto_commit_external: bool,
+}
+
+impl Default for GitSettings {
+    fn default() -> Self {
+        Self {
+            remote: None,
+            author_name: "gitmem".into(),
+            author_email: "gitmem@localhost".into(),
+            commit_batch_ms: 500,
+            auto_commit_external: true,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Deserialize, Default)]
@@ -125,6 +153,9 @@ pub struct Project {
     pub permalink: String,
     pub path: PathBuf,
     pub is_default: bool,
+    /// Set when the project is versioned in git.
+    #[serde(skip)]
+    pub git: Option<GitSettings>,
 }
 
 impl Project {
@@ -181,15 +212,22 @@ impl Config {
             Err(source) => return Err(ConfigError::Read { path, source }),
         };
         let explicit_projects = !file.projects.is_empty();
-        let entries: Vec<(String, PathBuf)> = if explicit_projects {
+        let entries: Vec<(String, PathBuf, Option<GitSettings>)> = if explicit_projects {
             file.projects
                 .iter()
-                .map(|(name, entry)| (name.clone(), resolve_path(&root, &entry.path)))
+                .map(|(name, entry)| {
+                    (
+                        name.clone(),
+                        resolve_path(&root, &entry.path),
+                        entry.git.clone(),
+                    )
+                })
                 .collect()
         } else {
             vec![(
                 DEFAULT_PROJECT.to_string(),
                 root.join("projects").join(DEFAULT_PROJECT),
+                None,
             )]
         };
         // `default_project = ""` means no default: tools then need an explicit project, and
@@ -197,12 +235,12 @@ impl Config {
         let default = match file.default_project.as_deref() {
             Some("") => None,
             wanted => wanted
-                .filter(|d| entries.iter().any(|(n, _)| n == d))
+                .filter(|d| entries.iter().any(|(n, _, _)| n == d))
                 .map(String::from)
-                .or_else(|| entries.first().map(|(n, _)| n.clone())),
+                .or_else(|| entries.first().map(|(n, _, _)| n.clone())),
         };
         let mut projects = Vec::with_capacity(entries.len());
-        for (name, path) in entries {
+        for (name, path, git) in entries {
             // A project whose directory cannot be made stays registered: its scans report why.
             if let Err(e) = std::fs::create_dir_all(&path) {
                 tracing::warn!("project '{name}': cannot create {}: {e}", path.display());
@@ -213,6 +251,7 @@ impl Config {
                 is_default: default.as_deref() == Some(name.as_str()),
                 name,
                 path,
+                git,
             });
         }
         Ok(Self {
@@ -308,10 +347,31 @@ impl Config {
             permalink: generate_permalink(name, false),
             path: canonical,
             is_default: false,
+            git: None,
         };
         self.projects.push(project.clone());
         if make_default || self.default_project().is_none() {
             self.set_default_flag(name);
+        }
+        self.save()?;
+        Ok(self.project(name)?.clone())
+    }
+
+    /// Marks a project as versioned, with `remote` (kept, with any other key the user set, when
+    /// it was versioned already).
+    pub fn set_project_git(
+        &mut self,
+        name: &str,
+        remote: Option<&str>,
+    ) -> Result<Project, ConfigError> {
+        let project = self
+            .projects
+            .iter_mut()
+            .find(|p| p.name == name)
+            .ok_or_else(|| ConfigError::UnknownProject(name.to_string(), String::new()))?;
+        let git = project.git.get_or_insert_with(GitSettings::default);
+        if let Some(remote) = remote {
+            git.remote = Some(remote.to_string());
         }
         self.save()?;
         Ok(self.project(name)?.clone())
@@ -379,6 +439,15 @@ impl Config {
                 table[&project.name] = toml_edit::table();
             }
             table[&project.name]["path"] = toml_edit::value(stored);
+            if let Some(git) = &project.git {
+                let entry = &mut table[&project.name];
+                if !entry.as_table().is_some_and(|t| t.contains_key("git")) {
+                    entry["git"] = toml_edit::table();
+                }
+                if let Some(remote) = &git.remote {
+                    entry["git"]["remote"] = toml_edit::value(remote.clone());
+                }
+            }
         }
         crate::vault::fs::atomic_write(&path, doc.to_string().as_bytes())
             .map_err(|source| ConfigError::Write { path, source })?;

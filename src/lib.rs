@@ -6,6 +6,7 @@
 
 pub mod cli;
 pub mod config;
+pub mod git;
 pub mod index;
 pub mod mcp;
 pub mod note;

@@ -89,6 +89,9 @@ pub enum Command {
     /// Run the MCP server (stdio, or streamable HTTP at /mcp): index every project, watch
     /// them, serve the tools
     Serve(ServeArgs),
+    /// Git history of projects
+    #[command(subcommand)]
+    Git(GitCommand),
     /// Bearer tokens for the HTTP server: create, list, revoke
     #[command(subcommand)]
     Token(TokenCommand),
@@ -197,6 +200,18 @@ pub struct ServeArgs {
 }
 
 #[derive(Subcommand, Debug)]
+pub enum GitCommand {
+    /// Version an existing project in git (its notes become the first commit)
+    Init {
+        #[arg(long)]
+        project: String,
+        /// The remote, set as origin
+        #[arg(long, value_name = "URL")]
+        remote: Option<String>,
+    },
+}
+
+#[derive(Subcommand, Debug)]
 pub enum AuthCommand {
     /// Set the owner password (at least 8 characters), read from stdin: typed at a terminal,
     /// or piped (`echo "$PASSWORD" | gitmem auth set-password`)
@@ -269,6 +284,13 @@ pub enum ProjectCommand {
         /// Make it the default project
         #[arg(long)]
         default: bool,
+        /// Version it in git: every change gitmem makes is committed (an existing work tree
+        /// is used as it is)
+        #[arg(long)]
+        git: bool,
+        /// With --git: the remote (cloned when the directory is empty, else set as origin)
+        #[arg(long, requires = "git", value_name = "URL")]
+        remote: Option<String>,
     },
     /// List projects
     List {
@@ -393,6 +415,9 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Repair { project, json } => repair(&app, project.as_deref(), json),
         Command::Search(args) => search(&app, &args),
         Command::Model(cmd) => model(&app, cmd),
+        Command::Git(GitCommand::Init { project, remote }) => {
+            version(&app, &project, remote.as_deref())
+        }
         Command::LinkFolder(args) => link_folder(&app, &args),
         Command::UnlinkFolder {
             project,
@@ -515,6 +540,21 @@ fn read_secret(prompt: &str) -> Result<String> {
         read?;
     }
     Ok(line.trim_end_matches(['\n', '\r']).to_string())
+}
+
+fn version(app: &App, project: &str, remote: Option<&str>) -> Result<()> {
+    let (project, prepared) = app.version_project(project, remote)?;
+    let how = match prepared {
+        crate::git::Prepared::Existing => "uses the git work tree already there",
+        crate::git::Prepared::Initialised => "is now a git repository",
+        crate::git::Prepared::Cloned => "holds a clone of its remote",
+    };
+    println!(
+        "project '{}' {how}; gitmem commits every change it makes ({})",
+        project.name,
+        project.path.display()
+    );
+    Ok(())
 }
 
 fn set_password(root: &std::path::Path) -> Result<()> {
@@ -667,6 +707,8 @@ fn project(app: &App, cmd: ProjectCommand) -> Result<()> {
             name,
             path,
             default,
+            git,
+            remote,
         } => {
             let p = app.add_project(&name, &path, default)?;
             println!(
@@ -675,6 +717,13 @@ fn project(app: &App, cmd: ProjectCommand) -> Result<()> {
                 p.path.display(),
                 if p.is_default { " (default)" } else { "" }
             );
+            if git {
+                if let Err(e) = version(app, &name, remote.as_deref()) {
+                    // A project that cannot be versioned is not left half set up.
+                    app.remove_project(&name, false)?;
+                    return Err(e.context(format!("project '{name}' was not added")));
+                }
+            }
         }
         ProjectCommand::List { json } => {
             let projects = app.projects(None)?;

@@ -12,6 +12,7 @@ pub mod directory;
 pub mod edit;
 pub mod error;
 pub mod health;
+pub mod history;
 pub mod ingest;
 pub mod issuer;
 pub mod links;
@@ -71,6 +72,8 @@ pub struct App {
     /// Initial indexing of each project, and link changes, as this process sees them.
     pub progress: progress::Progress,
     semantic: semantic::Semantic,
+    /// Automatic commits of versioned projects.
+    history: history::History,
 }
 
 impl App {
@@ -86,6 +89,7 @@ impl App {
             links_lock: Default::default(),
             progress: Default::default(),
             semantic: Default::default(),
+            history: Default::default(),
         };
         app.recover()?;
         app.finish_interrupted_rebuilds()?;
@@ -177,9 +181,58 @@ impl App {
     pub fn shutdown(&self) {
         self.stop_embedding();
         self.index.writer().shutdown();
+        self.history.flush();
     }
 
     pub fn close(self) {
+        self.history.flush();
         self.index.close();
+    }
+
+    /// Queues the commit of a change gitmem made to a versioned project's note (files under a
+    /// linked folder's mount live outside the repository and are not committed).
+    pub(crate) fn record_change(
+        &self,
+        project: &Project,
+        path: &str,
+        kind: history::ChangeKind,
+        note: &crate::index::NoteRecord,
+    ) {
+        let inside = self
+            .project_file(project, path)
+            .is_ok_and(|file| file.starts_with(&project.path));
+        if !inside {
+            return;
+        }
+        if let Some(change) =
+            history::Change::of(project, path, kind, &note.title, note.permalink.as_deref())
+        {
+            self.history.record(change);
+        }
+    }
+
+    /// Makes a project versioned: uses its work tree, clones `remote` into it when it is
+    /// empty, or creates a repository (committing the notes it already holds).
+    pub fn version_project(
+        &self,
+        name: &str,
+        remote: Option<&str>,
+    ) -> Result<(Project, crate::git::Prepared)> {
+        let project = self.project(Some(name))?;
+        let prepared = crate::git::prepare(&project.path, remote).map_err(|e| match e {
+            crate::git::GitError::Nested(..) => ServiceError::invalid(e.to_string()),
+            other => ServiceError::inconsistent(other.to_string()),
+        })?;
+        let project = self.config_mut().set_project_git(name, remote)?;
+        if prepared == crate::git::Prepared::Initialised {
+            let git = project.git.clone().unwrap_or_default();
+            crate::git::commit_all(
+                &project.path,
+                "chore(mem): start the history of this project",
+                (&git.author_name, &git.author_email),
+            )
+            .map_err(|e| ServiceError::inconsistent(e.to_string()))?;
+        }
+        Ok((project, prepared))
     }
 }

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use serde_json::{Map, Value};
 
+use super::history::ChangeKind;
 use super::scope::ProjectChoice;
 use super::{ingest, refuse_outside, App, Outcome, OutsideProject, PathArg, Result, ServiceError};
 use crate::config::Project;
@@ -215,9 +216,11 @@ impl App {
                 )))
             }
         };
-        self.note_by_id(&id)?.ok_or_else(|| {
+        let note = self.note_by_id(&id)?.ok_or_else(|| {
             ServiceError::inconsistent(format!("{relative} vanished from the index"))
-        })
+        })?;
+        self.record_change(project, relative, ChangeKind::Written, &note);
+        Ok(note)
     }
 
     fn written(&self, note: &NoteRecord, bytes: &[u8], created: bool) -> NoteWritten {
@@ -539,9 +542,12 @@ impl App {
         if let Some(Err(message)) = outcome.into_iter().next() {
             return Err(ServiceError::invalid(message));
         }
-        self.note_by_id(&note.id)?.ok_or_else(|| {
+        let moved = self.note_by_id(&note.id)?.ok_or_else(|| {
             ServiceError::inconsistent(format!("{destination} vanished from the index"))
-        })
+        })?;
+        let from = note.path.clone();
+        self.record_change(project, destination, ChangeKind::Moved { from }, &moved);
+        Ok(moved)
     }
 
     /// Deletes one note's file and its index entry.
@@ -556,6 +562,7 @@ impl App {
             project: project.name.clone(),
             path: note.path.clone(),
         }])?;
+        self.record_change(project, &note.path, ChangeKind::Deleted, note);
         Ok(())
     }
 

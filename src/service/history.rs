@@ -1,0 +1,214 @@
+//! Automatic commits of versioned projects (`[projects.NAME.git]`): every change gitmem makes
+//! to a note is queued here and committed by a background thread, changes within the
+//! project's `commit_batch_ms` in one commit, so a tool's reply never waits for git. A process
+//! flushes the queue before it exits (`App::shutdown`, `App::close`).
+//!
+//! Messages follow Conventional Commits: `feat(mem): add <title>`, `fix(mem): update <title>`,
+//! `fix(mem): move <title>`, `chore(mem): delete <title>`, with the permalink in the body; a
+//! batch of several changes is summed up in the subject and listed in the body.
+
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
+
+use crate::config::Project;
+use crate::git::{self, PathChange};
+
+/// What happened to a note's file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ChangeKind {
+    Written,
+    Moved { from: String },
+    Deleted,
+}
+
+/// One change to commit.
+#[derive(Debug, Clone)]
+pub struct Change {
+    pub dir: PathBuf,
+    pub path: String,
+    pub kind: ChangeKind,
+    pub title: String,
+    pub permalink: Option<String>,
+    batch: Duration,
+    author: (String, String),
+}
+
+impl Change {
+    /// A change of `project` (versioned) to the note at `path`.
+    pub fn of(
+        project: &Project,
+        path: &str,
+        kind: ChangeKind,
+        title: &str,
+        permalink: Option<&str>,
+    ) -> Option<Change> {
+        let git = project.git.as_ref()?;
+        Some(Change {
+            dir: project.path.clone(),
+            path: path.to_string(),
+            kind,
+            title: title.to_string(),
+            permalink: permalink.map(String::from),
+            batch: Duration::from_millis(git.commit_batch_ms),
+            author: (git.author_name.clone(), git.author_email.clone()),
+        })
+    }
+}
+
+enum Message {
+    Change(Box<Change>),
+    Flush(Sender<()>),
+}
+
+/// The committer of one process; its thread starts with the first change.
+#[derive(Default)]
+pub struct History {
+    queue: Mutex<Option<(Sender<Message>, std::thread::JoinHandle<()>)>>,
+}
+
+impl History {
+    /// Queues a change; never blocks on git.
+    pub fn record(&self, change: Change) {
+        let mut queue = self.queue.lock().unwrap_or_else(|e| e.into_inner());
+        let (tx, _) = queue.get_or_insert_with(|| {
+            let (tx, rx) = crossbeam_channel::unbounded();
+            let thread = std::thread::Builder::new()
+                .name("gitmem-history".into())
+                .spawn(move || run(rx))
+                .expect("spawning the history thread");
+            (tx, thread)
+        });
+        let _ = tx.send(Message::Change(Box::new(change)));
+    }
+
+    /// Commits everything queued, and waits for it.
+    pub fn flush(&self) {
+        let tx = self
+            .queue
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+            .map(|(tx, _)| tx.clone());
+        if let Some(tx) = tx {
+            let (done, wait) = crossbeam_channel::bounded(1);
+            if tx.send(Message::Flush(done)).is_ok() {
+                let _ = wait.recv();
+            }
+        }
+    }
+}
+
+fn run(rx: Receiver<Message>) {
+    let mut pending: Vec<Change> = Vec::new();
+    let mut deadline: Option<Instant> = None;
+    loop {
+        let wait = deadline.map_or(Duration::from_secs(3600), |d| {
+            d.saturating_duration_since(Instant::now())
+        });
+        match rx.recv_timeout(wait) {
+            Ok(Message::Change(change)) => {
+                if pending.is_empty() {
+                    deadline = Some(Instant::now() + change.batch);
+                }
+                pending.push(*change);
+            }
+            Ok(Message::Flush(done)) => {
+                commit_all(std::mem::take(&mut pending));
+                deadline = None;
+                let _ = done.send(());
+            }
+            Err(RecvTimeoutError::Timeout) => {
+                commit_all(std::mem::take(&mut pending));
+                deadline = None;
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                commit_all(pending);
+                return;
+            }
+        }
+    }
+}
+
+/// Commits each project's changes; a failure is logged, never returned: the files are safe on
+/// disk and the next commit of the project takes them in.
+fn commit_all(changes: Vec<Change>) {
+    let mut by_dir: Vec<(PathBuf, Vec<Change>)> = Vec::new();
+    for change in changes {
+        match by_dir.iter_mut().find(|(dir, _)| *dir == change.dir) {
+            Some((_, list)) => list.push(change),
+            None => by_dir.push((change.dir.clone(), vec![change])),
+        }
+    }
+    for (dir, changes) in by_dir {
+        let author = changes[0].author.clone();
+        let message = message(&dir, &changes);
+        let paths: Vec<PathChange> = changes
+            .iter()
+            .flat_map(|c| {
+                let mut paths = vec![PathChange {
+                    path: c.path.clone(),
+                    present: c.kind != ChangeKind::Deleted,
+                }];
+                if let ChangeKind::Moved { from } = &c.kind {
+                    paths.push(PathChange {
+                        path: from.clone(),
+                        present: false,
+                    });
+                }
+                paths
+            })
+            .collect();
+        if let Err(e) = git::commit(&dir, &paths, &message, (&author.0, &author.1)) {
+            tracing::warn!("committing to {} failed: {e}", dir.display());
+        }
+    }
+}
+
+/// (type, verb) of one change; a written file is an addition unless HEAD has it.
+fn verb(dir: &std::path::Path, change: &Change) -> (&'static str, &'static str) {
+    match &change.kind {
+        ChangeKind::Written if git::in_head(dir, &change.path) => ("fix", "update"),
+        ChangeKind::Written => ("feat", "add"),
+        ChangeKind::Moved { .. } => ("fix", "move"),
+        ChangeKind::Deleted => ("chore", "delete"),
+    }
+}
+
+/// The Conventional Commits message of a batch.
+fn message(dir: &std::path::Path, changes: &[Change]) -> String {
+    let verbs: Vec<(&str, &str)> = changes.iter().map(|c| verb(dir, c)).collect();
+    let line = |c: &Change, verb: &str| {
+        let mut text = format!("{verb} {}", c.title);
+        if let Some(permalink) = &c.permalink {
+            text.push_str(&format!(" (permalink: {permalink})"));
+        }
+        text
+    };
+    if let [(kind, verb)] = verbs.as_slice() {
+        let change = &changes[0];
+        let mut body = String::new();
+        if let Some(permalink) = &change.permalink {
+            body.push_str(&format!("permalink: {permalink}\n"));
+        }
+        body.push_str(&format!("path: {}\n", change.path));
+        if let ChangeKind::Moved { from } = &change.kind {
+            body.push_str(&format!("from: {from}\n"));
+        }
+        return format!("{kind}(mem): {verb} {}\n\n{body}", change.title);
+    }
+    let same = verbs.iter().all(|v| *v == verbs[0]);
+    let (kind, verb) = if same { verbs[0] } else { ("fix", "change") };
+    let body: Vec<String> = changes
+        .iter()
+        .zip(&verbs)
+        .map(|(c, (_, v))| format!("- {}", line(c, v)))
+        .collect();
+    format!(
+        "{kind}(mem): {verb} {} notes\n\n{}\n",
+        changes.len(),
+        body.join("\n")
+    )
+}
