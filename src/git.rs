@@ -114,13 +114,26 @@ pub fn commit(
         }
     }
     index.write()?;
-    let parent = repo.head().ok().and_then(|h| h.peel_to_commit().ok());
-    let base = match &parent {
+    let base = match repo.head().ok().and_then(|h| h.peel_to_commit().ok()) {
         Some(commit) => commit.tree()?,
         None => repo.find_tree(repo.treebuilder(None)?.write()?)?,
     };
     let tree_id = update.create_updated(&repo, &base)?;
     if tree_id == base.id() {
+        return Ok(None);
+    }
+    commit_tree(&repo, tree_id, message, author)
+}
+
+/// Commits `tree_id` on HEAD, unless HEAD already has that tree.
+fn commit_tree(
+    repo: &Repository,
+    tree_id: git2::Oid,
+    message: &str,
+    author: (&str, &str),
+) -> Result<Option<git2::Oid>, GitError> {
+    let parent = repo.head().ok().and_then(|h| h.peel_to_commit().ok());
+    if parent.as_ref().is_some_and(|p| p.tree_id() == tree_id) {
         return Ok(None);
     }
     let tree = repo.find_tree(tree_id)?;
@@ -149,19 +162,6 @@ pub fn commit_all(
     index.add_all(["*"], IndexAddOption::DEFAULT, None)?;
     index.update_all(["*"], None)?;
     index.write()?;
-    let tree = repo.find_tree(index.write_tree()?)?;
-    let parent = repo.head().ok().and_then(|h| h.peel_to_commit().ok());
-    if parent.as_ref().is_some_and(|p| p.tree_id() == tree.id()) {
-        return Ok(None);
-    }
-    let signature = Signature::now(author.0, author.1)?;
-    let parents: Vec<&git2::Commit> = parent.iter().collect();
-    Ok(Some(repo.commit(
-        Some("HEAD"),
-        &signature,
-        &signature,
-        message,
-        &tree,
-        &parents,
-    )?))
+    let tree_id = index.write_tree()?;
+    commit_tree(&repo, tree_id, message, author)
 }
