@@ -249,3 +249,33 @@ fn git_init_versions_an_existing_project_and_nested_work_trees_are_refused() {
     let listed = gitmem(root.path(), &["project", "list"]).ok();
     assert!(!listed.stdout.contains("inner"), "{}", listed.stdout);
 }
+
+#[test]
+fn changes_made_on_disk_are_committed_by_the_scan_unless_turned_off() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = versioned(root.path());
+    std::fs::create_dir_all(dir.join("inbox")).unwrap();
+    std::fs::write(
+        dir.join("inbox/From editor.md"),
+        "# From editor\n\nwritten outside\n",
+    )
+    .unwrap();
+    gitmem(root.path(), &["search", "outside"]).ok();
+    let head = &log(&dir)[0];
+    assert!(head.starts_with("chore(mem): sync 1 files"), "{head}");
+    assert_mentions(head, "- changed: inbox/From editor.md");
+
+    let config = root.path().join("config.toml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(
+        &config,
+        text.replace(
+            "[projects.notes.git]",
+            "[projects.notes.git]\nauto_commit_external = false",
+        ),
+    )
+    .unwrap();
+    std::fs::write(dir.join("inbox/Second.md"), "# Second\n\nalso outside\n").unwrap();
+    gitmem(root.path(), &["search", "also"]).ok();
+    assert_eq!(log(&dir).len(), 2, "{:?}", log(&dir));
+}

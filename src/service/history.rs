@@ -20,8 +20,14 @@ use crate::git::{self, PathChange};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ChangeKind {
     Written,
-    Moved { from: String },
+    Moved {
+        from: String,
+    },
     Deleted,
+    /// Files another program changed, found by a scan (`paths` as the commit lists them).
+    Synced {
+        paths: Vec<PathChange>,
+    },
 }
 
 /// One change to commit.
@@ -55,6 +61,40 @@ impl Change {
             batch: Duration::from_millis(git.commit_batch_ms),
             author: (git.author_name.clone(), git.author_email.clone()),
         })
+    }
+
+    /// Files of `project` changed on disk by other programs, when it commits them
+    /// (`auto_commit_external`).
+    pub fn synced(project: &Project, paths: Vec<PathChange>) -> Option<Change> {
+        let wanted = project.git.as_ref()?.auto_commit_external && !paths.is_empty();
+        let mut change = Change::of(project, "", ChangeKind::Synced { paths }, "", None)?;
+        change.path.clear();
+        wanted.then_some(change)
+    }
+
+    /// The paths this change commits.
+    fn paths(&self) -> Vec<PathChange> {
+        match &self.kind {
+            ChangeKind::Synced { paths } => paths.clone(),
+            ChangeKind::Moved { from } => vec![
+                PathChange {
+                    path: self.path.clone(),
+                    present: true,
+                },
+                PathChange {
+                    path: from.clone(),
+                    present: false,
+                },
+            ],
+            kind => vec![PathChange {
+                path: self.path.clone(),
+                present: *kind != ChangeKind::Deleted,
+            }],
+        }
+    }
+
+    fn is_synced(&self) -> bool {
+        matches!(self.kind, ChangeKind::Synced { .. })
     }
 }
 
@@ -132,35 +172,25 @@ fn run(rx: Receiver<Message>) {
     }
 }
 
-/// Commits each project's changes; a failure is logged, never returned: the files are safe on
-/// disk and the next commit of the project takes them in.
+/// Commits each project's changes, gitmem's own apart from other programs'; a failure is
+/// logged, never returned: the files are safe on disk and the next commit takes them in.
 fn commit_all(changes: Vec<Change>) {
-    let mut by_dir: Vec<(PathBuf, Vec<Change>)> = Vec::new();
+    let mut groups: Vec<((PathBuf, bool), Vec<Change>)> = Vec::new();
     for change in changes {
-        match by_dir.iter_mut().find(|(dir, _)| *dir == change.dir) {
+        let key = (change.dir.clone(), change.is_synced());
+        match groups.iter_mut().find(|(k, _)| *k == key) {
             Some((_, list)) => list.push(change),
-            None => by_dir.push((change.dir.clone(), vec![change])),
+            None => groups.push((key, vec![change])),
         }
     }
-    for (dir, changes) in by_dir {
+    for ((dir, synced), changes) in groups {
         let author = changes[0].author.clone();
-        let message = message(&dir, &changes);
-        let paths: Vec<PathChange> = changes
-            .iter()
-            .flat_map(|c| {
-                let mut paths = vec![PathChange {
-                    path: c.path.clone(),
-                    present: c.kind != ChangeKind::Deleted,
-                }];
-                if let ChangeKind::Moved { from } = &c.kind {
-                    paths.push(PathChange {
-                        path: from.clone(),
-                        present: false,
-                    });
-                }
-                paths
-            })
-            .collect();
+        let paths: Vec<PathChange> = changes.iter().flat_map(Change::paths).collect();
+        let message = if synced {
+            synced_message(&paths)
+        } else {
+            message(&dir, &changes)
+        };
         if let Err(e) = git::commit(&dir, &paths, &message, (&author.0, &author.1)) {
             tracing::warn!("committing to {} failed: {e}", dir.display());
         }
@@ -174,7 +204,25 @@ fn verb(dir: &std::path::Path, change: &Change) -> (&'static str, &'static str) 
         ChangeKind::Written => ("feat", "add"),
         ChangeKind::Moved { .. } => ("fix", "move"),
         ChangeKind::Deleted => ("chore", "delete"),
+        ChangeKind::Synced { .. } => ("chore", "sync"),
     }
+}
+
+/// `chore(mem): sync <n> files`, each path listed.
+fn synced_message(paths: &[PathChange]) -> String {
+    let mut listed: Vec<String> = paths
+        .iter()
+        .map(|p| {
+            let verb = if p.present { "changed" } else { "removed" };
+            format!("- {verb}: {}", p.path)
+        })
+        .collect();
+    listed.dedup();
+    format!(
+        "chore(mem): sync {} files\n\n{}\n",
+        paths.len(),
+        listed.join("\n")
+    )
 }
 
 /// The Conventional Commits message of a batch.

@@ -211,6 +211,43 @@ impl App {
         }
     }
 
+    /// Queues the commit of files other programs changed in a versioned project.
+    pub(crate) fn record_external(
+        &self,
+        project: &Project,
+        changes: &[crate::vault::scan::Change],
+    ) {
+        use crate::git::PathChange;
+        use crate::vault::scan::Change as Found;
+        let paths: Vec<PathChange> = changes
+            .iter()
+            .flat_map(|change| match change {
+                Found::Created(path) | Found::Modified(path) => vec![PathChange {
+                    path: path.clone(),
+                    present: true,
+                }],
+                Found::Deleted(path) => vec![PathChange {
+                    path: path.clone(),
+                    present: false,
+                }],
+                Found::Moved { from, to } => vec![
+                    PathChange {
+                        path: to.clone(),
+                        present: true,
+                    },
+                    PathChange {
+                        path: from.clone(),
+                        present: false,
+                    },
+                ],
+                Found::Touched(_) => Vec::new(),
+            })
+            .collect();
+        if let Some(change) = history::Change::synced(project, paths) {
+            self.history.record(change);
+        }
+    }
+
     /// Makes a project versioned: uses its work tree, clones `remote` into it when it is
     /// empty, or creates a repository (committing the notes it already holds).
     pub fn version_project(

@@ -137,6 +137,9 @@ impl App {
             files: scan.files.len(),
             changes: changes.len(),
         });
+        if mode == SyncMode::Incremental {
+            self.record_external(project, &changes);
+        }
 
         let mut report = SyncReport {
             project: project.name.clone(),
