@@ -183,9 +183,29 @@ fn commit_all(changes: Vec<Change>) {
             None => groups.push((key, vec![change])),
         }
     }
+    // A scan running while gitmem writes may see gitmem's own file first: a path gitmem
+    // changed in this batch is committed under gitmem's message, not as a sync.
+    let own: Vec<(PathBuf, String)> = groups
+        .iter()
+        .filter(|((_, synced), _)| !synced)
+        .flat_map(|((dir, _), changes)| {
+            changes
+                .iter()
+                .flat_map(Change::paths)
+                .map(move |p| (dir.clone(), p.path))
+        })
+        .collect();
+    groups.sort_by_key(|((_, synced), _)| *synced);
     for ((dir, synced), changes) in groups {
         let author = changes[0].author.clone();
-        let paths: Vec<PathChange> = changes.iter().flat_map(Change::paths).collect();
+        let paths: Vec<PathChange> = changes
+            .iter()
+            .flat_map(Change::paths)
+            .filter(|p| !synced || !own.iter().any(|(d, path)| *d == dir && *path == p.path))
+            .collect();
+        if paths.is_empty() {
+            continue;
+        }
         let message = if synced {
             synced_message(&paths)
         } else {
@@ -259,4 +279,59 @@ fn message(dir: &std::path::Path, changes: &[Change]) -> String {
         changes.len(),
         body.join("\n")
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::GitSettings;
+
+    #[test]
+    fn a_path_gitmem_wrote_is_not_also_committed_as_a_sync() {
+        let dir = tempfile::tempdir().unwrap();
+        crate::git::prepare(dir.path(), None).unwrap();
+        std::fs::write(dir.path().join("Note.md"), "# Note\n").unwrap();
+        std::fs::write(dir.path().join("Other.md"), "# Other\n").unwrap();
+        let project = Project {
+            name: "p".into(),
+            permalink: "p".into(),
+            path: dir.path().to_path_buf(),
+            is_default: true,
+            git: Some(GitSettings::default()),
+        };
+        let present = |path: &str| PathChange {
+            path: path.into(),
+            present: true,
+        };
+        let synced = Change::synced(&project, vec![present("Note.md"), present("Other.md")]);
+        let own = Change::of(
+            &project,
+            "Note.md",
+            ChangeKind::Written,
+            "Note",
+            Some("p/note"),
+        );
+        commit_all(vec![synced.unwrap(), own.unwrap()]);
+        let repo = git2::Repository::open(dir.path()).unwrap();
+        let mut walk = repo.revwalk().unwrap();
+        walk.push_head().unwrap();
+        let messages: Vec<String> = walk
+            .map(|oid| {
+                repo.find_commit(oid.unwrap())
+                    .unwrap()
+                    .message()
+                    .unwrap()
+                    .to_string()
+            })
+            .collect();
+        assert_eq!(messages.len(), 2, "{messages:?}");
+        assert!(
+            messages[1].starts_with("feat(mem): add Note"),
+            "{messages:?}"
+        );
+        assert_eq!(
+            messages[0],
+            "chore(mem): sync 1 files\n\n- changed: Other.md\n"
+        );
+    }
 }
