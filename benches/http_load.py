@@ -13,12 +13,12 @@ vocabulary words) as fast as it can. Every request is a stateless MCP request of
 notes/s (all writes, wall clock) and the search latency percentiles under load, then the same
 searches with no load for comparison. Standard library only. Needs a release build.
 """
-import argparse, http.client, json, os, random, shutil, statistics, subprocess, sys, tempfile
+import argparse, http.client, json, os, random, shutil, subprocess, sys, tempfile
 import threading, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from mcp_latency import WORDS, binary  # noqa: E402
+from mcp_latency import WORDS, binary, report  # noqa: E402
 
 VERSION = "2026-07-28"
 
@@ -55,16 +55,6 @@ class Client:
         if "error" in result or result["result"].get("isError"):
             raise RuntimeError(f"{tool}: {payload[:300]!r}")
         return elapsed
-
-
-def percentile(values, p):
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, int(round(p / 100 * len(ordered))) - 1))]
-
-
-def summary(name, values):
-    return (f"{name}: n={len(values)} p50 {statistics.median(values):.2f} ms, "
-            f"p95 {percentile(values, 95):.2f} ms, p99 {percentile(values, 99):.2f} ms")
 
 
 def main():
@@ -134,10 +124,10 @@ def main():
                 sys.exit(f"{len(write_errors)} writes failed, first: {write_errors[0]}")
             total = args.clients * args.notes_per_client
             print(f"{args.clients} clients wrote {total} notes in {wall:.2f} s: {total / wall:.0f} notes/s")
-            print(summary("write_note (each, under load)", writes))
-            print(summary("search_notes under load", loaded_searches))
-            quiet = [searcher.call("search_notes", {"query": q}) for q in queries]
-            print(summary("search_notes without load", quiet))
+            report("write_note under load", writes)
+            report("search_notes under load", loaded_searches)
+            report("search_notes without load",
+                   [searcher.call("search_notes", {"query": q}) for q in queries])
         finally:
             server.terminate()
             server.wait(timeout=60)

@@ -388,8 +388,10 @@ async fn guard(State(state): State<Arc<HttpState>>, mut request: Request, next: 
     let mut response = match admit(&state, &request) {
         Err(response) => *response,
         Ok(grant) => {
-            tracing::debug!(caller = %grant.name, "admitted");
-            request.extensions_mut().insert(grant);
+            if let Some(grant) = grant {
+                tracing::debug!(caller = %grant.name, "admitted");
+                request.extensions_mut().insert(grant);
+            }
             request.extensions_mut().insert(RequestId(id.clone()));
             let ends_session = request.method() == axum::http::Method::DELETE;
             match tokio::time::timeout(state.request_timeout, next.run(request)).await {
@@ -418,8 +420,9 @@ async fn guard(State(state): State<Arc<HttpState>>, mut request: Request, next: 
     response
 }
 
-/// The caller's grant, or the response that turns the request away.
-fn admit(state: &HttpState, request: &Request) -> Result<Grant, Box<Response>> {
+/// The caller's grant (none on the public OAuth paths), or the response that turns the request
+/// away.
+fn admit(state: &HttpState, request: &Request) -> Result<Option<Grant>, Box<Response>> {
     let headers = request.headers();
     let host = headers
         .get(header::HOST)
@@ -446,11 +449,7 @@ fn admit(state: &HttpState, request: &Request) -> Result<Grant, Box<Response>> {
         }
     }
     if is_public(request.uri().path()) {
-        return Ok(Grant {
-            name: "anonymous".into(),
-            read_only: true,
-            projects: Vec::new(),
-        });
+        return Ok(None);
     }
     let Some(token) = bearer(headers) else {
         return Err(Box::new(unauthorized(
@@ -485,7 +484,7 @@ fn admit(state: &HttpState, request: &Request) -> Result<Grant, Box<Response>> {
             )));
         }
     }
-    Ok(grant)
+    Ok(Some(grant))
 }
 
 fn oauth_of(state: &HttpState) -> Result<Arc<OAuthServer>, Box<Response>> {
@@ -520,10 +519,9 @@ fn basic_credentials(headers: &HeaderMap) -> Option<(String, String)> {
         .ok()?;
     let text = String::from_utf8(decoded).ok()?;
     let (id, secret) = text.split_once(':')?;
-    Some((
-        crate::service::oauth::percent_decode(id),
-        crate::service::oauth::percent_decode(secret),
-    ))
+    // Form encoding (RFC 6749 section 2.3.1): `+` is a space, a literal plus is `%2B`.
+    let decode = |part: &str| crate::note::parse::percent_decode(&part.replace('+', " "));
+    Some((decode(id), decode(secret)))
 }
 
 async fn protected_resource_metadata(State(state): State<Arc<HttpState>>) -> Response {

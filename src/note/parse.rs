@@ -355,7 +355,8 @@ fn markdown_note_link(dest: &str, source_dir: &str) -> Option<String> {
     Some(parts.join("/"))
 }
 
-fn percent_decode(s: &str) -> String {
+/// Decodes `%XX` escapes (invalid ones stay as they are).
+pub fn percent_decode(s: &str) -> String {
     let bytes = s.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
@@ -473,6 +474,20 @@ pub fn link_lookup_text(target: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn percent_escapes_are_decoded_and_invalid_ones_kept() {
+        for (encoded, decoded) in [
+            ("a%20b", "a b"),
+            ("caf%C3%A9", "café"),
+            ("100%", "100%"),
+            ("%zz", "%zz"),
+            ("%4", "%4"),
+            ("a+b", "a+b"),
+        ] {
+            assert_eq!(percent_decode(encoded), decoded, "{encoded}");
+        }
+    }
 
     #[test]
     fn headings_are_the_texts_of_real_headings() {

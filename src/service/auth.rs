@@ -146,8 +146,7 @@ impl TokenStore {
         let presented = digest(presented);
         let mut found = None;
         for record in self.list()? {
-            let same: bool = record.sha256.as_bytes().ct_eq(presented.as_bytes()).into();
-            if same {
+            if same_digest(&record.sha256, &presented) {
                 found = Some(record.grant());
             }
         }
@@ -163,10 +162,12 @@ impl TokenStore {
 
 /// True when `presented` equals `expected`, in time that does not depend on where they differ.
 pub fn same_secret(presented: &str, expected: &str) -> bool {
-    digest(presented)
-        .as_bytes()
-        .ct_eq(digest(expected).as_bytes())
-        .into()
+    same_digest(&digest(presented), &digest(expected))
+}
+
+/// Two digests compared in constant time.
+pub(crate) fn same_digest(a: &str, b: &str) -> bool {
+    a.as_bytes().ct_eq(b.as_bytes()).into()
 }
 
 /// A fresh token: the prefix and 32 random bytes, base64url.

@@ -67,9 +67,9 @@ impl Change {
     /// (`auto_commit_external`).
     pub fn synced(project: &Project, paths: Vec<PathChange>) -> Option<Change> {
         let wanted = project.git.as_ref()?.auto_commit_external && !paths.is_empty();
-        let mut change = Change::of(project, "", ChangeKind::Synced { paths }, "", None)?;
-        change.path.clear();
-        wanted.then_some(change)
+        wanted
+            .then(|| Change::of(project, "", ChangeKind::Synced { paths }, "", None))
+            .flatten()
     }
 
     /// The paths this change commits.

@@ -30,22 +30,29 @@ pub struct ExternalIssuer {
     keys: Mutex<(Vec<Value>, Instant)>,
 }
 
-fn get_json(url: &str) -> Result<Value> {
+/// A JSON document at `url` (at most `max_bytes`, no redirects followed: a document must be
+/// where its issuer or client says it is), or why not.
+pub(crate) fn fetch_json(url: &str, max_bytes: u64) -> std::result::Result<Value, String> {
     let agent = ureq::AgentBuilder::new()
         .timeout(Duration::from_secs(10))
+        .redirects(0)
         .build();
     let response = agent
         .get(url)
         .set("Accept", "application/json")
         .call()
-        .map_err(|e| ServiceError::invalid(format!("cannot read {url}: {e}")))?;
+        .map_err(|e| format!("cannot read {url}: {e}"))?;
     let mut text = String::new();
     std::io::Read::read_to_string(
-        &mut std::io::Read::take(response.into_reader(), 1024 * 1024),
+        &mut std::io::Read::take(response.into_reader(), max_bytes),
         &mut text,
-    )?;
-    serde_json::from_str(&text)
-        .map_err(|e| ServiceError::invalid(format!("{url} did not answer JSON: {e}")))
+    )
+    .map_err(|e| format!("cannot read {url}: {e}"))?;
+    serde_json::from_str(&text).map_err(|e| format!("{url} did not answer JSON: {e}"))
+}
+
+fn get_json(url: &str) -> Result<Value> {
+    fetch_json(url, 1024 * 1024).map_err(ServiceError::invalid)
 }
 
 fn b64(part: &str) -> Option<Vec<u8>> {

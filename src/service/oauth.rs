@@ -20,9 +20,8 @@ use base64::Engine;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
-use subtle::ConstantTimeEq;
 
-use super::auth::{digest, same_secret, write_private, Grant};
+use super::auth::{digest, same_digest, same_secret, write_private, Grant};
 use super::{Result, ServiceError};
 
 /// An access token's life: short, since a refresh gets another.
@@ -223,10 +222,6 @@ fn now() -> i64 {
     chrono::Utc::now().timestamp()
 }
 
-fn same_digest(a: &str, b: &str) -> bool {
-    a.as_bytes().ct_eq(b.as_bytes()).into()
-}
-
 fn random_secret(prefix: &str) -> std::result::Result<String, OAuthError> {
     super::auth::random_secret(prefix).map_err(server_error)
 }
@@ -342,31 +337,6 @@ pub fn percent_encode(value: &str) -> String {
         }
     }
     out
-}
-
-/// Decodes `%XX` escapes and `+` (form encoding); invalid escapes stay as they are.
-pub fn percent_decode(value: &str) -> String {
-    fn hex(byte: u8) -> Option<u8> {
-        (byte as char).to_digit(16).map(|d| d as u8)
-    }
-    let bytes = value.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let escaped = (bytes[i] == b'%' && i + 2 < bytes.len())
-            .then(|| Some(hex(bytes[i + 1])? * 16 + hex(bytes[i + 2])?))
-            .flatten();
-        match (bytes[i], escaped) {
-            (_, Some(byte)) => {
-                out.push(byte);
-                i += 2;
-            }
-            (b'+', None) => out.push(b' '),
-            (other, None) => out.push(other),
-        }
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// `BASE64URL(SHA256(verifier))`, the S256 code challenge (RFC 7636).
@@ -942,23 +912,8 @@ impl OAuthServer {
 /// Reads a client ID metadata document: JSON at the client_id's URL naming itself and its
 /// redirect URIs.
 fn fetch_client_document(url: &str) -> std::result::Result<Client, String> {
-    let agent = ureq::AgentBuilder::new()
-        .timeout(Duration::from_secs(5))
-        .redirects(0)
-        .build();
-    let response = agent
-        .get(url)
-        .set("Accept", "application/json")
-        .call()
-        .map_err(|e| format!("the client's metadata document at {url} could not be read: {e}"))?;
-    let mut text = String::new();
-    std::io::Read::read_to_string(
-        &mut std::io::Read::take(response.into_reader(), 64 * 1024),
-        &mut text,
-    )
-    .map_err(|e| format!("the client's metadata document at {url} could not be read: {e}"))?;
-    let document: Value = serde_json::from_str(&text)
-        .map_err(|e| format!("the client's metadata document at {url} is not JSON: {e}"))?;
+    let document = super::issuer::fetch_json(url, 64 * 1024)
+        .map_err(|e| format!("the client's metadata document: {e}"))?;
     if document["client_id"].as_str() != Some(url) {
         return Err(format!(
             "the metadata document at {url} names another client_id"
@@ -1033,21 +988,6 @@ mod tests {
         assert_eq!(normalise_scope(Some("write read")).unwrap(), "read write");
         assert_eq!(normalise_scope(Some("read")).unwrap(), "read");
         assert!(normalise_scope(Some("admin")).is_err());
-    }
-
-    #[test]
-    fn percent_decoding_reads_form_escapes() {
-        for (encoded, decoded) in [
-            ("a%20b", "a b"),
-            ("a+b", "a b"),
-            ("caf%C3%A9", "café"),
-            ("100%", "100%"),
-            ("%zz", "%zz"),
-            ("%4", "%4"),
-        ] {
-            assert_eq!(percent_decode(encoded), decoded, "{encoded}");
-        }
-        assert_eq!(percent_decode(&percent_encode("a b&c=é")), "a b&c=é");
     }
 
     #[test]
