@@ -121,6 +121,27 @@ pub struct GitSettings {
     pub commit_batch_ms: u64,
     /// Commit changes made on disk by other programs (a scan finds them).
     pub auto_commit_external: bool,
+    /// Push after every commit (a failed push is retried with backoff, never failing a write).
+    pub auto_push: bool,
+    /// How often `serve` pulls from the remote; 0 turns periodic pulls off.
+    pub pull_interval_ms: u64,
+    /// This device's name in conflict copies (`<name>.conflict-<device>-<time>.md`); the host
+    /// name when unset.
+    pub device: Option<String>,
+}
+
+impl GitSettings {
+    /// The device name conflict copies carry.
+    pub fn device_name(&self) -> String {
+        self.device
+            .clone()
+            .or_else(|| std::env::var("HOSTNAME").ok())
+            .or_else(|| std::env::var("COMPUTERNAME").ok())
+            .or_else(|| std::fs::read_to_string("/etc/hostname").ok())
+            .map(|name| name.trim().to_string())
+            .filter(|name| !name.is_empty())
+            .unwrap_or_else(|| "device".into())
+    }
 }
 
 impl Default for GitSettings {
@@ -131,6 +152,9 @@ impl Default for GitSettings {
             author_email: "gitmem@localhost".into(),
             commit_batch_ms: 500,
             auto_commit_external: true,
+            auto_push: false,
+            pull_interval_ms: 60_000,
+            device: None,
         }
     }
 }

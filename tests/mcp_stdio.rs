@@ -73,13 +73,13 @@ fn initialize_names_the_server_and_gives_instructions() {
 }
 
 #[test]
-fn tools_list_has_the_23_tools_with_annotations_and_object_schemas() {
+fn tools_list_has_the_26_tools_with_annotations_and_object_schemas() {
     let (_dir, mut mcp) = server();
     let listed = mcp.request("tools/list", json!({}));
     let tools = listed["tools"].as_array().expect("tools/list has tools");
 
     // (name, readOnlyHint, destructiveHint) — compat 1.2, plus canvas (compat 10),
-    // sync_status (compat 8.8) and the linked-folder tools (design 7).
+    // sync_status (compat 8.8), the history tools and the linked-folder tools (design 7).
     let expected = [
         ("write_note", false, true),
         ("read_note", true, false),
@@ -88,6 +88,9 @@ fn tools_list_has_the_23_tools_with_annotations_and_object_schemas() {
         ("move_note", false, false),
         ("delete_note", false, true),
         ("read_content", true, false),
+        ("note_history", true, false),
+        ("note_diff", true, false),
+        ("restore_note", false, true),
         ("search_notes", true, false),
         ("recent_activity", true, false),
         ("build_context", true, false),
@@ -110,7 +113,7 @@ fn tools_list_has_the_23_tools_with_annotations_and_object_schemas() {
     assert_eq!(names, wanted);
     assert_eq!(
         tools.len(),
-        23,
+        26,
         "no duplicates, no dotted names unless asked"
     );
 

@@ -8,6 +8,8 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand};
 
+use crate::render::{self, Format, Rendered};
+use crate::service::gitsync::Direction;
 use crate::service::scope::ProjectChoice;
 use crate::service::search::{SearchRequest, SearchResponse};
 use crate::service::sync::{SyncMode, SyncReport};
@@ -92,6 +94,16 @@ pub enum Command {
     /// Git history of projects
     #[command(subcommand)]
     Git(GitCommand),
+    /// Exchange a versioned project's commits with its git remote: pull (three-way merge;
+    /// conflicts keep both texts), push, or both
+    Sync {
+        #[arg(value_parser = ["push", "pull", "both"])]
+        direction: String,
+        #[arg(long)]
+        project: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
     /// Bearer tokens for the HTTP server: create, list, revoke
     #[command(subcommand)]
     Token(TokenCommand),
@@ -208,6 +220,38 @@ pub enum GitCommand {
         /// The remote, set as origin
         #[arg(long, value_name = "URL")]
         remote: Option<String>,
+    },
+    /// The commits that changed a note, newest first (following renames; a deleted note too)
+    History {
+        /// The note: permalink, title or path
+        identifier: String,
+        #[arg(long)]
+        project: Option<String>,
+        #[arg(long, default_value_t = 20)]
+        limit: usize,
+        #[arg(long)]
+        json: bool,
+    },
+    /// A note's diff between two versions, or a version and the working file (default: its
+    /// last change)
+    Diff {
+        identifier: String,
+        #[arg(long)]
+        project: Option<String>,
+        /// The older version (a commit)
+        #[arg(long, value_name = "COMMIT")]
+        from: Option<String>,
+        /// The newer version (a commit; default: the working file)
+        #[arg(long, value_name = "COMMIT")]
+        to: Option<String>,
+    },
+    /// Bring back a note (or a deleted one) as it was in VERSION, as a new commit
+    Restore {
+        identifier: String,
+        /// A commit from `gitmem git history`
+        version: String,
+        #[arg(long)]
+        project: Option<String>,
     },
 }
 
@@ -418,6 +462,37 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Git(GitCommand::Init { project, remote }) => {
             version(&app, &project, remote.as_deref())
         }
+        Command::Git(GitCommand::History {
+            identifier,
+            project,
+            limit,
+            json,
+        }) => history(&app, project.as_deref(), |choice| {
+            let history = app.note_history(choice, &identifier, limit)?;
+            Ok(render::history::note_history(&history, format_of(json)))
+        }),
+        Command::Git(GitCommand::Diff {
+            identifier,
+            project,
+            from,
+            to,
+        }) => history(&app, project.as_deref(), |choice| {
+            let diff = app.note_diff(choice, &identifier, from.as_deref(), to.as_deref())?;
+            Ok(render::history::note_diff(&diff, Format::Text))
+        }),
+        Command::Git(GitCommand::Restore {
+            identifier,
+            version,
+            project,
+        }) => history(&app, project.as_deref(), |choice| {
+            let restored = app.restore_note(choice, &identifier, &version)?;
+            Ok(render::history::restored(&restored, Format::Text))
+        }),
+        Command::Sync {
+            direction,
+            project,
+            json,
+        } => git_sync(&app, &direction, project.as_deref(), json),
         Command::LinkFolder(args) => link_folder(&app, &args),
         Command::UnlinkFolder {
             project,
@@ -554,6 +629,62 @@ fn version(app: &App, project: &str, remote: Option<&str>) -> Result<()> {
         project.name,
         project.path.display()
     );
+    Ok(())
+}
+
+fn format_of(json: bool) -> Format {
+    if json {
+        Format::Json
+    } else {
+        Format::Text
+    }
+}
+
+/// Runs a history command once the project's index knows its current files (notes are named
+/// as read_note names them).
+fn history(
+    app: &App,
+    project: Option<&str>,
+    run: impl FnOnce(&ProjectChoice) -> crate::service::Result<Rendered>,
+) -> Result<()> {
+    let choice = ProjectChoice::named(project);
+    let selected = app.select_project(&choice)?;
+    app.sync_project(&selected, SyncMode::Incremental, &|_| {})?;
+    match run(&choice)? {
+        Rendered::Text(text) => println!("{}", text.trim_end()),
+        Rendered::Json(value) => print_json(&value)?,
+    }
+    Ok(())
+}
+
+fn git_sync(app: &App, direction: &str, project: Option<&str>, json: bool) -> Result<()> {
+    let direction = Direction::parse(direction).context("direction is push, pull or both")?;
+    let choice = ProjectChoice::named(project);
+    let selected = app.select_project(&choice)?;
+    app.sync_project(&selected, SyncMode::Incremental, &|_| {})?;
+    let report = app.git_sync(&choice, direction)?;
+    if json {
+        return print_json(&report);
+    }
+    if let Some(pull) = &report.pull {
+        println!(
+            "pulled '{}': {} ({} updated, {} deleted, {} local edits kept)",
+            report.project,
+            pull.result,
+            pull.updated.len(),
+            pull.deleted.len(),
+            pull.kept.len()
+        );
+        for conflict in &pull.conflicts {
+            println!(
+                "conflict: {} kept as it is here, tagged `conflict`; the remote's version is {}",
+                conflict.path, conflict.copy
+            );
+        }
+    }
+    if report.pushed {
+        println!("pushed '{}'", report.project);
+    }
     Ok(())
 }
 

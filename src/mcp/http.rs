@@ -265,6 +265,7 @@ pub async fn serve_http(root: &std::path::Path, options: HttpOptions) -> anyhow:
     let background = background::index_and_watch(app.clone(), options.constrained.clone());
     background::poll_links(app.clone(), options.constrained.clone());
     background::embed(app.clone());
+    background::pull_remotes(app.clone(), options.constrained.clone());
 
     eprintln!("gitmem: serving MCP at http://{bound}/mcp");
     if let Some(code) = &one_time {

@@ -7,6 +7,7 @@ use serde_json::{json, Map, Value};
 use super::args;
 use super::tools::{answer, parse, schema_of, tri, Hints, ToolCtx, ToolReply, ToolSpec};
 use crate::render::Rendered;
+use crate::service::gitsync::Direction;
 use crate::service::links::{link_json, LinkOptions};
 
 pub const LINK_FOLDER: ToolSpec = ToolSpec {
@@ -153,8 +154,7 @@ fn list_links(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
 pub const SYNC: ToolSpec = ToolSpec {
     name: "sync",
     title: "Sync",
-    description:
-        "With direction \"external\": rescan linked folders now and return one report per folder.",
+    description: "With direction \"external\": rescan linked folders now and return one report per folder. With \"pull\", \"push\" or \"both\": exchange a versioned project's commits with its git remote (pulls merge three ways; conflicts keep both texts and are listed).",
     hints: Hints::WRITES.idempotent(true),
     schema: schema_of::<SyncArgs>,
     handler: sync,
@@ -162,7 +162,7 @@ pub const SYNC: ToolSpec = ToolSpec {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct SyncArgs {
-    /// "external": rescan linked folders
+    /// "external": rescan linked folders; "pull", "push" or "both": sync with the git remote
     #[serde(deserialize_with = "args::required_string")]
     pub direction: String,
     #[serde(default, deserialize_with = "args::string")]
@@ -176,9 +176,17 @@ pub struct SyncArgs {
 fn sync(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     const TOOL: &str = SYNC.name;
     let a: SyncArgs = tri!(parse(TOOL, raw));
+    if let Some(direction) = Direction::parse(&a.direction) {
+        let report = ctx
+            .app
+            .git_sync(&ctx.choice_of(a.project.as_deref()), direction);
+        return answer(TOOL, report, |report| {
+            Rendered::Json(json!({ "reports": [report] }))
+        });
+    }
     if a.direction != "external" {
         return ToolReply::Error(format!(
-            "Error calling tool '{TOOL}': direction '{}' is not supported; use \"external\" to rescan linked folders",
+            "Error calling tool '{TOOL}': direction '{}' is not supported; use \"external\" to rescan linked folders, or \"pull\", \"push\" or \"both\" to sync with the git remote",
             a.direction
         ));
     }

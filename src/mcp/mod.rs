@@ -2,6 +2,7 @@
 //! `gitmem tool NAME --args JSON` runs the same `tools::call` the server runs.
 
 mod args;
+pub mod history_tools;
 pub mod http;
 mod icons;
 pub mod link_tools;

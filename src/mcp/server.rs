@@ -388,6 +388,7 @@ pub async fn serve_stdio(
     let background = background::index_and_watch(app.clone(), ctx.constrained.clone());
     background::poll_links(app.clone(), ctx.constrained.clone());
     background::embed(app.clone());
+    background::pull_remotes(app.clone(), ctx.constrained.clone());
     let max_request =
         env_number("GITMEM_MAX_REQUEST_BYTES").unwrap_or(super::stdin::MAX_REQUEST_BYTES);
     let deadline = call_deadline();

@@ -15,7 +15,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{json, Map, Value};
 
 use super::args::{FormatArgs, PageArgs, ProjectArgs};
-use super::{link_tools, note_tools, project_tools, query_tools};
+use super::{history_tools, link_tools, note_tools, project_tools, query_tools};
 use crate::render::{Format, Rendered};
 use crate::service::auth::Grant;
 use crate::service::scope::ProjectChoice;
@@ -234,6 +234,9 @@ pub fn specs() -> &'static [ToolSpec] {
         note_tools::MOVE_NOTE,
         note_tools::DELETE_NOTE,
         note_tools::READ_CONTENT,
+        history_tools::NOTE_HISTORY,
+        history_tools::NOTE_DIFF,
+        history_tools::RESTORE_NOTE,
         query_tools::SEARCH_NOTES,
         query_tools::RECENT_ACTIVITY,
         query_tools::BUILD_CONTEXT,

@@ -6,6 +6,7 @@ pub mod filename;
 pub mod frontmatter;
 pub mod identifier;
 pub mod memory_url;
+pub mod merge;
 pub mod parse;
 pub mod permalink;
 

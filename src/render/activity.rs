@@ -53,10 +53,18 @@ pub fn project_text(
             entities.len()
         ));
         for e in &entities {
+            let commit = e
+                .commit
+                .as_ref()
+                .map(|c| format!(" [commit: {c}]"))
+                .unwrap_or_default();
             if e.folder.is_empty() {
-                out.push_str(&format!("  • {} [id: {}]\n", e.title, e.id));
+                out.push_str(&format!("  • {} [id: {}]{commit}\n", e.title, e.id));
             } else {
-                out.push_str(&format!("  • {} ({}) [id: {}]\n", e.title, e.folder, e.id));
+                out.push_str(&format!(
+                    "  • {} ({}) [id: {}]{commit}\n",
+                    e.title, e.folder, e.id
+                ));
             }
         }
         out.push('\n');

@@ -5,6 +5,7 @@ pub mod activity;
 pub mod chatgpt;
 pub mod context;
 pub mod directory;
+pub mod history;
 pub mod notes;
 pub mod oauth;
 pub mod projects;

@@ -180,6 +180,15 @@ pub fn sync_status(status: &SyncStatus) -> Rendered {
         "\n**Semantic search**: {}\n",
         status.semantic.describe()
     ));
+    if !status.conflicts.is_empty() {
+        out.push_str("\n**Sync conflicts**: ⚠️ both devices changed the same lines; the local note was kept (tagged `conflict`) and the remote's text written beside it. Merge them by hand, then delete the copy and the tag:\n");
+        for (project, conflict) in &status.conflicts {
+            out.push_str(&format!(
+                "- **{project}**: {} (remote version: {})\n",
+                conflict.path, conflict.copy
+            ));
+        }
+    }
     if let Some((name, path)) = &status.active {
         out.push_str(&format!(
             "\n**Active Project**: {name}\n**Project Path**: {path}\n"

@@ -12,6 +12,9 @@ use crate::service::search::iso_from_ms;
 
 pub const ACTIVITY_TYPES: [&str; 3] = ["entity", "observation", "relation"];
 
+/// How many commits back recent_activity looks for the commit behind each change.
+const COMMIT_SEARCH_DEPTH: usize = 1000;
+
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct ActivityItem {
     #[serde(rename = "type")]
@@ -23,6 +26,9 @@ pub struct ActivityItem {
     pub created_at: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub project: Option<String>,
+    /// In a versioned project: the commit that made the note as it is now.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
     #[serde(skip)]
     pub id: String,
     #[serde(skip)]
@@ -164,6 +170,7 @@ impl App {
                 file_path: note.path.clone(),
                 created_at: iso_from_ms(note.created_ms),
                 project: None,
+                commit: None,
                 id: note.id.clone(),
                 folder: note.folder().to_string(),
                 updated_ms: note.updated_ms,
@@ -214,8 +221,33 @@ impl App {
         }
         let offset = (page - 1) * page_size;
         let has_more = items.len() > offset + page_size;
-        let items = items.into_iter().skip(offset).take(page_size).collect();
+        let mut items: Vec<ActivityItem> = items.into_iter().skip(offset).take(page_size).collect();
+        self.name_commits(project, &mut items)?;
         Ok(Activity { items, has_more })
+    }
+
+    /// Sets each item's commit: the newest commit of its file, when the file is still as that
+    /// commit left it (a change not committed yet has no commit to name).
+    fn name_commits(&self, project: &Project, items: &mut [ActivityItem]) -> Result<()> {
+        if project.git.is_none() || items.is_empty() {
+            return Ok(());
+        }
+        self.history.flush();
+        let mut paths: Vec<&str> = items.iter().map(|i| i.file_path.as_str()).collect();
+        paths.sort_unstable();
+        paths.dedup();
+        let found = crate::git::log::latest_commits(&project.path, &paths, COMMIT_SEARCH_DEPTH)
+            .map_err(|e| ServiceError::inconsistent(e.to_string()))?;
+        for item in items.iter_mut() {
+            let Some(version) = found.get(&item.file_path) else {
+                continue;
+            };
+            let current = crate::git::hash_file(&project.path.join(&item.file_path));
+            if current.is_some() && current == version.blob {
+                item.commit = Some(version.commit.chars().take(10).collect());
+            }
+        }
+        Ok(())
     }
 }
 
@@ -224,7 +256,7 @@ impl App {
 #[derive(Debug, Clone)]
 pub enum ActivityScope {
     Project {
-        project: Project,
+        project: Box<Project>,
         activity: Activity,
     },
     Discovery(Vec<(String, Vec<ActivityItem>)>),
@@ -248,7 +280,10 @@ impl App {
         match project {
             Some(project) => {
                 let activity = self.recent_activity(&project, &types, since, page, page_size)?;
-                Ok(ActivityScope::Project { project, activity })
+                Ok(ActivityScope::Project {
+                    project: Box::new(project),
+                    activity,
+                })
             }
             None => {
                 let mut per_project = Vec::new();

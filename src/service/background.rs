@@ -246,3 +246,50 @@ fn refresh(
         }
     }
 }
+
+/// Pulls every versioned project with a remote from it, each `pull_interval_ms`, until the
+/// process ends; a failed pull is logged and tried again at the next interval. Projects added
+/// while the server runs are picked up.
+pub fn pull_remotes(app: Arc<App>, constrained: Option<String>) {
+    let spawned = std::thread::Builder::new()
+        .name("gitmem-git-pull".into())
+        .spawn(move || {
+            let mut next_due: HashMap<String, Instant> = HashMap::new();
+            loop {
+                std::thread::sleep(REGISTRY_CHECK);
+                let projects = app.projects(constrained.as_deref()).unwrap_or_default();
+                for project in projects {
+                    let Some(git) = &project.git else { continue };
+                    if git.remote.is_none() || git.pull_interval_ms == 0 {
+                        continue;
+                    }
+                    let interval = Duration::from_millis(git.pull_interval_ms);
+                    let due = *next_due
+                        .entry(project.name.clone())
+                        .or_insert_with(|| Instant::now() + interval);
+                    if due > Instant::now() {
+                        continue;
+                    }
+                    let choice = super::scope::ProjectChoice::named(Some(&project.name));
+                    match app.git_sync(&choice, super::gitsync::Direction::Pull) {
+                        Ok(report) => {
+                            if let Some(pull) = report.pull.filter(|p| p.result != "up to date") {
+                                tracing::info!(
+                                    "pulled project '{}': {} updated, {} deleted, {} conflicts",
+                                    project.name,
+                                    pull.updated.len(),
+                                    pull.deleted.len(),
+                                    pull.conflicts.len()
+                                );
+                            }
+                        }
+                        Err(e) => tracing::warn!("pulling project '{}' failed: {e}", project.name),
+                    }
+                    next_due.insert(project.name.clone(), Instant::now() + interval);
+                }
+            }
+        });
+    if let Err(e) = spawned {
+        tracing::warn!("periodic git pulls are off: cannot start their thread: {e}");
+    }
+}

@@ -4,7 +4,8 @@
 //! flushes the queue before it exits (`App::shutdown`, `App::close`).
 //!
 //! Messages follow Conventional Commits: `feat(mem): add <title>`, `fix(mem): update <title>`,
-//! `fix(mem): move <title>`, `chore(mem): delete <title>`, with the permalink in the body; a
+//! `fix(mem): move <title>`, `fix(mem): restore <title>`, `chore(mem): delete <title>`, with the
+//! permalink and path in the body (how a deleted note is found again by its names); a
 //! batch of several changes is summed up in the subject and listed in the body.
 
 use std::path::PathBuf;
@@ -24,6 +25,10 @@ pub enum ChangeKind {
         from: String,
     },
     Deleted,
+    /// An earlier version brought back (`restore_note`), from this commit.
+    Restored {
+        from: String,
+    },
     /// Files another program changed, found by a scan (`paths` as the commit lists them).
     Synced {
         paths: Vec<PathChange>,
@@ -40,6 +45,10 @@ pub struct Change {
     pub permalink: Option<String>,
     batch: Duration,
     author: (String, String),
+    /// Push after committing (`auto_push` with a remote).
+    push: bool,
+    /// Commit attempts that failed so far.
+    failures: u32,
 }
 
 impl Change {
@@ -60,6 +69,8 @@ impl Change {
             permalink: permalink.map(String::from),
             batch: Duration::from_millis(git.commit_batch_ms),
             author: (git.author_name.clone(), git.author_email.clone()),
+            push: git.auto_push && git.remote.is_some(),
+            failures: 0,
         })
     }
 
@@ -100,7 +111,12 @@ impl Change {
 
 enum Message {
     Change(Box<Change>),
-    Flush(Sender<()>),
+    /// Commit everything queued now; with `push`, also make every pending push (the process
+    /// is about to exit), else only those due.
+    Flush {
+        done: Sender<()>,
+        push: bool,
+    },
 }
 
 /// The committer of one process; its thread starts with the first change.
@@ -124,8 +140,18 @@ impl History {
         let _ = tx.send(Message::Change(Box::new(change)));
     }
 
-    /// Commits everything queued, and waits for it.
+    /// Commits everything queued, and waits for it (never for the network).
     pub fn flush(&self) {
+        self.send_flush(false);
+    }
+
+    /// Commits everything queued and tries once every pending push: the last call of a
+    /// process.
+    pub fn finish(&self) {
+        self.send_flush(true);
+    }
+
+    fn send_flush(&self, push: bool) {
         let tx = self
             .queue
             .lock()
@@ -134,18 +160,34 @@ impl History {
             .map(|(tx, _)| tx.clone());
         if let Some(tx) = tx {
             let (done, wait) = crossbeam_channel::bounded(1);
-            if tx.send(Message::Flush(done)).is_ok() {
+            if tx.send(Message::Flush { done, push }).is_ok() {
                 let _ = wait.recv();
             }
         }
     }
 }
 
+/// A failed commit is tried again this many times before its changes are left to the next
+/// commit that touches the same files.
+const COMMIT_ATTEMPTS: u32 = 5;
+const COMMIT_RETRY: Duration = Duration::from_secs(2);
+/// The longest wait between two attempts to push.
+const MAX_PUSH_BACKOFF: Duration = Duration::from_secs(300);
+
+/// A push still to make: a project committed with `auto_push`, or one whose push failed.
+struct PendingPush {
+    dir: PathBuf,
+    due: Instant,
+    failures: u32,
+}
+
 fn run(rx: Receiver<Message>) {
     let mut pending: Vec<Change> = Vec::new();
     let mut deadline: Option<Instant> = None;
+    let mut pushes: Vec<PendingPush> = Vec::new();
     loop {
-        let wait = deadline.map_or(Duration::from_secs(3600), |d| {
+        let next = pushes.iter().map(|p| p.due).chain(deadline).min();
+        let wait = next.map_or(Duration::from_secs(3600), |d| {
             d.saturating_duration_since(Instant::now())
         });
         match rx.recv_timeout(wait) {
@@ -155,26 +197,96 @@ fn run(rx: Receiver<Message>) {
                 }
                 pending.push(*change);
             }
-            Ok(Message::Flush(done)) => {
-                commit_all(std::mem::take(&mut pending));
-                deadline = None;
+            Ok(Message::Flush { done, push }) => {
+                (pending, deadline) = commit_pending(std::mem::take(&mut pending), &mut pushes);
+                if push {
+                    push_due(&mut pushes, true);
+                }
                 let _ = done.send(());
             }
             Err(RecvTimeoutError::Timeout) => {
-                commit_all(std::mem::take(&mut pending));
-                deadline = None;
+                if deadline.is_some_and(|d| d <= Instant::now()) {
+                    (pending, deadline) = commit_pending(std::mem::take(&mut pending), &mut pushes);
+                }
+                push_due(&mut pushes, false);
             }
             Err(RecvTimeoutError::Disconnected) => {
-                commit_all(pending);
+                commit_pending(pending, &mut pushes);
+                push_due(&mut pushes, true);
                 return;
             }
         }
     }
 }
 
-/// Commits each project's changes, gitmem's own apart from other programs'; a failure is
-/// logged, never returned: the files are safe on disk and the next commit takes them in.
-fn commit_all(changes: Vec<Change>) {
+/// Commits `changes`, schedules the pushes they ask for, and returns what is left to retry
+/// with its deadline.
+fn commit_pending(
+    changes: Vec<Change>,
+    pushes: &mut Vec<PendingPush>,
+) -> (Vec<Change>, Option<Instant>) {
+    let (committed, failed) = commit_all(changes);
+    for dir in committed {
+        if !pushes.iter().any(|p| p.dir == dir) {
+            pushes.push(PendingPush {
+                dir,
+                due: Instant::now(),
+                failures: 0,
+            });
+        }
+    }
+    let retry: Vec<Change> = failed
+        .into_iter()
+        .filter_map(|mut change| {
+            change.failures += 1;
+            if change.failures < COMMIT_ATTEMPTS {
+                return Some(change);
+            }
+            tracing::error!(
+                "giving up committing {} in {} after {COMMIT_ATTEMPTS} attempts; the next commit of that file takes it in",
+                change.path,
+                change.dir.display()
+            );
+            None
+        })
+        .collect();
+    let deadline = (!retry.is_empty()).then(|| Instant::now() + COMMIT_RETRY);
+    (retry, deadline)
+}
+
+/// Pushes what is due (everything, when the process is about to stop). A
+/// failed push never fails anything else: it is logged and tried again later, each wait twice
+/// the last, up to five minutes.
+fn push_due(pushes: &mut Vec<PendingPush>, all: bool) {
+    let now = Instant::now();
+    pushes.retain_mut(|push| {
+        if !all && push.due > now {
+            return true;
+        }
+        match git::remote::push(&push.dir) {
+            Ok(()) => false,
+            Err(e) => {
+                push.failures += 1;
+                let wait = Duration::from_secs(1 << push.failures.min(9)).min(MAX_PUSH_BACKOFF);
+                tracing::warn!(
+                    "pushing {} failed (attempt {}), trying again in {}s: {e}",
+                    push.dir.display(),
+                    push.failures,
+                    wait.as_secs()
+                );
+                push.due = Instant::now() + wait;
+                true
+            }
+        }
+    });
+}
+
+/// Commits each project's changes, gitmem's own apart from other programs'. Returns the
+/// projects that committed and want a push, and the changes whose commit failed (the files
+/// are safe on disk; they are tried again).
+fn commit_all(changes: Vec<Change>) -> (Vec<PathBuf>, Vec<Change>) {
+    let mut to_push: Vec<PathBuf> = Vec::new();
+    let mut failed: Vec<Change> = Vec::new();
     let mut groups: Vec<((PathBuf, bool), Vec<Change>)> = Vec::new();
     for change in changes {
         let key = (change.dir.clone(), change.is_synced());
@@ -211,10 +323,18 @@ fn commit_all(changes: Vec<Change>) {
         } else {
             message(&dir, &changes)
         };
-        if let Err(e) = git::commit(&dir, &paths, &message, (&author.0, &author.1)) {
-            tracing::warn!("committing to {} failed: {e}", dir.display());
+        match git::commit(&dir, &paths, &message, (&author.0, &author.1)) {
+            Ok(_) if changes.iter().any(|c| c.push) && !to_push.contains(&dir) => {
+                to_push.push(dir);
+            }
+            Ok(_) => {}
+            Err(e) => {
+                tracing::warn!("committing to {} failed: {e}", dir.display());
+                failed.extend(changes);
+            }
         }
     }
+    (to_push, failed)
 }
 
 /// (type, verb) of one change; a written file is an addition unless HEAD has it.
@@ -224,6 +344,7 @@ fn verb(dir: &std::path::Path, change: &Change) -> (&'static str, &'static str) 
         ChangeKind::Written => ("feat", "add"),
         ChangeKind::Moved { .. } => ("fix", "move"),
         ChangeKind::Deleted => ("chore", "delete"),
+        ChangeKind::Restored { .. } => ("fix", "restore"),
         ChangeKind::Synced { .. } => ("chore", "sync"),
     }
 }
@@ -245,15 +366,30 @@ fn synced_message(paths: &[PathChange]) -> String {
     )
 }
 
+/// A batch's changes with one per path: a note written then edited within the batch is one
+/// addition or update; a delete stands for whatever came before it.
+fn distinct(changes: &[Change]) -> Vec<Change> {
+    let mut out: Vec<Change> = Vec::new();
+    for change in changes {
+        match out.iter().position(|seen| seen.path == change.path) {
+            Some(i) if change.kind == ChangeKind::Deleted => out[i] = change.clone(),
+            Some(_) => {}
+            None => out.push(change.clone()),
+        }
+    }
+    out
+}
+
 /// The Conventional Commits message of a batch.
 fn message(dir: &std::path::Path, changes: &[Change]) -> String {
+    let changes = &distinct(changes);
     let verbs: Vec<(&str, &str)> = changes.iter().map(|c| verb(dir, c)).collect();
-    let line = |c: &Change, verb: &str| {
-        let mut text = format!("{verb} {}", c.title);
-        if let Some(permalink) = &c.permalink {
-            text.push_str(&format!(" (permalink: {permalink})"));
-        }
-        text
+    let line = |c: &Change, verb: &str| match &c.permalink {
+        Some(permalink) => format!(
+            "{verb} {} (permalink: {permalink}; path: {})",
+            c.title, c.path
+        ),
+        None => format!("{verb} {} (path: {})", c.title, c.path),
     };
     if let [(kind, verb)] = verbs.as_slice() {
         let change = &changes[0];
@@ -262,8 +398,10 @@ fn message(dir: &std::path::Path, changes: &[Change]) -> String {
             body.push_str(&format!("permalink: {permalink}\n"));
         }
         body.push_str(&format!("path: {}\n", change.path));
-        if let ChangeKind::Moved { from } = &change.kind {
-            body.push_str(&format!("from: {from}\n"));
+        match &change.kind {
+            ChangeKind::Moved { from } => body.push_str(&format!("from: {from}\n")),
+            ChangeKind::Restored { from } => body.push_str(&format!("restored from: {from}\n")),
+            _ => {}
         }
         return format!("{kind}(mem): {verb} {}\n\n{body}", change.title);
     }

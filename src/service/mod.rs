@@ -11,6 +11,7 @@ pub mod context;
 pub mod directory;
 pub mod edit;
 pub mod error;
+pub mod gitsync;
 pub mod health;
 pub mod history;
 pub mod ingest;
@@ -30,6 +31,7 @@ pub mod semantic;
 pub mod status;
 pub mod sync;
 pub mod timeframe;
+pub mod versions;
 
 use std::path::Path;
 use std::sync::{RwLock, RwLockReadGuard};
@@ -92,6 +94,7 @@ impl App {
             history: Default::default(),
         };
         app.recover()?;
+        app.recover_repositories();
         app.finish_interrupted_rebuilds()?;
         if app.index.rebuilt {
             for project in app.projects(None)? {
@@ -176,16 +179,32 @@ impl App {
         Ok(())
     }
 
+    /// Clears what a gitmem process killed mid-commit left in versioned projects' repositories
+    /// (`git::recover`), so the next commit does not fail on a stale lock.
+    fn recover_repositories(&self) {
+        for project in self.projects(None).unwrap_or_default() {
+            if project.git.is_none() {
+                continue;
+            }
+            if let Err(e) = crate::git::recover(&project.path) {
+                tracing::warn!(
+                    "recovering the repository of '{}' failed: {e}",
+                    project.name
+                );
+            }
+        }
+    }
+
     /// Finishes every acknowledged write (graph and search) and stops the writer threads. Calls
     /// made afterwards fail; a process calls this last, whoever else still holds the app.
     pub fn shutdown(&self) {
         self.stop_embedding();
         self.index.writer().shutdown();
-        self.history.flush();
+        self.history.finish();
     }
 
     pub fn close(self) {
-        self.history.flush();
+        self.history.finish();
         self.index.close();
     }
 
@@ -255,6 +274,12 @@ impl App {
         name: &str,
         remote: Option<&str>,
     ) -> Result<(Project, crate::git::Prepared)> {
+        if let Some(url) = remote.filter(|url| crate::git::remote::has_embedded_secret(url)) {
+            return Err(ServiceError::invalid(format!(
+                "the remote {} carries a password or token, and config.toml must not keep one: give the URL without it and put the token in GITHUB_TOKEN (or GITMEM_GIT_TOKEN), a git credential helper or GIT_ASKPASS",
+                crate::git::remote::redact(url)
+            )));
+        }
         let project = self.project(Some(name))?;
         let prepared = crate::git::prepare(&project.path, remote).map_err(|e| match e {
             crate::git::GitError::Nested(..) => ServiceError::invalid(e.to_string()),

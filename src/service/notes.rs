@@ -180,33 +180,43 @@ impl App {
         })
     }
 
-    /// Hands a file gitmem just wrote (or found) to the index and waits until the graph has it.
-    pub fn index_written_file(&self, project: &Project, relative: &str) -> Result<NoteRecord> {
+    /// The index operation that reads the project file `relative` as it is now.
+    pub(crate) fn upsert_op(&self, project: &Project, relative: &str) -> Result<WriteOp> {
         let absolute = self.project_file(project, relative)?;
         let bytes = std::fs::read(&absolute)?;
         let meta = std::fs::metadata(&absolute)?;
-        let mtime_ns = meta
-            .modified()
-            .ok()
-            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-            .map(|d| d.as_nanos() as i64)
-            .unwrap_or(0);
+        let since_epoch = |t: std::io::Result<std::time::SystemTime>| {
+            t.ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map(|d| d.as_nanos() as i64)
+        };
         let observed = Observed {
             stat: FileStat {
                 size: meta.len(),
-                mtime_ns,
+                mtime_ns: since_epoch(meta.modified()).unwrap_or(0),
             },
             checksum: vault::scan::sha256_hex(&bytes),
-            created_ns: meta
-                .created()
-                .ok()
-                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                .map(|d| d.as_nanos() as i64),
+            created_ns: since_epoch(meta.created()),
             bytes: None,
         };
         let include_prefix = self.config().compat.permalinks_include_project;
         let input = ingest::note_input(&project.name, include_prefix, relative, &observed, &bytes);
-        let outcome = self.index.write(vec![WriteOp::Upsert(Box::new(input))])?;
+        Ok(WriteOp::Upsert(Box::new(input)))
+    }
+
+    /// Hands a file gitmem just wrote (or found) to the index and waits until the graph has it.
+    pub fn index_written_file(&self, project: &Project, relative: &str) -> Result<NoteRecord> {
+        self.index_file_as(project, relative, ChangeKind::Written)
+    }
+
+    /// Indexes a file gitmem wrote, recording the change as `kind` in the project's history.
+    pub(crate) fn index_file_as(
+        &self,
+        project: &Project,
+        relative: &str,
+        kind: ChangeKind,
+    ) -> Result<NoteRecord> {
+        let outcome = self.index.write(vec![self.upsert_op(project, relative)?])?;
         let id = match outcome.into_iter().next() {
             Some(Ok(OpOutcome::Upserted { id, .. })) => id,
             Some(Err(message)) => return Err(ServiceError::inconsistent(message)),
@@ -219,7 +229,7 @@ impl App {
         let note = self.note_by_id(&id)?.ok_or_else(|| {
             ServiceError::inconsistent(format!("{relative} vanished from the index"))
         })?;
-        self.record_change(project, relative, ChangeKind::Written, &note);
+        self.record_change(project, relative, kind, &note);
         Ok(note)
     }
 

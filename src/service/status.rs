@@ -93,6 +93,8 @@ pub struct SyncStatus {
     /// The project the call named, with its directory.
     pub active: Option<(String, String)>,
     pub semantic: super::semantic::SemanticStatus,
+    /// Unresolved git sync conflicts of versioned projects: (project, conflict).
+    pub conflicts: Vec<(String, super::gitsync::Conflict)>,
 }
 
 impl SyncStatus {
@@ -132,7 +134,15 @@ impl App {
             health: None,
             active,
             semantic: self.semantic_status()?,
+            conflicts: Vec::new(),
         };
+        for project in self.projects(None)? {
+            if project.git.is_some() {
+                for conflict in self.sync_conflicts(&project)? {
+                    status.conflicts.push((project.name.clone(), conflict));
+                }
+            }
+        }
         if status.ready() {
             status.health = Some(self.check(None)?);
         }

@@ -237,11 +237,11 @@ fn note_text(
             lines.push("tags:".into());
             lines.extend(tags.iter().map(|t| format!("  - {t}")));
         }
-        if i % 7 == 0 {
+        if i.is_multiple_of(7) {
             let first = title.split(' ').next().unwrap_or(title);
             lines.push(format!("aliases: [\"{first} alias {i}\"]"));
         }
-        if i % 5 == 0 {
+        if i.is_multiple_of(5) {
             lines.push(format!("status: {}", rng.pick(STATUSES)));
         }
         lines.push(format!("created: 2026-{:02}-{:02}", 1 + i % 12, 1 + i % 28));
@@ -270,7 +270,7 @@ fn note_text(
         lines.push(paragraph.join(" "));
         lines.push(String::new());
     }
-    if attachments > 0 && i % 13 == 0 {
+    if attachments > 0 && i.is_multiple_of(13) {
         lines.push(format!("![[{}]]", attachment_name(i % attachments)));
         lines.push(String::new());
     }

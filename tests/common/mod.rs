@@ -135,6 +135,7 @@ pub fn search_json(root: &Path, query: &str, extra: &[&str]) -> Value {
     args.extend_from_slice(extra);
     gitmem(root, &args).ok().json()
 }
+pub mod git;
 pub mod http;
 pub mod mcp;
 pub mod model;

@@ -16,6 +16,7 @@ mod chatgpt;
 mod context;
 mod coverage;
 mod directory;
+mod history;
 mod links;
 mod notes;
 mod outcomes;

@@ -1,0 +1,230 @@
+//! Talking to a project's remote (`origin`): fetch and push, with credentials taken from the
+//! environment or the user's git setup, never from gitmem's own files. Credentials are never
+//! logged, and a URL is shown without its user-info part.
+
+use std::path::Path;
+
+use git2::{Cred, CredentialType, FetchOptions, PushOptions, RemoteCallbacks, Repository};
+
+use super::GitError;
+
+const REMOTE: &str = "origin";
+
+/// A URL as it may be shown: without a password or token written into it.
+pub fn redact(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    match authority.rsplit_once('@') {
+        Some((_, host)) => format!("{scheme}://***@{host}{path}"),
+        None => url.to_string(),
+    }
+}
+
+/// True when `url` carries a secret in its user-info (`https://user:token@host/...`), which
+/// gitmem refuses to keep in config.toml.
+pub fn has_embedded_secret(url: &str) -> bool {
+    url.split_once("://")
+        .map(|(_, rest)| rest.split('/').next().unwrap_or_default())
+        .and_then(|authority| authority.rsplit_once('@'))
+        .is_some_and(|(userinfo, _)| userinfo.contains(':'))
+}
+
+/// Asks `GIT_ASKPASS` (or `SSH_ASKPASS`) for a value, as git does.
+fn ask(prompt: &str) -> Option<String> {
+    let program = std::env::var("GIT_ASKPASS")
+        .or_else(|_| std::env::var("SSH_ASKPASS"))
+        .ok()
+        .filter(|p| !p.is_empty())?;
+    let output = std::process::Command::new(program)
+        .arg(prompt)
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    output.status.success().then(|| {
+        String::from_utf8_lossy(&output.stdout)
+            .trim_end_matches(['\r', '\n'])
+            .to_string()
+    })
+}
+
+fn env_token() -> Option<String> {
+    ["GITMEM_GIT_TOKEN", "GITHUB_TOKEN", "GH_TOKEN"]
+        .iter()
+        .find_map(|name| std::env::var(name).ok().filter(|v| !v.trim().is_empty()))
+}
+
+/// The credential sources in the order they are tried. libgit2 calls back again after each
+/// refusal, so each source is offered once and then the next one.
+fn callbacks<'a>(config: Option<git2::Config>) -> RemoteCallbacks<'a> {
+    let mut tried = 0usize;
+    let mut callbacks = RemoteCallbacks::new();
+    callbacks.credentials(move |url, username, allowed| {
+        let user = username.unwrap_or("git");
+        if allowed.contains(CredentialType::USERNAME) {
+            return Cred::username(user);
+        }
+        loop {
+            tried += 1;
+            let offer = match tried {
+                1 if allowed.contains(CredentialType::SSH_KEY) => {
+                    Some(Cred::ssh_key_from_agent(user))
+                }
+                2 if allowed.contains(CredentialType::USER_PASS_PLAINTEXT) => env_token()
+                    .map(|token| {
+                        Cred::userpass_plaintext(username.unwrap_or("x-access-token"), &token)
+                    }),
+                3 if allowed.contains(CredentialType::USER_PASS_PLAINTEXT) => config
+                    .as_ref()
+                    .map(|config| Cred::credential_helper(config, url, username)),
+                4 if allowed.contains(CredentialType::USER_PASS_PLAINTEXT) => {
+                    let shown = redact(url);
+                    let user = match username {
+                        Some(u) => Some(u.to_string()),
+                        None => ask(&format!("Username for '{shown}': ")),
+                    };
+                    user.and_then(|u| {
+                        ask(&format!("Password for '{shown}': "))
+                            .map(|p| Cred::userpass_plaintext(&u, &p))
+                    })
+                }
+                5 if allowed.contains(CredentialType::DEFAULT) => Some(Cred::default()),
+                n if n > 5 => {
+                    return Err(git2::Error::from_str(
+                        "authentication failed: no credential was accepted (set GITHUB_TOKEN, a credential helper, GIT_ASKPASS or an SSH agent)",
+                    ))
+                }
+                _ => None,
+            };
+            if let Some(Ok(cred)) = offer {
+                return Ok(cred);
+            }
+        }
+    });
+    callbacks
+}
+
+/// Fetch options with gitmem's credential sources, for a clone.
+pub fn fetch_options() -> FetchOptions<'static> {
+    let mut options = FetchOptions::new();
+    options.remote_callbacks(callbacks(git2::Config::open_default().ok()));
+    options
+}
+
+/// The branch HEAD is on (`main` for a repository without commits yet).
+pub fn current_branch(repo: &Repository) -> String {
+    repo.find_reference("HEAD")
+        .ok()
+        .and_then(|head| head.symbolic_target().map(String::from))
+        .and_then(|target| target.strip_prefix("refs/heads/").map(String::from))
+        .unwrap_or_else(|| "main".into())
+}
+
+fn remote_error(url: &str, e: git2::Error) -> GitError {
+    GitError::Remote {
+        url: redact(url),
+        message: e.message().replace(url, &redact(url)),
+    }
+}
+
+/// Fetches the current branch from `origin`; the remote's tip, or None when the remote does
+/// not have that branch yet.
+pub fn fetch(dir: &Path) -> Result<Option<git2::Oid>, GitError> {
+    let repo = Repository::open(dir)?;
+    let branch = current_branch(&repo);
+    let mut remote = repo.find_remote(REMOTE).map_err(|_| GitError::NoRemote)?;
+    let url = remote.url().unwrap_or_default().to_string();
+    let mut options = FetchOptions::new();
+    options.remote_callbacks(callbacks(repo.config().ok()));
+    let tracking = format!("refs/remotes/{REMOTE}/{branch}");
+    remote
+        .fetch(
+            &[format!("+refs/heads/{branch}:{tracking}")],
+            Some(&mut options),
+            None,
+        )
+        .map_err(|e| remote_error(&url, e))?;
+    let tip = repo.find_reference(&tracking).ok().and_then(|r| r.target());
+    Ok(tip)
+}
+
+/// Pushes the current branch to `origin`. A remote that moved on refuses with
+/// [`GitError::Rejected`]; the caller pulls and tries again.
+pub fn push(dir: &Path) -> Result<(), GitError> {
+    let repo = Repository::open(dir)?;
+    if repo.head().is_err() {
+        return Ok(());
+    }
+    let branch = current_branch(&repo);
+    let mut remote = repo.find_remote(REMOTE).map_err(|_| GitError::NoRemote)?;
+    let url = remote.url().unwrap_or_default().to_string();
+    let mut refused: Option<String> = None;
+    {
+        let mut callbacks = callbacks(repo.config().ok());
+        callbacks.push_update_reference(|_, status| {
+            if let Some(status) = status {
+                refused = Some(status.to_string());
+            }
+            Ok(())
+        });
+        let mut options = PushOptions::new();
+        options.remote_callbacks(callbacks);
+        let refspec = format!("refs/heads/{branch}:refs/heads/{branch}");
+        if let Err(e) = remote.push(&[refspec], Some(&mut options)) {
+            if e.code() == git2::ErrorCode::NotFastForward {
+                return Err(GitError::Rejected(e.message().to_string()));
+            }
+            return Err(remote_error(&url, e));
+        }
+    }
+    if let Some(reason) = refused {
+        return Err(GitError::Rejected(reason));
+    }
+    let head = repo.head()?.target();
+    if let Some(head) = head {
+        repo.reference(
+            &format!("refs/remotes/{REMOTE}/{branch}"),
+            head,
+            true,
+            "gitmem: push",
+        )?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_are_shown_without_their_secrets() {
+        let cases = [
+            (
+                "https://x:ghp_secret@github.com/me/notes.git",
+                "https://***@github.com/me/notes.git",
+                true,
+            ),
+            (
+                "https://me@github.com/me/notes.git",
+                "https://***@github.com/me/notes.git",
+                false,
+            ),
+            (
+                "https://github.com/me/notes.git",
+                "https://github.com/me/notes.git",
+                false,
+            ),
+            ("file:///tmp/remote.git", "file:///tmp/remote.git", false),
+            (
+                "git@github.com:me/notes.git",
+                "git@github.com:me/notes.git",
+                false,
+            ),
+        ];
+        for (url, shown, secret) in cases {
+            assert_eq!(redact(url), shown, "{url}");
+            assert_eq!(has_embedded_secret(url), secret, "{url}");
+        }
+    }
+}

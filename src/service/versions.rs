@@ -1,0 +1,327 @@
+//! A versioned note's past: its history (following renames), the diff between two versions or
+//! a version and the working file, and restoring an earlier version (or a deleted note) as a
+//! new change. Notes are named as read_note names them; a deleted note by the title, permalink
+//! or path gitmem's commit messages recorded.
+
+use serde::Serialize;
+
+use super::history::ChangeKind;
+use super::notes::Lookup;
+use super::scope::ProjectChoice;
+use super::{App, Result, ServiceError};
+use crate::config::Project;
+use crate::git::{self, log::Version, GitError};
+use crate::note::merge::unified_diff;
+
+/// How many commits are searched for a deleted note's names.
+const NAME_SEARCH_DEPTH: usize = 5000;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct NoteVersion {
+    pub commit: String,
+    pub short: String,
+    pub time: String,
+    pub author: String,
+    pub email: String,
+    pub message: String,
+    /// The note's path in this version.
+    pub path: String,
+    /// True when this commit deleted the note.
+    pub deleted: bool,
+}
+
+impl From<&Version> for NoteVersion {
+    fn from(v: &Version) -> Self {
+        NoteVersion {
+            commit: v.commit.clone(),
+            short: v.commit.chars().take(10).collect(),
+            time: v.time.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            author: v.author.clone(),
+            email: v.email.clone(),
+            message: v.summary.clone(),
+            path: v.path.clone(),
+            deleted: v.blob.is_none(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct NoteHistory {
+    pub project: String,
+    /// The note's path now (or when it was deleted).
+    pub path: String,
+    /// False when the note no longer exists.
+    pub exists: bool,
+    pub versions: Vec<NoteVersion>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct NoteDiff {
+    pub project: String,
+    pub path: String,
+    pub from: String,
+    pub to: String,
+    /// A unified diff; empty when both sides are the same.
+    pub diff: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Restored {
+    pub project: String,
+    pub title: String,
+    pub permalink: Option<String>,
+    pub path: String,
+    pub restored_from: String,
+    /// False when the note had been deleted and is back.
+    pub existed: bool,
+}
+
+/// A note as its history knows it.
+struct Tracked {
+    path: String,
+    exists: bool,
+    versions: Vec<Version>,
+}
+
+fn git_error(e: GitError) -> ServiceError {
+    match e {
+        GitError::UnknownRevision(_) => ServiceError::invalid(e.to_string()),
+        other => ServiceError::inconsistent(other.to_string()),
+    }
+}
+
+impl App {
+    fn versioned_dir<'p>(&self, project: &'p Project) -> Result<&'p std::path::Path> {
+        match project.git {
+            Some(_) => Ok(&project.path),
+            None => Err(ServiceError::invalid(format!(
+                "project '{}' is not versioned, so it has no history; `gitmem git init --project {}` versions it",
+                project.name, project.name
+            ))),
+        }
+    }
+
+    /// Finds a note's history: a live note by read_note's rules, else a deleted one by the
+    /// path, title or permalink gitmem's commits recorded.
+    fn tracked(&self, project: &Project, identifier: &str) -> Result<Tracked> {
+        let dir = self.versioned_dir(project)?;
+        let live = match self.resolve(project, identifier)? {
+            Lookup::Found(note) => Some(note.path),
+            Lookup::Ambiguous(notes) => {
+                let paths: Vec<String> = notes.iter().map(|n| n.path.clone()).collect();
+                return Err(ServiceError::invalid(format!(
+                    "'{identifier}' names several notes ({}); name one by its path",
+                    paths.join(", ")
+                )));
+            }
+            Lookup::NotFound => None,
+        };
+        if let Some(path) = live {
+            if self.mounted(project, &path).is_some() {
+                return Err(ServiceError::invalid(format!(
+                    "{path} lives in a linked folder, outside the project's repository, so it has no history"
+                )));
+            }
+            let versions = git::log::file_history(dir, &path, usize::MAX).map_err(git_error)?;
+            return Ok(Tracked {
+                path,
+                exists: true,
+                versions,
+            });
+        }
+        let wanted = crate::note::identifier::normalize_identifier(identifier);
+        let lower = wanted.to_lowercase();
+        let by_path = [wanted.clone(), format!("{wanted}.md")];
+        for path in &by_path {
+            let versions = git::log::file_history(dir, path, usize::MAX).map_err(git_error)?;
+            if !versions.is_empty() {
+                return Ok(Tracked {
+                    path: path.clone(),
+                    exists: false,
+                    versions,
+                });
+            }
+        }
+        let prefixed = format!("{}/{lower}", project.permalink);
+        let named = git::log::find_named(dir, NAME_SEARCH_DEPTH, |n| {
+            n.title.to_lowercase() == lower
+                || n.permalink
+                    .as_deref()
+                    .is_some_and(|p| p == lower || p == prefixed)
+        })
+        .map_err(git_error)?;
+        if let Some(path) = named {
+            let versions = git::log::file_history(dir, &path, usize::MAX).map_err(git_error)?;
+            if !versions.is_empty() {
+                return Ok(Tracked {
+                    path,
+                    exists: false,
+                    versions,
+                });
+            }
+        }
+        Err(ServiceError::invalid(format!(
+            "no note '{identifier}' in project '{}', now or in its history",
+            project.name
+        )))
+    }
+
+    /// The commits that changed a note, newest first.
+    pub fn note_history(
+        &self,
+        choice: &ProjectChoice,
+        identifier: &str,
+        limit: usize,
+    ) -> Result<NoteHistory> {
+        let project = &self.select_project(choice)?;
+        self.history.flush();
+        let tracked = self.tracked(project, identifier)?;
+        Ok(NoteHistory {
+            project: project.name.clone(),
+            path: tracked.path,
+            exists: tracked.exists,
+            versions: tracked
+                .versions
+                .iter()
+                .take(limit)
+                .map(NoteVersion::from)
+                .collect(),
+        })
+    }
+
+    /// The note's text at `rev`, at the path it had then.
+    fn text_at(&self, project: &Project, tracked: &Tracked, rev: &str) -> Result<(String, String)> {
+        let dir = &project.path;
+        let commit = git::log::resolve_in(dir, rev).map_err(git_error)?;
+        let path = tracked
+            .versions
+            .iter()
+            .find(|v| v.commit == commit)
+            .map(|v| v.path.clone())
+            .unwrap_or_else(|| tracked.path.clone());
+        let mut paths = vec![path];
+        paths.extend(tracked.versions.iter().map(|v| v.path.clone()));
+        for path in paths {
+            if let Some(bytes) = git::log::file_at(dir, &commit, &path).map_err(git_error)? {
+                return Ok((String::from_utf8_lossy(&bytes).into_owned(), path));
+            }
+        }
+        Err(ServiceError::invalid(format!(
+            "{} did not exist in version {rev}; note_history lists the versions that have it",
+            tracked.path
+        )))
+    }
+
+    fn working_text(&self, project: &Project, path: &str) -> Result<Option<String>> {
+        match std::fs::read(self.project_file(project, path)?) {
+            Ok(bytes) => Ok(Some(String::from_utf8_lossy(&bytes).into_owned())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// The newest version whose text differs from `text` (a rename changes no text).
+    fn last_different(
+        &self,
+        project: &Project,
+        tracked: &Tracked,
+        text: &str,
+    ) -> Result<Option<String>> {
+        for version in tracked.versions.iter().filter(|v| v.blob.is_some()) {
+            if self.text_at(project, tracked, &version.commit)?.0 != text {
+                return Ok(Some(version.commit.clone()));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The diff of a note between `from` and `to` (commits; `to` absent = the working file).
+    /// Without `from`: the last change, from the newest version whose text differs.
+    pub fn note_diff(
+        &self,
+        choice: &ProjectChoice,
+        identifier: &str,
+        from: Option<&str>,
+        to: Option<&str>,
+    ) -> Result<NoteDiff> {
+        let project = &self.select_project(choice)?;
+        self.history.flush();
+        let tracked = self.tracked(project, identifier)?;
+        let short = |commit: &str| commit.chars().take(10).collect::<String>();
+        let (new_text, new_label) = match to {
+            Some(rev) => {
+                let commit = git::log::resolve_in(&project.path, rev).map_err(git_error)?;
+                (self.text_at(project, &tracked, rev)?.0, short(&commit))
+            }
+            None => (
+                self.working_text(project, &tracked.path)?
+                    .unwrap_or_default(),
+                "working file".to_string(),
+            ),
+        };
+        let from = match from {
+            Some(rev) => Some(rev.to_string()),
+            None => self.last_different(project, &tracked, &new_text)?,
+        };
+        let (old_text, old_label) = match &from {
+            Some(rev) => {
+                let commit = git::log::resolve_in(&project.path, rev).map_err(git_error)?;
+                (self.text_at(project, &tracked, rev)?.0, short(&commit))
+            }
+            None => (String::new(), "nothing".to_string()),
+        };
+        let diff = unified_diff(
+            &old_text,
+            &new_text,
+            &format!("a/{} ({old_label})", tracked.path),
+            &format!("b/{} ({new_label})", tracked.path),
+        );
+        Ok(NoteDiff {
+            project: project.name.clone(),
+            path: tracked.path,
+            from: old_label,
+            to: new_label,
+            diff,
+        })
+    }
+
+    /// Brings back a note as it was at `version`: over the note if it exists, or at the path
+    /// it had then if it was deleted. The restore is a new change, committed like any other.
+    pub fn restore_note(
+        &self,
+        choice: &ProjectChoice,
+        identifier: &str,
+        version: &str,
+    ) -> Result<Restored> {
+        let project = &self.select_project(choice)?;
+        self.history.flush();
+        let tracked = self.tracked(project, identifier)?;
+        let (text, old_path) = self.text_at(project, &tracked, version)?;
+        let path = if tracked.exists {
+            tracked.path.clone()
+        } else {
+            old_path
+        };
+        let file = self.project_file(project, &path)?;
+        if let Some(parent) = file.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        crate::vault::fs::atomic_write(&file, text.as_bytes())?;
+        let commit = git::log::resolve_in(&project.path, version).map_err(git_error)?;
+        let note = self.index_file_as(
+            project,
+            &path,
+            ChangeKind::Restored {
+                from: commit.clone(),
+            },
+        )?;
+        Ok(Restored {
+            project: project.name.clone(),
+            title: note.title,
+            permalink: note.permalink,
+            path,
+            restored_from: commit,
+            existed: tracked.exists,
+        })
+    }
+}
