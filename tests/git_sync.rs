@@ -422,3 +422,27 @@ fn a_remote_cannot_write_into_git_or_outside_the_project() {
     assert!(!desktop.root.path().join("escape.md").exists());
     drop(laptop);
 }
+
+#[test]
+fn observations_appended_to_one_note_on_both_devices_are_both_kept() {
+    let (_remote, laptop, desktop) = two_devices();
+    let append = |device: &Device, line: &str| {
+        device.tool(
+            "edit_note",
+            json!({"identifier": "shared/alpha", "operation": "append", "content": line}),
+        );
+    };
+    append(&laptop, "- [fact] the laptop saw this");
+    laptop.sync("push");
+    append(&desktop, "- [fact] the desktop saw that");
+    let report = desktop.sync("both");
+    assert_eq!(report["pull"]["conflicts"], json!([]), "{report}");
+    let merged = desktop.file("shared/Alpha.md");
+    assert_mentions(&merged, "the laptop saw this");
+    assert_mentions(&merged, "the desktop saw that");
+    let observations = desktop.tool(
+        "search_notes",
+        json!({"query": "laptop saw", "output_format": "json"}),
+    );
+    assert_mentions(&observations, "Alpha");
+}

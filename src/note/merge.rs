@@ -200,7 +200,10 @@ fn merge_body(base: &str, ours: &str, theirs: &str) -> Option<String> {
             s.to_string()
         }
     };
-    let merged = diffy::merge(&terminated(base), &terminated(ours), &terminated(theirs)).ok()?;
+    let (base_t, ours_t, theirs_t) = (terminated(base), terminated(ours), terminated(theirs));
+    let merged = diffy::merge(&base_t, &ours_t, &theirs_t)
+        .ok()
+        .or_else(|| appended_by_both(&base_t, &ours_t, &theirs_t))?;
     let (b, o, t) = (unterminated(base), unterminated(ours), unterminated(theirs));
     let strip = if o == b { t } else { o };
     if !strip {
@@ -211,6 +214,14 @@ fn merge_body(base: &str, ours: &str, theirs: &str) -> Option<String> {
         .or_else(|| merged.strip_suffix('\n'))
         .unwrap_or(&merged);
     Some(stripped.to_string())
+}
+
+/// Both sides only added lines at the end (two devices appending observations to one note):
+/// a line merge cannot order them, but keeping both, ours first, loses nothing and needs no
+/// choice. Any other overlap stays a conflict.
+fn appended_by_both(base: &str, ours: &str, theirs: &str) -> Option<String> {
+    let added = theirs.strip_prefix(base)?;
+    ours.starts_with(base).then(|| format!("{ours}{added}"))
 }
 
 /// Adds `conflict` to the note's `tags` (creating the key, or the front matter, when missing);
@@ -343,10 +354,17 @@ mod tests {
                 CONFLICT,
             ),
             (
-                "different lines appended on both sides are a conflict (order unknown)",
+                "lines appended on both sides are all kept, ours first",
                 Some("l1\nl2\n"),
                 "l1\nl2\nours\n",
-                "l1\nl2\ntheirs\n",
+                "l1\nl2\ntheirs\nand more\n",
+                Some("l1\nl2\nours\ntheirs\nand more\n"),
+            ),
+            (
+                "an append on one side against an edit of the last line on the other conflicts",
+                Some("l1\nl2\n"),
+                "l1\nl2\nours\n",
+                "l1\nL2\n",
                 CONFLICT,
             ),
             (
