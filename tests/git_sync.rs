@@ -446,3 +446,45 @@ fn observations_appended_to_one_note_on_both_devices_are_both_kept() {
     );
     assert_mentions(&observations, "Alpha");
 }
+
+#[test]
+fn a_device_joining_takes_the_remote_branch_whatever_its_name() {
+    let remote = tempfile::tempdir().unwrap();
+    // A bare repository's HEAD names `master`; the first device pushes `main`.
+    let url = bare_remote(remote.path());
+    let first = tempfile::tempdir().unwrap();
+    let dir = first.path().join("notes");
+    gitmem(
+        first.path(),
+        &[
+            "project",
+            "add",
+            "notes",
+            dir.to_str().unwrap(),
+            "--default",
+        ],
+    )
+    .ok();
+    std::fs::write(dir.join("Origin.md"), "# Origin\n\nwhere it started\n").unwrap();
+    gitmem(
+        first.path(),
+        &["git", "init", "--project", "notes", "--remote", &url],
+    )
+    .ok();
+    gitmem(first.path(), &["sync", "push"]).ok();
+
+    let second = Device::join(&url, "second");
+    assert_mentions(&second.file("Origin.md"), "where it started");
+    let found = second.tool("search_notes", json!({"query": "started"}));
+    assert_mentions(&found, "Origin");
+    second.write("Reply", "from the second device");
+    second.sync("push");
+    let pulled = gitmem(first.path(), &["sync", "pull", "--json"])
+        .ok()
+        .json();
+    assert_eq!(
+        pulled["pull"]["updated"],
+        json!(["shared/Reply.md"]),
+        "{pulled}"
+    );
+}

@@ -245,6 +245,11 @@ pub fn incoming(dir: &Path, theirs: Oid) -> Result<Option<Vec<RemoteChange>>, Gi
     Ok(Some(changes))
 }
 
+/// True when the repository has no commit yet (HEAD names a branch that does not exist).
+pub fn is_unborn(dir: &Path) -> bool {
+    Repository::open(dir).is_ok_and(|repo| repo.head().is_err())
+}
+
 /// The bytes of a blob.
 pub fn blob(dir: &Path, id: Oid) -> Result<Vec<u8>, GitError> {
     let repo = Repository::open(dir)?;

@@ -137,16 +137,52 @@ pub fn fetch(dir: &Path) -> Result<Option<git2::Oid>, GitError> {
     let url = remote.url().unwrap_or_default().to_string();
     let mut options = FetchOptions::new();
     options.remote_callbacks(callbacks(repo.config().ok()));
-    let tracking = format!("refs/remotes/{REMOTE}/{branch}");
     remote
         .fetch(
-            &[format!("+refs/heads/{branch}:{tracking}")],
+            &[format!("+refs/heads/*:refs/remotes/{REMOTE}/*")],
             Some(&mut options),
             None,
         )
         .map_err(|e| remote_error(&url, e))?;
+    let branch = adopt_remote_branch(&repo, branch)?;
+    let tracking = format!("refs/remotes/{REMOTE}/{branch}");
     let tip = repo.find_reference(&tracking).ok().and_then(|r| r.target());
     Ok(tip)
+}
+
+/// A repository without commits of its own (a clone of a remote that was empty, or whose
+/// default branch has another name) takes the remote's branch: `main`, else `master`, else the
+/// only one. Otherwise the current branch stays.
+fn adopt_remote_branch(repo: &Repository, branch: String) -> Result<String, GitError> {
+    if repo.head().is_ok() {
+        return Ok(branch);
+    }
+    let prefix = format!("refs/remotes/{REMOTE}/");
+    let remote_branches: Vec<String> = repo
+        .references_glob(&format!("{prefix}*"))?
+        .flatten()
+        .filter_map(|r| {
+            r.name()
+                .and_then(|n| n.strip_prefix(&prefix))
+                .map(String::from)
+        })
+        .filter(|name| name != "HEAD")
+        .collect();
+    if remote_branches.is_empty() || remote_branches.contains(&branch) {
+        return Ok(branch);
+    }
+    let chosen = ["main", "master"]
+        .iter()
+        .map(|b| b.to_string())
+        .find(|b| remote_branches.contains(b))
+        .or_else(|| (remote_branches.len() == 1).then(|| remote_branches[0].clone()));
+    match chosen {
+        Some(chosen) => {
+            repo.set_head(&format!("refs/heads/{chosen}"))?;
+            Ok(chosen)
+        }
+        None => Ok(branch),
+    }
 }
 
 /// Pushes the current branch to `origin`. A remote that moved on refuses with

@@ -206,7 +206,7 @@ impl App {
     }
 
     /// Fetches the remote and merges what it has into the work tree, the history and the index.
-    fn git_pull(&self, project: &Project) -> Result<PullReport> {
+    pub(crate) fn git_pull(&self, project: &Project) -> Result<PullReport> {
         let settings = remote_settings(project)?;
         let dir = &project.path;
         let mut report = PullReport {

@@ -286,6 +286,11 @@ impl App {
             other => ServiceError::inconsistent(other.to_string()),
         })?;
         let project = self.config_mut().set_project_git(name, remote)?;
+        // A clone on a branch the remote does not have (its default branch has another name,
+        // or it was empty then) takes the remote's branch and history now.
+        if prepared == crate::git::Prepared::Cloned && crate::git::is_unborn(&project.path) {
+            self.git_pull(&project)?;
+        }
         if prepared == crate::git::Prepared::Initialised {
             let git = project.git.clone().unwrap_or_default();
             crate::git::commit_all(
