@@ -74,6 +74,30 @@ impl Device {
     }
 }
 
+/// A default project `notes` that already holds `file` when `git init --remote url` versions
+/// it (so the remote is set, not cloned); its directory.
+fn versioned_with(root: &Path, file: &str, text: &str, url: &str) -> PathBuf {
+    let dir = root.join("notes");
+    gitmem(
+        root,
+        &[
+            "project",
+            "add",
+            "notes",
+            dir.to_str().unwrap(),
+            "--default",
+        ],
+    )
+    .ok();
+    std::fs::write(dir.join(file), text).unwrap();
+    gitmem(
+        root,
+        &["git", "init", "--project", "notes", "--remote", url],
+    )
+    .ok();
+    dir
+}
+
 /// Two devices sharing a project that holds one note, `shared/Alpha.md`.
 fn two_devices() -> (tempfile::TempDir, Device, Device) {
     let remote = tempfile::tempdir().unwrap();
@@ -262,26 +286,13 @@ fn the_sync_tool_pulls_and_pushes_too() {
 #[test]
 fn an_unreachable_remote_never_fails_a_write_and_the_push_is_retried() {
     let root = tempfile::tempdir().unwrap();
-    let dir = root.path().join("notes");
     let later = root.path().join("later.git");
-    let url = format!("file://{}", later.display());
-    gitmem(
+    let dir = versioned_with(
         root.path(),
-        &[
-            "project",
-            "add",
-            "notes",
-            dir.to_str().unwrap(),
-            "--default",
-        ],
-    )
-    .ok();
-    std::fs::write(dir.join("First.md"), "# First\n").unwrap();
-    gitmem(
-        root.path(),
-        &["git", "init", "--project", "notes", "--remote", &url],
-    )
-    .ok();
+        "First.md",
+        "# First\n",
+        &format!("file://{}", later.display()),
+    );
     set_option(root.path(), "notes", "auto_push = true");
 
     let mut mcp = Mcp::start(root.path());
@@ -453,24 +464,12 @@ fn a_device_joining_takes_the_remote_branch_whatever_its_name() {
     // A bare repository's HEAD names `master`; the first device pushes `main`.
     let url = bare_remote(remote.path());
     let first = tempfile::tempdir().unwrap();
-    let dir = first.path().join("notes");
-    gitmem(
+    versioned_with(
         first.path(),
-        &[
-            "project",
-            "add",
-            "notes",
-            dir.to_str().unwrap(),
-            "--default",
-        ],
-    )
-    .ok();
-    std::fs::write(dir.join("Origin.md"), "# Origin\n\nwhere it started\n").unwrap();
-    gitmem(
-        first.path(),
-        &["git", "init", "--project", "notes", "--remote", &url],
-    )
-    .ok();
+        "Origin.md",
+        "# Origin\n\nwhere it started\n",
+        &url,
+    );
     gitmem(first.path(), &["sync", "push"]).ok();
 
     let second = Device::join(&url, "second");
