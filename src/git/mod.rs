@@ -86,14 +86,6 @@ pub fn prepare(dir: &Path, remote: Option<&str>) -> Result<Prepared, GitError> {
     Ok(Prepared::Initialised)
 }
 
-/// One path to commit, relative to the work tree.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PathChange {
-    pub path: String,
-    /// False when the file is gone.
-    pub present: bool,
-}
-
 /// True when `path` (relative) is in the HEAD commit.
 pub fn in_head(dir: &Path, path: &str) -> bool {
     let Ok(repo) = Repository::open(dir) else {
@@ -106,28 +98,29 @@ pub fn in_head(dir: &Path, path: &str) -> bool {
     tree.get_path(Path::new(path)).is_ok()
 }
 
-/// Commits `changes` on the current branch with `message`, or does nothing when they change
-/// nothing (the file was already committed as it is, or is ignored). The new tree is HEAD's
+/// Commits `paths` (relative to the work tree) on the current branch with `message`, as the
+/// work tree holds them now (a path whose file is gone is removed), or does nothing when they
+/// change nothing (the file was already committed as it is, or is ignored). The new tree is HEAD's
 /// with only these paths changed, so whatever else the user staged stays staged and out of
 /// gitmem's commit; the index follows for these paths, so `git status` stays clean.
 pub fn commit(
     dir: &Path,
-    changes: &[PathChange],
+    paths: &[String],
     message: &str,
     author: (&str, &str),
 ) -> Result<Option<Oid>, GitError> {
     let _guard = lock::CommitGuard::take(dir)?;
     let repo = Repository::open(dir)?;
-    let tree_id = updated_tree(&repo, dir, changes)?;
+    let tree_id = updated_tree(&repo, dir, paths)?;
     commit_tree(&repo, tree_id, message, author, None)
 }
 
-/// HEAD's tree with the paths of `changes` as the work tree holds them now (a path changed
-/// several times in a batch counts once; the file on disk decides), the index following them.
-fn updated_tree(repo: &Repository, dir: &Path, changes: &[PathChange]) -> Result<Oid, GitError> {
+/// HEAD's tree with `paths` as the work tree holds them now (a path changed several times in
+/// a batch counts once; the file on disk decides), the index following them.
+fn updated_tree(repo: &Repository, dir: &Path, paths: &[String]) -> Result<Oid, GitError> {
     let mut index = repo.index()?;
     let mut update = git2::build::TreeUpdateBuilder::new();
-    let mut paths: Vec<&str> = changes.iter().map(|c| c.path.as_str()).collect();
+    let mut paths: Vec<&str> = paths.iter().map(String::as_str).collect();
     paths.sort_unstable();
     paths.dedup();
     for path in paths {
@@ -164,19 +157,19 @@ pub enum Merged {
     Commit(Oid),
 }
 
-/// Records the merge of `theirs` into HEAD once the work tree holds the merged files:
-/// `changes` are every path the remote changed (and any conflict copies written beside them).
-/// HEAD simply moves to `theirs` when it had nothing of its own.
+/// Records the merge of `theirs` into HEAD once the work tree holds the merged files: `paths`
+/// are every path the remote changed (and any conflict copies written beside them). HEAD
+/// simply moves to `theirs` when it had nothing of its own.
 pub fn finish_merge(
     dir: &Path,
-    changes: &[PathChange],
+    paths: &[String],
     theirs: Oid,
     message: &str,
     author: (&str, &str),
 ) -> Result<Merged, GitError> {
     let _guard = lock::CommitGuard::take(dir)?;
     let repo = Repository::open(dir)?;
-    let tree_id = updated_tree(&repo, dir, changes)?;
+    let tree_id = updated_tree(&repo, dir, paths)?;
     let head = repo.head().ok().and_then(|h| h.target());
     let behind = match head {
         None => true,
@@ -205,9 +198,26 @@ pub struct RemoteChange {
     pub theirs: Option<Oid>,
 }
 
-/// What a fetched remote commit holds that HEAD has not merged yet: the common ancestor and
-/// the paths the remote changed since. None when HEAD already contains `theirs`.
-pub fn incoming(dir: &Path, theirs: Oid) -> Result<Option<Vec<RemoteChange>>, GitError> {
+/// What a fetched remote commit brings that HEAD has not merged yet: the paths it changed since
+/// the common ancestor, and the repository to read their versions from.
+pub struct Incoming {
+    repo: Repository,
+    pub changes: Vec<RemoteChange>,
+}
+
+impl Incoming {
+    /// The bytes of one side of a change (None: absent on that side).
+    pub fn read(&self, id: Option<Oid>) -> Result<Option<Vec<u8>>, GitError> {
+        let Some(id) = id else {
+            return Ok(None);
+        };
+        let blob = self.repo.find_blob(id)?;
+        Ok(Some(blob.content().to_vec()))
+    }
+}
+
+/// What `theirs` (a fetched remote commit) brings; None when HEAD already contains it.
+pub fn incoming(dir: &Path, theirs: Oid) -> Result<Option<Incoming>, GitError> {
     let repo = Repository::open(dir)?;
     let head = repo.head().ok().and_then(|h| h.target());
     if let Some(head) = head {
@@ -242,7 +252,10 @@ pub fn incoming(dir: &Path, theirs: Oid) -> Result<Option<Vec<RemoteChange>>, Gi
             })
         })
         .collect();
-    Ok(Some(changes))
+    drop(diff);
+    drop(base_tree);
+    drop(their_tree);
+    Ok(Some(Incoming { repo, changes }))
 }
 
 /// True when the repository has no commit yet (HEAD names a branch that does not exist).
@@ -250,11 +263,9 @@ pub fn is_unborn(dir: &Path) -> bool {
     Repository::open(dir).is_ok_and(|repo| repo.head().is_err())
 }
 
-/// The bytes of a blob.
-pub fn blob(dir: &Path, id: Oid) -> Result<Vec<u8>, GitError> {
-    let repo = Repository::open(dir)?;
-    let blob = repo.find_blob(id)?;
-    Ok(blob.content().to_vec())
+/// The id git gives a blob of these bytes.
+pub fn blob_id(bytes: &[u8]) -> Option<Oid> {
+    Oid::hash_object(git2::ObjectType::Blob, bytes).ok()
 }
 
 /// The id of the blob the work-tree file `path` would have.

@@ -286,6 +286,22 @@ pub fn conflict_path(path: &str, device: &str, time: DateTime<Utc>) -> String {
     }
 }
 
+/// The note a conflict copy stands beside (the inverse of [`conflict_path`]); None for a path
+/// that is not a conflict copy.
+pub fn conflict_origin(copy: &str) -> Option<String> {
+    let (stem, rest) = copy.rsplit_once(".conflict-")?;
+    if rest.contains('/') {
+        return None;
+    }
+    let extension = rest.find('.').map_or("", |dot| &rest[dot..]);
+    let (device, stamp) = rest[..rest.len() - extension.len()].rsplit_once('-')?;
+    let stamped = stamp.len() == 16
+        && stamp.as_bytes()[8] == b'T'
+        && stamp.ends_with('Z')
+        && !device.is_empty();
+    stamped.then(|| format!("{stem}{extension}"))
+}
+
 /// A unified diff (3 lines of context) from `old` to `new`, with `---`/`+++` labels; empty
 /// string when equal.
 ///
@@ -723,6 +739,19 @@ mod tests {
                 expected,
                 "{path} {device:?}"
             );
+            assert_eq!(
+                conflict_origin(expected).as_deref(),
+                Some(path),
+                "{expected}"
+            );
+        }
+        for ordinary in [
+            "a/N.md",
+            "a/N.conflict-notes.md",
+            "a/Plans.conflict-of-interest.md",
+            "x.conflict-pc-20261123T225300Z/inside.md",
+        ] {
+            assert_eq!(conflict_origin(ordinary), None, "{ordinary}");
         }
     }
 

@@ -236,8 +236,7 @@ impl App {
         let mut paths: Vec<&str> = items.iter().map(|i| i.file_path.as_str()).collect();
         paths.sort_unstable();
         paths.dedup();
-        let found = crate::git::log::latest_commits(&project.path, &paths, COMMIT_SEARCH_DEPTH)
-            .map_err(|e| ServiceError::inconsistent(e.to_string()))?;
+        let found = crate::git::log::latest_commits(&project.path, &paths, COMMIT_SEARCH_DEPTH)?;
         for item in items.iter_mut() {
             let Some(version) = found.get(&item.file_path) else {
                 continue;

@@ -169,6 +169,20 @@ impl From<milli_core::heed::Error> for ServiceError {
     }
 }
 
+/// Naming a version that does not exist, syncing without a remote or nesting repositories is
+/// the caller's to fix; anything else git reports is a failure of the server or its setup.
+impl From<crate::git::GitError> for ServiceError {
+    fn from(e: crate::git::GitError) -> Self {
+        use crate::git::GitError;
+        match e {
+            GitError::NoRemote | GitError::UnknownRevision(_) | GitError::Nested(..) => {
+                ServiceError::invalid(e.to_string())
+            }
+            other => ServiceError::inconsistent(other.to_string()),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,11 +6,13 @@
 
 use serde::Serialize;
 
+use super::history::PathChange;
 use super::scope::ProjectChoice;
 use super::{App, Result, ServiceError};
 use crate::config::{GitSettings, Project};
-use crate::git::{self, GitError, PathChange, RemoteChange};
+use crate::git::{self, GitError, RemoteChange};
 use crate::note::merge::{self, Merged};
+use crate::vault::fs::read_optional;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -144,15 +146,6 @@ fn conflict_copy(text: Vec<u8>, copy_path: &str) -> Vec<u8> {
     crate::note::frontmatter::set_key(&text, "permalink", &renamed).into_bytes()
 }
 
-fn git_error(e: GitError) -> ServiceError {
-    match e {
-        GitError::NoRemote | GitError::UnknownRevision(_) | GitError::Nested(..) => {
-            ServiceError::invalid(e.to_string())
-        }
-        other => ServiceError::inconsistent(other.to_string()),
-    }
-}
-
 /// The settings of a versioned project with a remote, or the reason it cannot sync.
 fn remote_settings(project: &Project) -> Result<GitSettings> {
     let git = project.git.clone().ok_or_else(|| {
@@ -162,17 +155,9 @@ fn remote_settings(project: &Project) -> Result<GitSettings> {
         ))
     })?;
     if git.remote.is_none() {
-        return Err(git_error(GitError::NoRemote));
+        return Err(GitError::NoRemote.into());
     }
     Ok(git)
-}
-
-fn read_optional(path: &std::path::Path) -> Result<Option<Vec<u8>>> {
-    match std::fs::read(path) {
-        Ok(bytes) => Ok(Some(bytes)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(e.into()),
-    }
 }
 
 impl App {
@@ -196,9 +181,9 @@ impl App {
                 Ok(()) => {}
                 Err(GitError::Rejected(_)) => {
                     report.pull = Some(self.git_pull(project)?);
-                    git::remote::push(&project.path).map_err(git_error)?;
+                    git::remote::push(&project.path)?;
                 }
-                Err(e) => return Err(git_error(e)),
+                Err(e) => return Err(e.into()),
             }
             report.pushed = true;
         }
@@ -213,124 +198,121 @@ impl App {
             result: "up to date".into(),
             ..Default::default()
         };
-        let Some(theirs) = git::remote::fetch(dir).map_err(git_error)? else {
+        let Some(theirs) = git::remote::fetch(dir)? else {
             return Ok(report);
         };
-        let Some(incoming) = git::incoming(dir, theirs).map_err(git_error)? else {
+        let Some(incoming) = git::incoming(dir, theirs)? else {
             return Ok(report);
         };
         let device = settings.device_name();
         let now = chrono::Utc::now();
         let mut touched: Vec<PathChange> = Vec::new();
-        for change in &incoming {
-            self.apply_remote_change(project, change, &device, now, &mut report, &mut touched)?;
+        for change in &incoming.changes {
+            let base = incoming.read(change.base)?;
+            let theirs = incoming.read(change.theirs)?;
+            let sides = Sides {
+                change,
+                base: base.as_deref(),
+                theirs: theirs.as_deref(),
+            };
+            self.apply_remote_change(project, &sides, &device, now, &mut report, &mut touched)?;
         }
-        let message = merge_message(&report, incoming.len());
+        let message = merge_message(&report, incoming.changes.len());
+        drop(incoming);
         let author = (
             settings.author_name.as_str(),
             settings.author_email.as_str(),
         );
-        report.result =
-            match git::finish_merge(dir, &touched, theirs, &message, author).map_err(git_error)? {
-                git::Merged::FastForward => "fast-forward".into(),
-                git::Merged::Commit(id) => {
-                    report.commit = Some(id.to_string());
-                    "merge".into()
-                }
-            };
+        let paths: Vec<String> = touched.iter().map(|t| t.path.clone()).collect();
+        report.result = match git::finish_merge(dir, &paths, theirs, &message, author)? {
+            git::Merged::FastForward => "fast-forward".into(),
+            git::Merged::Commit(id) => {
+                report.commit = Some(id.to_string());
+                "merge".into()
+            }
+        };
         self.index_paths(project, &touched)?;
         Ok(report)
     }
 
-    /// Brings one path the remote changed into the work tree. The local file is read again
-    /// right before it is replaced, so a write that lands meanwhile is merged, not lost.
+    /// Brings one path the remote changed into the work tree. The local file is replaced only
+    /// if it still holds what the decision was made from (`vault::fs::replace_if_unchanged`),
+    /// so a write that lands meanwhile is merged, not lost.
     fn apply_remote_change(
         &self,
         project: &Project,
-        change: &RemoteChange,
+        sides: &Sides,
         device: &str,
         now: chrono::DateTime<chrono::Utc>,
         report: &mut PullReport,
         touched: &mut Vec<PathChange>,
     ) -> Result<()> {
         let dir = &project.path;
+        let path = &sides.change.path;
         // A remote is not trusted with the file system: nothing outside the project, nothing
         // in `.git` (hooks, config), nothing under a linked folder's mount.
-        let inside = crate::vault::path::resolve_inside(dir, &change.path).is_ok()
-            && !change
-                .path
+        let inside = crate::vault::path::resolve_inside(dir, path).is_ok()
+            && !path
                 .split('/')
                 .any(|part| part.eq_ignore_ascii_case(".git"))
-            && self.mounted(project, &change.path).is_none();
+            && self.mounted(project, path).is_none();
         if !inside {
             tracing::warn!(
-                "pull of '{}': skipped {:?}, a path gitmem does not write",
-                project.name,
-                change.path
+                "pull of '{}': skipped {path:?}, a path gitmem does not write",
+                project.name
             );
-            report.skipped.push(change.path.clone());
+            report.skipped.push(path.clone());
             return Ok(());
         }
-        let blob = |id: Option<git2::Oid>| -> Result<Option<Vec<u8>>> {
-            id.map(|id| git::blob(dir, id).map_err(git_error))
-                .transpose()
-        };
-        let base = blob(change.base)?;
-        let theirs = blob(change.theirs)?;
-        let file = dir.join(&change.path);
-        let mut local = read_optional(&file)?;
-        let action = loop {
-            let action = decide(
-                &change.path,
-                base.as_deref(),
-                local.as_deref(),
-                theirs.as_deref(),
-            );
-            let now_local = read_optional(&file)?;
-            if now_local == local {
-                break action;
-            }
-            local = now_local;
-        };
-        let present = |path: &str| PathChange {
+        let file = dir.join(path);
+        let changed = |path: &str, present: bool| PathChange {
             path: path.to_string(),
-            present: true,
+            present,
         };
-        match action {
-            Action::Keep => touched.push(PathChange {
-                path: change.path.clone(),
-                present: local.is_some(),
-            }),
-            Action::KeepEdit => {
-                report.kept.push(change.path.clone());
-                touched.push(present(&change.path));
+        for _ in 0..WRITE_ATTEMPTS {
+            let local = read_optional(&file)?;
+            let action = decide(path, sides.base, local.as_deref(), sides.theirs);
+            let written = match &action {
+                Action::Keep | Action::KeepEdit => true,
+                Action::Write(bytes) => replace(&file, local.as_deref(), bytes)?,
+                Action::Delete => {
+                    crate::vault::fs::delete_file(&file)?;
+                    true
+                }
+                Action::Conflict {
+                    local: tagged,
+                    copy,
+                } => {
+                    let copy_path = merge::conflict_path(path, device, now);
+                    let copy = conflict_copy(copy.clone(), &copy_path);
+                    crate::vault::fs::atomic_write(&dir.join(&copy_path), &copy)?;
+                    if !replace(&file, local.as_deref(), tagged)? {
+                        continue;
+                    }
+                    report.conflicts.push(Conflict {
+                        path: path.clone(),
+                        copy: copy_path.clone(),
+                    });
+                    touched.push(changed(&copy_path, true));
+                    true
+                }
+            };
+            if !written {
+                continue;
             }
-            Action::Write(bytes) => {
-                write_file(&file, &bytes)?;
-                report.updated.push(change.path.clone());
-                touched.push(present(&change.path));
+            match action {
+                Action::Keep => {}
+                Action::KeepEdit => report.kept.push(path.clone()),
+                Action::Write(_) => report.updated.push(path.clone()),
+                Action::Delete => report.deleted.push(path.clone()),
+                Action::Conflict { .. } => {}
             }
-            Action::Delete => {
-                crate::vault::fs::delete_file(&file)?;
-                report.deleted.push(change.path.clone());
-                touched.push(PathChange {
-                    path: change.path.clone(),
-                    present: false,
-                });
-            }
-            Action::Conflict { local, copy } => {
-                let copy_path = merge::conflict_path(&change.path, device, now);
-                write_file(&dir.join(&copy_path), &conflict_copy(copy, &copy_path))?;
-                write_file(&file, &local)?;
-                report.conflicts.push(Conflict {
-                    path: change.path.clone(),
-                    copy: copy_path.clone(),
-                });
-                touched.push(present(&change.path));
-                touched.push(present(&copy_path));
-            }
+            touched.push(changed(path, file.exists()));
+            return Ok(());
         }
-        Ok(())
+        Err(ServiceError::inconsistent(format!(
+            "{path} kept changing while the pull merged it; pull again"
+        )))
     }
 
     /// Re-indexes exactly these project paths from their files (a pull's changes).
@@ -358,36 +340,42 @@ impl App {
         Ok(())
     }
 
-    /// The notes of `project` that hold an unresolved sync conflict: (note, copy) paths.
+    /// The notes of `project` that hold an unresolved sync conflict, each with its copy.
     pub fn sync_conflicts(&self, project: &Project) -> Result<Vec<Conflict>> {
         let txn = self.index.read_txn()?;
-        let paths: Vec<String> = self
-            .index
-            .tables()
-            .project_paths(&txn, &project.name)?
-            .into_iter()
-            .map(|(path, _)| path)
-            .collect();
+        let paths = self.index.tables().project_paths(&txn, &project.name)?;
         Ok(paths
-            .iter()
-            .filter_map(|copy| {
-                let (stem, rest) = copy.rsplit_once(".conflict-")?;
-                let extension = rest.rsplit_once('.').map(|(_, ext)| ext).unwrap_or("md");
-                Some(Conflict {
-                    path: format!("{stem}.{extension}"),
-                    copy: copy.clone(),
-                })
+            .into_iter()
+            .filter_map(|(copy, _)| {
+                let path = merge::conflict_origin(&copy)?;
+                Some(Conflict { path, copy })
             })
             .collect())
     }
 }
 
-fn write_file(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)?;
+/// How often a path is merged again when its file keeps changing under the pull.
+const WRITE_ATTEMPTS: usize = 3;
+
+/// One path the remote changed, with its versions at the common ancestor and in the remote.
+struct Sides<'a> {
+    change: &'a RemoteChange,
+    base: Option<&'a [u8]>,
+    theirs: Option<&'a [u8]>,
+}
+
+/// Writes `bytes` over the file if it still holds `expected` (or creates it if it was absent);
+/// false when another program changed it first.
+fn replace(file: &std::path::Path, expected: Option<&[u8]>, bytes: &[u8]) -> Result<bool> {
+    match expected {
+        Some(expected) => Ok(crate::vault::fs::replace_if_unchanged(
+            file, expected, bytes,
+        )?),
+        None => {
+            crate::vault::fs::atomic_write(file, bytes)?;
+            Ok(true)
+        }
     }
-    crate::vault::fs::atomic_write(path, bytes)?;
-    Ok(())
 }
 
 /// `chore(mem): merge <n> files from the remote`, conflicts listed in the body.

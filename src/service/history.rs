@@ -15,7 +15,15 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 
 use crate::config::Project;
-use crate::git::{self, PathChange};
+use crate::git;
+
+/// One path of a change, relative to the project.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PathChange {
+    pub path: String,
+    /// False when the file is gone.
+    pub present: bool,
+}
 
 /// What happened to a note's file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -323,7 +331,8 @@ fn commit_all(changes: Vec<Change>) -> (Vec<PathBuf>, Vec<Change>) {
         } else {
             message(&dir, &changes)
         };
-        match git::commit(&dir, &paths, &message, (&author.0, &author.1)) {
+        let changed: Vec<String> = paths.into_iter().map(|p| p.path).collect();
+        match git::commit(&dir, &changed, &message, (&author.0, &author.1)) {
             Ok(_) if changes.iter().any(|c| c.push) && !to_push.contains(&dir) => {
                 to_push.push(dir);
             }

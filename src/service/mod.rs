@@ -236,8 +236,8 @@ impl App {
         project: &Project,
         changes: &[crate::vault::scan::Change],
     ) {
-        use crate::git::PathChange;
         use crate::vault::scan::Change as Found;
+        use history::PathChange;
         let paths: Vec<PathChange> = changes
             .iter()
             .flat_map(|change| match change {
@@ -281,10 +281,7 @@ impl App {
             )));
         }
         let project = self.project(Some(name))?;
-        let prepared = crate::git::prepare(&project.path, remote).map_err(|e| match e {
-            crate::git::GitError::Nested(..) => ServiceError::invalid(e.to_string()),
-            other => ServiceError::inconsistent(other.to_string()),
-        })?;
+        let prepared = crate::git::prepare(&project.path, remote)?;
         let project = self.config_mut().set_project_git(name, remote)?;
         // A clone on a branch the remote does not have (its default branch has another name,
         // or it was empty then) takes the remote's branch and history now.
@@ -297,8 +294,7 @@ impl App {
                 &project.path,
                 "chore(mem): start the history of this project",
                 (&git.author_name, &git.author_email),
-            )
-            .map_err(|e| ServiceError::inconsistent(e.to_string()))?;
+            )?;
         }
         Ok((project, prepared))
     }

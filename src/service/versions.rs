@@ -10,7 +10,7 @@ use super::notes::Lookup;
 use super::scope::ProjectChoice;
 use super::{App, Result, ServiceError};
 use crate::config::Project;
-use crate::git::{self, log::Version, GitError};
+use crate::git::{self, log::Version};
 use crate::note::merge::unified_diff;
 
 /// How many commits are searched for a deleted note's names.
@@ -76,18 +76,20 @@ pub struct Restored {
     pub existed: bool,
 }
 
+/// A note's bytes in one version.
+struct AtVersion {
+    bytes: Vec<u8>,
+    /// The note's path in that version.
+    path: String,
+    /// The version's full commit id.
+    commit: String,
+}
+
 /// A note as its history knows it.
 struct Tracked {
     path: String,
     exists: bool,
     versions: Vec<Version>,
-}
-
-fn git_error(e: GitError) -> ServiceError {
-    match e {
-        GitError::UnknownRevision(_) => ServiceError::invalid(e.to_string()),
-        other => ServiceError::inconsistent(other.to_string()),
-    }
 }
 
 impl App {
@@ -122,7 +124,7 @@ impl App {
                     "{path} lives in a linked folder, outside the project's repository, so it has no history"
                 )));
             }
-            let versions = git::log::file_history(dir, &path, usize::MAX).map_err(git_error)?;
+            let versions = git::log::file_history(dir, &path, usize::MAX)?;
             return Ok(Tracked {
                 path,
                 exists: true,
@@ -133,7 +135,7 @@ impl App {
         let lower = wanted.to_lowercase();
         let by_path = [wanted.clone(), format!("{wanted}.md")];
         for path in &by_path {
-            let versions = git::log::file_history(dir, path, usize::MAX).map_err(git_error)?;
+            let versions = git::log::file_history(dir, path, usize::MAX)?;
             if !versions.is_empty() {
                 return Ok(Tracked {
                     path: path.clone(),
@@ -148,10 +150,9 @@ impl App {
                 || n.permalink
                     .as_deref()
                     .is_some_and(|p| p == lower || p == prefixed)
-        })
-        .map_err(git_error)?;
+        })?;
         if let Some(path) = named {
-            let versions = git::log::file_history(dir, &path, usize::MAX).map_err(git_error)?;
+            let versions = git::log::file_history(dir, &path, usize::MAX)?;
             if !versions.is_empty() {
                 return Ok(Tracked {
                     path,
@@ -189,21 +190,26 @@ impl App {
         })
     }
 
-    /// The note's text at `rev`, at the path it had then.
-    fn text_at(&self, project: &Project, tracked: &Tracked, rev: &str) -> Result<(String, String)> {
+    /// The note's bytes at `rev` (at the path it had then), that path, and the full commit id.
+    fn version_at(&self, project: &Project, tracked: &Tracked, rev: &str) -> Result<AtVersion> {
         let dir = &project.path;
-        let commit = git::log::resolve_in(dir, rev).map_err(git_error)?;
-        let path = tracked
+        let commit = git::log::resolve_in(dir, rev)?;
+        let then = tracked
             .versions
             .iter()
             .find(|v| v.commit == commit)
-            .map(|v| v.path.clone())
-            .unwrap_or_else(|| tracked.path.clone());
-        let mut paths = vec![path];
-        paths.extend(tracked.versions.iter().map(|v| v.path.clone()));
+            .map(|v| v.path.clone());
+        let paths = then
+            .into_iter()
+            .chain(std::iter::once(tracked.path.clone()))
+            .chain(tracked.versions.iter().map(|v| v.path.clone()));
         for path in paths {
-            if let Some(bytes) = git::log::file_at(dir, &commit, &path).map_err(git_error)? {
-                return Ok((String::from_utf8_lossy(&bytes).into_owned(), path));
+            if let Some(bytes) = git::log::file_at(dir, &commit, &path)? {
+                return Ok(AtVersion {
+                    bytes,
+                    path,
+                    commit,
+                });
             }
         }
         Err(ServiceError::invalid(format!(
@@ -212,31 +218,9 @@ impl App {
         )))
     }
 
-    fn working_text(&self, project: &Project, path: &str) -> Result<Option<String>> {
-        match std::fs::read(self.project_file(project, path)?) {
-            Ok(bytes) => Ok(Some(String::from_utf8_lossy(&bytes).into_owned())),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(e.into()),
-        }
-    }
-
-    /// The newest version whose text differs from `text` (a rename changes no text).
-    fn last_different(
-        &self,
-        project: &Project,
-        tracked: &Tracked,
-        text: &str,
-    ) -> Result<Option<String>> {
-        for version in tracked.versions.iter().filter(|v| v.blob.is_some()) {
-            if self.text_at(project, tracked, &version.commit)?.0 != text {
-                return Ok(Some(version.commit.clone()));
-            }
-        }
-        Ok(None)
-    }
-
     /// The diff of a note between `from` and `to` (commits; `to` absent = the working file).
-    /// Without `from`: the last change, from the newest version whose text differs.
+    /// Without `from`: the last change, from the newest version whose text differs (a rename
+    /// changes no text).
     pub fn note_diff(
         &self,
         choice: &ProjectChoice,
@@ -247,32 +231,36 @@ impl App {
         let project = &self.select_project(choice)?;
         self.history.flush();
         let tracked = self.tracked(project, identifier)?;
-        let short = |commit: &str| commit.chars().take(10).collect::<String>();
-        let (new_text, new_label) = match to {
-            Some(rev) => {
-                let commit = git::log::resolve_in(&project.path, rev).map_err(git_error)?;
-                (self.text_at(project, &tracked, rev)?.0, short(&commit))
+        let labelled = |at: AtVersion| {
+            let label = at.commit.chars().take(10).collect::<String>();
+            (at.bytes, label)
+        };
+        let (new_bytes, new_label) = match to {
+            Some(rev) => labelled(self.version_at(project, &tracked, rev)?),
+            None => {
+                let file = self.project_file(project, &tracked.path)?;
+                let bytes = crate::vault::fs::read_optional(&file)?.unwrap_or_default();
+                (bytes, "working file".to_string())
             }
-            None => (
-                self.working_text(project, &tracked.path)?
-                    .unwrap_or_default(),
-                "working file".to_string(),
-            ),
         };
         let from = match from {
             Some(rev) => Some(rev.to_string()),
-            None => self.last_different(project, &tracked, &new_text)?,
-        };
-        let (old_text, old_label) = match &from {
-            Some(rev) => {
-                let commit = git::log::resolve_in(&project.path, rev).map_err(git_error)?;
-                (self.text_at(project, &tracked, rev)?.0, short(&commit))
+            None => {
+                let new_blob = git::blob_id(&new_bytes);
+                tracked
+                    .versions
+                    .iter()
+                    .find(|v| v.blob.is_some() && v.blob != new_blob)
+                    .map(|v| v.commit.clone())
             }
-            None => (String::new(), "nothing".to_string()),
+        };
+        let (old_bytes, old_label) = match &from {
+            Some(rev) => labelled(self.version_at(project, &tracked, rev)?),
+            None => (Vec::new(), "nothing".to_string()),
         };
         let diff = unified_diff(
-            &old_text,
-            &new_text,
+            &String::from_utf8_lossy(&old_bytes),
+            &String::from_utf8_lossy(&new_bytes),
             &format!("a/{} ({old_label})", tracked.path),
             &format!("b/{} ({new_label})", tracked.path),
         );
@@ -296,18 +284,14 @@ impl App {
         let project = &self.select_project(choice)?;
         self.history.flush();
         let tracked = self.tracked(project, identifier)?;
-        let (text, old_path) = self.text_at(project, &tracked, version)?;
+        let at = self.version_at(project, &tracked, version)?;
         let path = if tracked.exists {
             tracked.path.clone()
         } else {
-            old_path
+            at.path
         };
-        let file = self.project_file(project, &path)?;
-        if let Some(parent) = file.parent() {
-            std::fs::create_dir_all(parent)?;
-        }
-        crate::vault::fs::atomic_write(&file, text.as_bytes())?;
-        let commit = git::log::resolve_in(&project.path, version).map_err(git_error)?;
+        crate::vault::fs::atomic_write(&self.project_file(project, &path)?, &at.bytes)?;
+        let commit = at.commit;
         let note = self.index_file_as(
             project,
             &path,

@@ -140,6 +140,15 @@ pub const SETTLE: std::time::Duration = std::time::Duration::from_millis(100);
 /// Longest wait for a file that keeps changing; compare-and-swap guards what follows.
 const MAX_SETTLE_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
+/// A file's bytes, or None when there is no such file.
+pub fn read_optional(path: &Path) -> io::Result<Option<Vec<u8>>> {
+    match fs::read(path) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
 /// Reads a file once it has been quiet for `SETTLE`; `None` when it kept changing.
 pub fn read_settled(path: &Path) -> io::Result<Option<Vec<u8>>> {
     let started = std::time::Instant::now();
