@@ -100,6 +100,8 @@ pub struct ServerConfig {
     pub bind: Option<String>,
     /// The public base URL of the HTTP server, for the links the ChatGPT tools return.
     pub public_url: Option<String>,
+    /// The families of tools `serve` offers (`basic`, `graph`, `gitmem`, `all`).
+    pub tools: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -343,29 +345,7 @@ impl Config {
         if self.project(name).is_ok() {
             return Err(ConfigError::DuplicateProject(name.to_string()));
         }
-        let absolute = resolve_path(
-            &std::env::current_dir().unwrap_or_default(),
-            &path.to_string_lossy(),
-        );
-        // Every check runs before the directory is made: a refused project leaves nothing.
-        let canonical = crate::vault::path::canonicalize_existing_prefix(&absolute);
-        if self.root.starts_with(&canonical) {
-            return Err(ConfigError::ContainsRoot(canonical.display().to_string()));
-        }
-        for other in &self.projects {
-            if canonical.starts_with(&other.path) || other.path.starts_with(&canonical) {
-                return Err(ConfigError::Overlap {
-                    name: name.to_string(),
-                    path: canonical.display().to_string(),
-                    other: other.name.clone(),
-                    other_path: other.path.display().to_string(),
-                });
-            }
-        }
-        std::fs::create_dir_all(&canonical).map_err(|source| ConfigError::CreateDir {
-            path: canonical.clone(),
-            source,
-        })?;
+        let canonical = self.free_directory(name, path)?;
         let project = Project {
             name: name.to_string(),
             permalink: generate_permalink(name, false),
@@ -379,6 +359,46 @@ impl Config {
         }
         self.save()?;
         Ok(self.project(name)?.clone())
+    }
+
+    /// Points an existing project at another directory, checked as a new project's is.
+    pub fn relocate_project(&mut self, name: &str, path: &Path) -> Result<Project, ConfigError> {
+        let name = self.project(name)?.name.clone();
+        let canonical = self.free_directory(&name, path)?;
+        if let Some(project) = self.projects.iter_mut().find(|p| p.name == name) {
+            project.path = canonical;
+        }
+        self.save()?;
+        Ok(self.project(&name)?.clone())
+    }
+
+    /// `path` made absolute, once it is known not to hold the data root nor to overlap a project
+    /// other than `name`; then created. Every check runs before the directory is made, so a
+    /// refused project leaves nothing.
+    fn free_directory(&self, name: &str, path: &Path) -> Result<PathBuf, ConfigError> {
+        let absolute = resolve_path(
+            &std::env::current_dir().unwrap_or_default(),
+            &path.to_string_lossy(),
+        );
+        let canonical = crate::vault::path::canonicalize_existing_prefix(&absolute);
+        if self.root.starts_with(&canonical) {
+            return Err(ConfigError::ContainsRoot(canonical.display().to_string()));
+        }
+        for other in self.projects.iter().filter(|p| p.name != name) {
+            if canonical.starts_with(&other.path) || other.path.starts_with(&canonical) {
+                return Err(ConfigError::Overlap {
+                    name: name.to_string(),
+                    path: canonical.display().to_string(),
+                    other: other.name.clone(),
+                    other_path: other.path.display().to_string(),
+                });
+            }
+        }
+        std::fs::create_dir_all(&canonical).map_err(|source| ConfigError::CreateDir {
+            path: canonical.clone(),
+            source,
+        })?;
+        Ok(canonical)
     }
 
     /// Marks a project as versioned, with `remote` (kept, with any other key the user set, when

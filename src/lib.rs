@@ -7,6 +7,7 @@
 pub mod cli;
 pub mod config;
 pub mod git;
+pub mod import;
 pub mod index;
 pub mod mcp;
 pub mod note;

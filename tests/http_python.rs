@@ -1,6 +1,5 @@
 //! An independent client over HTTP: the official MCP Python SDK (`tests/clients/`), with a
-//! bearer token and through its OAuth flow. Its virtualenv lives outside the clone
-//! (`~/.cache/gitmem-test-python`); `.ci/run` makes it, and this test makes it when missing.
+//! bearer token and through its OAuth flow, in the virtualenv of `common::python`.
 
 mod common;
 
@@ -8,35 +7,9 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use common::http::HttpServer;
+use common::python::python;
 use common::{assert_mentions, gitmem};
 use serde_json::Value;
-
-const SDK: &str = "mcp==2.3.0";
-
-/// The virtualenv's python, made on first use.
-fn python() -> PathBuf {
-    let home = std::env::var_os("HOME").map_or_else(std::env::temp_dir, PathBuf::from);
-    let venv = home.join(".cache/gitmem-test-python");
-    let python = venv.join("bin/python");
-    let ready = Command::new(&python)
-        .args(["-c", "import mcp, httpx2"])
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ready {
-        let made = Command::new("python3")
-            .args(["-m", "venv"])
-            .arg(&venv)
-            .status()
-            .expect("running python3 -m venv");
-        assert!(made.success(), "python3 -m venv {} failed", venv.display());
-        let installed = Command::new(&python)
-            .args(["-m", "pip", "install", "--quiet", SDK])
-            .status()
-            .expect("running pip");
-        assert!(installed.success(), "pip could not install {SDK}");
-    }
-    python
-}
 
 fn run_client(url: &str, mode: &str, secret: &str) -> Value {
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/clients/mcp_http_client.py");

@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use common::mcp::{eventually, Mcp};
+use common::{assert_mentions, gitmem};
 use serde_json::{json, Value};
 use tempfile::TempDir;
 
@@ -159,6 +160,50 @@ fn tools_list_has_the_26_tools_with_annotations_and_object_schemas() {
     assert_eq!(write["annotations"]["idempotentHint"], false);
     let canvas = tools.iter().find(|t| t["name"] == "canvas").unwrap();
     assert_eq!(canvas["annotations"]["idempotentHint"], true);
+}
+
+/// `serve --tools` picks the tool families: the default is Basic Memory's; a graph or memory
+/// API tool asked of it names the flag that serves it.
+#[test]
+fn tool_families_are_served_as_serve_tools_names_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut default = Mcp::start(dir.path());
+    let refused = default.call("create_entities", json!({"entities": []}));
+    assert!(refused.is_error);
+    assert_mentions(&refused.text, "gitmem serve --tools graph");
+    let dotted = default.call("memory.save", json!({"content": "x"}));
+    assert_mentions(&dotted.text, "gitmem serve --tools gitmem --dotted-names");
+    drop(default);
+
+    let mut all = Mcp::start_with(dir.path(), &["--tools", "all", "--dotted-names"]);
+    let listed = all.request("tools/list", json!({}));
+    let names: BTreeSet<&str> = listed["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    for name in [
+        "write_note",
+        "read_graph",
+        "memory_save",
+        "memory.save",
+        "memory.import.basic",
+    ] {
+        assert!(names.contains(name), "{name} missing from {names:?}");
+    }
+    let saved = all
+        .call(
+            "memory.save",
+            json!({"content": "Served with every family"}),
+        )
+        .ok();
+    assert_mentions(&saved.text, "\"id\"");
+    drop(all);
+
+    let bad = gitmem(dir.path(), &["serve", "--tools", "graph,memory"]);
+    assert_ne!(bad.code, 0);
+    assert_mentions(&bad.stderr, "unknown tool profile 'memory'");
 }
 
 /// Compat 1.3: a JSON reply is compact JSON text plus the same value as structured content,

@@ -116,6 +116,11 @@ pub enum Command {
     /// Benchmark support
     #[command(subcommand)]
     Bench(BenchCommand),
+    /// Import an export into a project: the official memory server's JSONL (memory-json), a
+    /// Claude export (conversations.json or projects.json), a ChatGPT conversations.json, or
+    /// gitmem memory records (jsonl: JSON Lines or a JSON array). Nothing is overwritten
+    /// without --overwrite; importing again creates nothing twice
+    Import(ImportArgs),
     /// Call one MCP tool through the server's code path and print its result
     Tool {
         /// Tool name, e.g. write_note, search_notes, build_context
@@ -172,9 +177,14 @@ pub struct ServeArgs {
     /// Constrain the server to one project
     #[arg(long)]
     pub project: Option<String>,
-    /// Also serve dotted tool names (project.link_folder, memory.sync, ...)
+    /// Also serve dotted tool names (project.link_folder, memory.save, ...)
     #[arg(long)]
     pub dotted_names: bool,
+    /// The families of tools to serve, comma-separated: basic (Basic Memory's tools and
+    /// gitmem's own; the default, or `[server] tools`), graph (the official memory server's
+    /// knowledge-graph tools), gitmem (the memory API: memory_save, ...), all
+    #[arg(long, value_name = "LIST")]
+    pub tools: Option<String>,
     /// HTTP: a bearer token with full access
     #[arg(
         long,
@@ -319,6 +329,31 @@ pub enum BenchCommand {
     },
 }
 
+#[derive(Args, Debug)]
+pub struct ImportArgs {
+    /// What FILE is
+    #[arg(value_parser = crate::import::Source::ALL.map(crate::import::Source::name))]
+    pub format: String,
+    /// The export to read (memory.jsonl, conversations.json, projects.json, ...)
+    pub file: PathBuf,
+    /// The project to import into (default: the default project)
+    #[arg(long)]
+    pub project: Option<String>,
+    /// The folder the notes go in (default: conversations, projects or memories; memory-json
+    /// entities go in <entityType>/)
+    #[arg(long)]
+    pub folder: Option<String>,
+    /// Report what would be imported; write nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Replace notes that exist already
+    #[arg(long)]
+    pub overwrite: bool,
+    /// Print the report as JSON
+    #[arg(long)]
+    pub json: bool,
+}
+
 #[derive(Subcommand, Debug)]
 pub enum ProjectCommand {
     /// Register a project directory
@@ -335,6 +370,16 @@ pub enum ProjectCommand {
         /// With --git: the remote (cloned when the directory is empty, else set as origin)
         #[arg(long, requires = "git", value_name = "URL")]
         remote: Option<String>,
+    },
+    /// Register the projects of a Basic Memory installation (its config.json) and take over
+    /// its default project; the notes stay where they are, permalinks and all
+    ImportBasicMemory {
+        /// Basic Memory's config.json (default: $BASIC_MEMORY_CONFIG_DIR, else
+        /// $XDG_CONFIG_HOME/basic-memory, else ~/.basic-memory)
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
+        #[arg(long)]
+        json: bool,
     },
     /// List projects
     List {
@@ -493,6 +538,7 @@ pub fn run(cli: Cli) -> Result<()> {
             project,
             json,
         } => git_sync(&app, &direction, project.as_deref(), json),
+        Command::Import(args) => import(&app, &args),
         Command::LinkFolder(args) => link_folder(&app, &args),
         Command::UnlinkFolder {
             project,
@@ -540,6 +586,13 @@ fn serve(root: &std::path::Path, args: &ServeArgs) -> Result<()> {
         .clone()
         .or(settings.transport)
         .unwrap_or_else(|| "stdio".to_string());
+    let profiles = crate::mcp::tools::Profiles::parse(
+        args.tools
+            .as_deref()
+            .or(settings.tools.as_deref())
+            .unwrap_or("basic"),
+    )
+    .map_err(|e| anyhow::anyhow!(e))?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
@@ -548,6 +601,7 @@ fn serve(root: &std::path::Path, args: &ServeArgs) -> Result<()> {
             root,
             args.project.clone(),
             args.dotted_names,
+            profiles,
         )),
         "http" => {
             let mut tokens: Vec<String> = args
@@ -567,6 +621,7 @@ fn serve(root: &std::path::Path, args: &ServeArgs) -> Result<()> {
                     .unwrap_or_else(|| crate::mcp::http::DEFAULT_BIND.to_string()),
                 constrained: args.project.clone(),
                 dotted_names: args.dotted_names,
+                profiles,
                 tokens,
                 public_url: args.public_url.clone().or(settings.public_url),
                 allowed_hosts: args.allow_hosts.clone(),
@@ -650,7 +705,11 @@ fn history(
     let choice = ProjectChoice::named(project);
     let selected = app.select_project(&choice)?;
     app.sync_project(&selected, SyncMode::Incremental, &|_| {})?;
-    match run(&choice)? {
+    print(run(&choice)?)
+}
+
+fn print(rendered: Rendered) -> Result<()> {
+    match rendered {
         Rendered::Text(text) => println!("{}", text.trim_end()),
         Rendered::Json(value) => print_json(&value)?,
     }
@@ -890,8 +949,47 @@ fn project(app: &App, cmd: ProjectCommand) -> Result<()> {
             let p = app.set_default_project(&name)?;
             println!("default project is now '{}'", p.name);
         }
+        ProjectCommand::ImportBasicMemory { config, json } => {
+            let report = app.import_basic_memory(config.as_deref())?;
+            // The notes are indexed now, so their memory:// URLs resolve at once.
+            for imported in report.projects.iter().filter(|p| p.outcome == "registered") {
+                let project = app.project(Some(&imported.name))?;
+                let bar = progress::SyncBar::new(&project.name);
+                app.sync_project(&project, SyncMode::Incremental, &|e| bar.event(e))?;
+                bar.finish();
+            }
+            print(render::import::basic_memory_import(
+                &report,
+                format_of(json),
+            ))?;
+        }
     }
     Ok(())
+}
+
+fn import(app: &App, args: &ImportArgs) -> Result<()> {
+    let source = crate::import::Source::named(&args.format)
+        .with_context(|| format!("unknown import format '{}'", args.format))?;
+    let options = crate::service::import::ImportOptions {
+        folder: args.folder.clone(),
+        dry_run: args.dry_run,
+        overwrite: args.overwrite,
+    };
+    let choice = ProjectChoice::named(args.project.as_deref());
+    // The index must know the project's notes: they decide what is already imported.
+    let project = app.select_project(&choice)?;
+    let bar = progress::SyncBar::new(&project.name);
+    app.sync_project(&project, SyncMode::Incremental, &|e| bar.event(e))?;
+    bar.finish();
+    let bar = progress::CountBar::new("importing", "notes");
+    let report = app.import_file(&choice, source, &args.file, &options, &|done, total| {
+        bar.set(done, total)
+    });
+    bar.finish();
+    print(render::import::import_report(
+        &report?,
+        format_of(args.json),
+    ))
 }
 
 fn print_warnings(report: &SyncReport) {

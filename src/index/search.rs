@@ -45,6 +45,8 @@ const FILTERABLE: &[&str] = &[
     "created",
     "updated",
     "relation_type",
+    "deleted",
+    "expires",
 ];
 
 pub fn configure<'t>(index: &'t Milli, wtxn: &mut RwTxn<'t>) -> Result<(), IndexError> {
@@ -118,6 +120,13 @@ fn common_fields(note: &NoteRecord) -> Map<String, Value> {
     }
     m.insert("created".into(), json!(seconds(note.created_ms)));
     m.insert("updated".into(), json!(seconds(note.updated_ms)));
+    // What hides a memory from searches: the time is the query's, so expiry is a bound.
+    if crate::note::memory::is_deleted(&note.metadata) {
+        m.insert("deleted".into(), json!(true));
+    }
+    if let Some(expires) = crate::note::memory::expires_at(&note.metadata, note.created_ms) {
+        m.insert("expires".into(), json!(seconds(expires.timestamp_millis())));
+    }
     m
 }
 

@@ -49,6 +49,8 @@ pub struct HttpOptions {
     pub bind: String,
     pub constrained: Option<String>,
     pub dotted_names: bool,
+    /// The families of tools served.
+    pub profiles: super::tools::Profiles,
     /// Tokens given on the command line, in a file or in `GITMEM_AUTH_TOKEN`: full access.
     pub tokens: Vec<String>,
     /// The base of the links the ChatGPT tools return (default: `http://<bound address>`).
@@ -202,6 +204,7 @@ pub async fn serve_http(root: &std::path::Path, options: HttpOptions) -> anyhow:
     };
     let ctx = ToolCtx {
         dotted_names: options.dotted_names || app.config().compat.dotted_names,
+        profiles: options.profiles,
         public_url: Some(public_url.clone()),
         ..ToolCtx::new(app.clone(), options.constrained.clone())
     };

@@ -2,10 +2,12 @@
 //! `gitmem tool NAME --args JSON` runs the same `tools::call` the server runs.
 
 mod args;
+pub mod graph_tools;
 pub mod history_tools;
 pub mod http;
 mod icons;
 pub mod link_tools;
+pub mod memory_tools;
 pub mod note_tools;
 pub mod notify;
 pub mod project_tools;

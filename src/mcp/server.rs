@@ -76,6 +76,11 @@ pub fn to_result(reply: ToolReply) -> CallToolResult {
     match reply {
         ToolReply::Text(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
         ToolReply::Error(text) => CallToolResult::error(vec![ContentBlock::text(text)]),
+        ToolReply::Structured { text, content } => {
+            let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+            result.structured_content = Some(content);
+            result
+        }
         ToolReply::Json(value) => {
             let text = serde_json::to_string(&value).unwrap_or_default();
             let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
@@ -371,6 +376,7 @@ pub async fn serve_stdio(
     root: &Path,
     constrained: Option<String>,
     dotted_names: bool,
+    profiles: tools::Profiles,
 ) -> anyhow::Result<()> {
     let root = root.to_path_buf();
     let app = tokio::task::spawn_blocking(move || App::open(&root)).await??;
@@ -383,6 +389,7 @@ pub async fn serve_stdio(
     let dotted_names = dotted_names || app.config().compat.dotted_names;
     let ctx = ToolCtx {
         dotted_names,
+        profiles,
         ..ToolCtx::new(app.clone(), constrained)
     };
     let background = background::index_and_watch(app.clone(), ctx.constrained.clone());

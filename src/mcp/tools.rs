@@ -15,7 +15,9 @@ use serde::de::DeserializeOwned;
 use serde_json::{json, Map, Value};
 
 use super::args::{FormatArgs, PageArgs, ProjectArgs};
-use super::{history_tools, link_tools, note_tools, project_tools, query_tools};
+use super::{
+    graph_tools, history_tools, link_tools, memory_tools, note_tools, project_tools, query_tools,
+};
 use crate::render::{Format, Rendered};
 use crate::service::auth::Grant;
 use crate::service::scope::ProjectChoice;
@@ -39,6 +41,9 @@ pub enum ToolReply {
     Text(String),
     /// A JSON result: compact JSON text plus structured content (lists wrapped in `result`).
     Json(Value),
+    /// Text and structured content that differ: the official memory server's tools answer
+    /// `{"entities": [...]}` as structured content and the bare list, pretty-printed, as text.
+    Structured { text: String, content: Value },
     /// An MCP error result (`isError: true`).
     Error(String),
     /// A reply followed by `resource_link` blocks to the notes it names (permalink, title).
@@ -58,6 +63,7 @@ impl ToolReply {
     pub fn text(&self) -> String {
         match self {
             ToolReply::Text(t) | ToolReply::Error(t) => t.clone(),
+            ToolReply::Structured { text, .. } => text.clone(),
             ToolReply::Json(v) => serde_json::to_string(v).unwrap_or_default(),
             ToolReply::Linked(reply, _) => reply.text(),
         }
@@ -107,6 +113,8 @@ pub struct ToolCtx {
     pub public_url: Option<String>,
     /// Only the tools that change nothing (a read-only token).
     pub read_only: bool,
+    /// The families of tools served (`serve --tools`).
+    pub profiles: Profiles,
 }
 
 impl ToolCtx {
@@ -120,6 +128,7 @@ impl ToolCtx {
             stop: Default::default(),
             public_url: None,
             read_only: false,
+            profiles: Profiles::ALL,
         }
     }
 
@@ -177,7 +186,97 @@ pub const DOTTED_NAMES: &[(&str, &str)] = &[
     ("project.unlink_folder", "unlink_folder"),
     ("project.list_links", "list_links"),
     ("memory.sync", "sync"),
+    ("memory.save", "memory_save"),
+    ("memory.create", "memory_create"),
+    ("memory.get", "memory_get"),
+    ("memory.update", "memory_update"),
+    ("memory.delete", "memory_delete"),
+    ("memory.search", "memory_search"),
+    ("memory.lookupBasicId", "memory_lookup_basic_id"),
+    ("memory.import.basic", "memory_import_basic"),
 ];
+
+/// A family of tools, served when `serve --tools` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Profile {
+    /// Basic Memory's tools and gitmem's own (links, history, sync): the default.
+    Basic,
+    /// The official memory server's knowledge-graph tools.
+    Graph,
+    /// The gitmem memory API (`memory_save`, ...).
+    Gitmem,
+}
+
+impl Profile {
+    const ALL: [Profile; 3] = [Profile::Basic, Profile::Graph, Profile::Gitmem];
+
+    fn name(self) -> &'static str {
+        match self {
+            Profile::Basic => "basic",
+            Profile::Graph => "graph",
+            Profile::Gitmem => "gitmem",
+        }
+    }
+
+    fn tools(self) -> &'static [ToolSpec] {
+        match self {
+            Profile::Basic => BASIC_TOOLS,
+            Profile::Graph => graph_tools::TOOLS,
+            Profile::Gitmem => memory_tools::TOOLS,
+        }
+    }
+
+    /// The family a tool belongs to.
+    fn of(tool: &str) -> Option<Profile> {
+        Profile::ALL
+            .into_iter()
+            .find(|p| p.tools().iter().any(|t| t.name == tool))
+    }
+
+    fn bit(self) -> u8 {
+        1 << self as u8
+    }
+}
+
+/// The set of families a server serves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Profiles(u8);
+
+impl Profiles {
+    pub const BASIC: Profiles = Profiles(1);
+    pub const ALL: Profiles = Profiles(0b111);
+
+    /// `basic`, `graph`, `gitmem` or `all`, comma-separated.
+    pub fn parse(list: &str) -> Result<Profiles, String> {
+        let mut bits = 0;
+        for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            bits |= match name {
+                "all" => Profiles::ALL.0,
+                _ => match Profile::ALL.iter().find(|p| p.name() == name) {
+                    Some(profile) => profile.bit(),
+                    None => {
+                        return Err(format!(
+                            "unknown tool profile '{name}'; use basic, graph, gitmem or all (comma-separated)"
+                        ))
+                    }
+                },
+            };
+        }
+        if bits == 0 {
+            return Err("no tool profile named; use basic, graph, gitmem or all".into());
+        }
+        Ok(Profiles(bits))
+    }
+
+    pub fn serves(self, profile: Profile) -> bool {
+        self.0 & profile.bit() != 0
+    }
+
+    /// Whether the tool named `name` belongs to a served family.
+    pub fn serves_tool(self, name: &str) -> bool {
+        Profile::of(name).is_some_and(|p| self.serves(p))
+    }
+}
 
 /// MCP tool annotations.
 #[derive(Debug, Clone, Copy)]
@@ -215,6 +314,7 @@ impl Hints {
 pub type Handler = fn(&ToolCtx, &Map<String, Value>) -> ToolReply;
 
 /// A tool: what `tools/list` shows, and the function that serves it.
+#[derive(Clone, Copy)]
 pub struct ToolSpec {
     pub name: &'static str,
     pub title: &'static str,
@@ -224,37 +324,45 @@ pub struct ToolSpec {
     pub handler: Handler,
 }
 
-/// Every tool, in the order `tools/list` shows them.
+/// Every tool of every family, in the order `tools/list` shows them.
 pub fn specs() -> &'static [ToolSpec] {
-    &[
-        note_tools::WRITE_NOTE,
-        note_tools::READ_NOTE,
-        note_tools::VIEW_NOTE,
-        note_tools::EDIT_NOTE,
-        note_tools::MOVE_NOTE,
-        note_tools::DELETE_NOTE,
-        note_tools::READ_CONTENT,
-        history_tools::NOTE_HISTORY,
-        history_tools::NOTE_DIFF,
-        history_tools::RESTORE_NOTE,
-        query_tools::SEARCH_NOTES,
-        query_tools::RECENT_ACTIVITY,
-        query_tools::BUILD_CONTEXT,
-        query_tools::LIST_DIRECTORY,
-        project_tools::LIST_MEMORY_PROJECTS,
-        project_tools::CREATE_MEMORY_PROJECT,
-        project_tools::DELETE_PROJECT,
-        project_tools::CANVAS,
-        project_tools::SYNC_STATUS,
-        query_tools::SEARCH,
-        query_tools::FETCH,
-        project_tools::DIAGNOSTICS,
-        link_tools::LINK_FOLDER,
-        link_tools::UNLINK_FOLDER,
-        link_tools::LIST_LINKS,
-        link_tools::SYNC,
-    ]
+    static SPECS: std::sync::LazyLock<Vec<ToolSpec>> = std::sync::LazyLock::new(|| {
+        Profile::ALL
+            .iter()
+            .flat_map(|p| p.tools().iter().copied())
+            .collect()
+    });
+    &SPECS
 }
+
+const BASIC_TOOLS: &[ToolSpec] = &[
+    note_tools::WRITE_NOTE,
+    note_tools::READ_NOTE,
+    note_tools::VIEW_NOTE,
+    note_tools::EDIT_NOTE,
+    note_tools::MOVE_NOTE,
+    note_tools::DELETE_NOTE,
+    note_tools::READ_CONTENT,
+    history_tools::NOTE_HISTORY,
+    history_tools::NOTE_DIFF,
+    history_tools::RESTORE_NOTE,
+    query_tools::SEARCH_NOTES,
+    query_tools::RECENT_ACTIVITY,
+    query_tools::BUILD_CONTEXT,
+    query_tools::LIST_DIRECTORY,
+    project_tools::LIST_MEMORY_PROJECTS,
+    project_tools::CREATE_MEMORY_PROJECT,
+    project_tools::DELETE_PROJECT,
+    project_tools::CANVAS,
+    project_tools::SYNC_STATUS,
+    query_tools::SEARCH,
+    query_tools::FETCH,
+    project_tools::DIAGNOSTICS,
+    link_tools::LINK_FOLDER,
+    link_tools::UNLINK_FOLDER,
+    link_tools::LIST_LINKS,
+    link_tools::SYNC,
+];
 
 /// The JSON schema of an argument struct, as `tools/list` shows it.
 pub fn schema_of<T: JsonSchema>() -> Map<String, Value> {
@@ -280,21 +388,35 @@ pub fn call(ctx: &ToolCtx, name: &str, args: &Map<String, Value>) -> ToolReply {
         Some((_, plain)) if ctx.dotted_names => plain,
         _ => name,
     };
-    match specs().iter().find(|spec| spec.name == name) {
+    let family = Profile::of(name).or_else(|| {
+        DOTTED_NAMES
+            .iter()
+            .find(|(dotted, _)| *dotted == name)
+            .and_then(|(_, plain)| Profile::of(plain))
+    });
+    let served = |spec: &&ToolSpec| ctx.profiles.serves_tool(spec.name);
+    match specs().iter().filter(served).find(|spec| spec.name == name) {
         Some(spec) if ctx.read_only && !spec.hints.read_only => ToolReply::Error(format!(
             "Error calling tool '{name}': this connection is read-only (its token may call only the tools that change nothing: {})",
             specs()
                 .iter()
+                .filter(served)
                 .filter(|s| s.hints.read_only)
                 .map(|s| s.name)
                 .collect::<Vec<_>>()
                 .join(", ")
         )),
         Some(spec) => (spec.handler)(ctx, args),
+        None if family.is_some() => ToolReply::Error(format!(
+            "Error calling tool '{name}': this server does not serve it; start it with `gitmem serve --tools {}{}` (or `--tools all`)",
+            family.map_or("all", Profile::name),
+            if name.contains('.') { " --dotted-names" } else { "" }
+        )),
         None => ToolReply::Error(format!(
             "Unknown tool: '{name}'. Available tools: {}",
             specs()
                 .iter()
+                .filter(served)
                 .map(|s| s.name)
                 .collect::<Vec<_>>()
                 .join(", ")
@@ -397,6 +519,7 @@ impl PageArgs {
 pub fn tool_list_for(ctx: &ToolCtx) -> Vec<rmcp::model::Tool> {
     let dotted_names = ctx.dotted_names;
     let mut tools = tool_list();
+    tools.retain(|t| ctx.profiles.serves_tool(&t.name));
     for tool in &mut tools {
         if let Some(Value::Object(schema)) = output_schema(&tool.name, ctx.public_url.is_some()) {
             tool.output_schema = Some(Arc::new(schema));
@@ -445,7 +568,34 @@ pub fn output_schema(tool: &str, connector: bool) -> Option<Value> {
             "report": {"type": "object"},
         }))
     };
+    let entity = || {
+        object(json!({
+            "name": {"type": "string"},
+            "entityType": {"type": "string"},
+            "observations": {"type": "array", "items": {"type": "string"}},
+        }))
+    };
+    let relation = || {
+        object(json!({
+            "from": {"type": "string"},
+            "to": {"type": "string"},
+            "relationType": {"type": "string"},
+        }))
+    };
+    let array = |items: Value| json!({"type": "array", "items": items});
     Some(match (tool, connector) {
+        ("create_entities", _) => object(json!({ "entities": array(entity()) })),
+        ("create_relations", _) => object(json!({ "relations": array(relation()) })),
+        ("add_observations", _) => object(json!({ "results": array(object(json!({
+            "entityName": {"type": "string"},
+            "addedObservations": {"type": "array", "items": {"type": "string"}},
+        }))) })),
+        ("delete_entities" | "delete_observations" | "delete_relations", _) => object(json!({
+            "success": {"type": "boolean"}, "message": {"type": "string"},
+        })),
+        ("read_graph" | "search_nodes" | "open_nodes", _) => object(json!({
+            "entities": array(entity()), "relations": array(relation()),
+        })),
         ("link_folder", _) => link(),
         ("unlink_folder", _) => list_of("unlinked"),
         ("list_links", _) => list_of("links"),
@@ -500,4 +650,52 @@ pub fn tool_list() -> Vec<rmcp::model::Tool> {
             .ok()
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_profiles_parse_as_serve_takes_them() {
+        let cases: [(&str, Result<&[Profile], &str>); 7] = [
+            ("basic", Ok(&[Profile::Basic])),
+            ("graph", Ok(&[Profile::Graph])),
+            ("basic, gitmem", Ok(&[Profile::Basic, Profile::Gitmem])),
+            ("all", Ok(&Profile::ALL)),
+            ("graph,all", Ok(&Profile::ALL)),
+            ("basic,memory", Err("unknown tool profile 'memory'")),
+            (" , ", Err("no tool profile named")),
+        ];
+        for (list, expected) in cases {
+            match (Profiles::parse(list), expected) {
+                (Ok(profiles), Ok(served)) => {
+                    for profile in Profile::ALL {
+                        assert_eq!(
+                            profiles.serves(profile),
+                            served.contains(&profile),
+                            "{list}"
+                        );
+                    }
+                }
+                (Err(error), Err(needle)) => assert!(error.contains(needle), "{list}: {error}"),
+                (got, _) => panic!("{list}: {got:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn every_tool_belongs_to_one_profile_and_the_default_serves_basic_memorys() {
+        for spec in specs() {
+            let families = Profile::ALL
+                .iter()
+                .filter(|p| p.tools().iter().any(|t| t.name == spec.name))
+                .count();
+            assert_eq!(families, 1, "{}", spec.name);
+        }
+        assert!(Profiles::BASIC.serves_tool("write_note"));
+        assert!(!Profiles::BASIC.serves_tool("create_entities"));
+        assert!(!Profiles::BASIC.serves_tool("memory_save"));
+        assert!(Profiles::ALL.serves_tool("memory_save"));
+    }
 }

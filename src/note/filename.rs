@@ -25,6 +25,39 @@ pub fn sanitize_for_filename(title: &str) -> String {
         .to_string()
 }
 
+/// The longest file stem gitmem makes from a name it did not choose (an import's title, an
+/// entity's name), in bytes: with ` (n)`, `.md` and a temp file's prefix and suffix it stays
+/// under the 255 bytes most file systems allow.
+const MAX_STEM_BYTES: usize = 180;
+
+/// A file stem for a name from elsewhere: as [`sanitize_for_filename`], with control characters
+/// as spaces, no leading dot or space (a hidden file is never indexed), cut at a character
+/// boundary to [`MAX_STEM_BYTES`]; `None` when nothing is left.
+pub fn foreign_file_stem(name: &str) -> Option<String> {
+    let visible: String = name
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    let visible = visible.split_whitespace().collect::<Vec<_>>().join(" ");
+    let sanitized = sanitize_for_filename(&visible);
+    let mut stem = sanitized.trim_start_matches(['.', ' ', '-']).to_string();
+    if stem.len() > MAX_STEM_BYTES {
+        let mut end = MAX_STEM_BYTES;
+        while !stem.is_char_boundary(end) {
+            end -= 1;
+        }
+        stem.truncate(end);
+    }
+    let stem = stem.trim_end_matches(['.', ' ', '-']).to_string();
+    (!stem.is_empty()).then_some(stem)
+}
+
+/// The folder of an entity of the knowledge graph: its type as one folder name, `entity` when
+/// the type makes none.
+pub fn entity_type_folder(entity_type: &str) -> String {
+    foreign_file_stem(entity_type).unwrap_or_else(|| "entity".to_string())
+}
+
 /// Keeps letters, digits, `.`, space, `-`, `_` and separators; `./a//b/` -> `a/b`.
 pub fn sanitize_for_directory(directory: &str) -> String {
     let trimmed = directory.trim();
@@ -87,6 +120,29 @@ mod tests {
         ];
         for (dir, expected) in cases {
             assert_eq!(sanitize_for_directory(dir), expected, "{dir:?}");
+        }
+    }
+
+    #[test]
+    fn names_from_elsewhere_make_visible_files_of_bounded_length() {
+        let long = "L".repeat(300);
+        let cjk = "漢".repeat(100);
+        let cases: [(&str, Option<String>); 9] = [
+            ("Alice Smith", Some("Alice Smith".into())),
+            ("---", None),
+            ("..", None),
+            ("***", None),
+            (".hidden", Some("hidden".into())),
+            ("line1\nline2\t end", Some("line1 line2 end".into())),
+            ("a/b: c", Some("a-b- c".into())),
+            (long.as_str(), Some("L".repeat(180))),
+            (cjk.as_str(), Some("漢".repeat(60))),
+        ];
+        for (name, expected) in cases {
+            assert_eq!(foreign_file_stem(name), expected, "{name:?}");
+        }
+        for (entity_type, folder) in [("person", "person"), ("..", "entity"), ("a/b", "a-b")] {
+            assert_eq!(entity_type_folder(entity_type), folder);
         }
     }
 

@@ -2,9 +2,11 @@
 
 pub mod chunk;
 pub mod edit;
+pub mod entity;
 pub mod filename;
 pub mod frontmatter;
 pub mod identifier;
+pub mod memory;
 pub mod memory_url;
 pub mod merge;
 pub mod parse;

@@ -232,7 +232,7 @@ fn normalize_target(target: &str) -> String {
 }
 
 /// An explicit relation: a list item `type [[Target]] (context)` (compat 4.5).
-fn explicit_relation(c: &str) -> Option<Relation> {
+pub fn explicit_relation(c: &str) -> Option<Relation> {
     let open = c.find("[[")?;
     let before = c[..open].trim();
     if before.is_empty() {

@@ -6,6 +6,7 @@ pub mod chatgpt;
 pub mod context;
 pub mod directory;
 pub mod history;
+pub mod import;
 pub mod notes;
 pub mod oauth;
 pub mod projects;

@@ -161,7 +161,12 @@ impl App {
     ) -> Result<Activity> {
         let mut items = Vec::new();
         let wanted = |t: &str| types.iter().any(|w| w == t);
+        let now = Utc::now();
         for note in self.notes_updated_since(project, since)? {
+            // A soft-deleted or expired memory is not activity anyone should be shown.
+            if crate::note::memory::is_hidden(&note.metadata, note.created_ms, now) {
+                continue;
+            }
             let permalink = note.permalink.clone();
             let base = ActivityItem {
                 kind: "entity".into(),

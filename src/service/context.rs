@@ -76,6 +76,7 @@ impl App {
     /// The primary notes a canonical path names.
     fn context_primaries(&self, project: &Project, uri: &str) -> Result<Vec<NoteRecord>> {
         if uri.contains('*') {
+            let now = chrono::Utc::now();
             let pattern: String = uri
                 .split('*')
                 .map(|part| {
@@ -109,6 +110,7 @@ impl App {
                 .all_notes(project)?
                 .into_iter()
                 .filter(|n| n.permalink.as_deref().is_some_and(|p| re.is_match(p)))
+                .filter(|n| !crate::note::memory::is_hidden(&n.metadata, n.created_ms, now))
                 .collect();
             notes.sort_by(|a, b| a.path.cmp(&b.path));
             return Ok(notes);
@@ -155,9 +157,14 @@ impl App {
             .collect();
         let since_ms = request.since.map(|s| s.timestamp_millis());
         let mut cache: HashMap<String, Option<NoteRecord>> = HashMap::new();
+        let now = chrono::Utc::now();
+        // A soft-deleted or expired memory is left out of the walk as if it were not there.
         let mut load = |app: &App, id: &str| -> Result<Option<NoteRecord>> {
             if !cache.contains_key(id) {
-                cache.insert(id.to_string(), app.note_by_id(id)?);
+                let note = app
+                    .note_by_id(id)?
+                    .filter(|n| !crate::note::memory::is_hidden(&n.metadata, n.created_ms, now));
+                cache.insert(id.to_string(), note);
             }
             Ok(cache[id].clone())
         };

@@ -41,6 +41,11 @@ pub enum ChangeKind {
     Synced {
         paths: Vec<PathChange>,
     },
+    /// The notes one import wrote, committed together (`source`: what was imported).
+    Imported {
+        source: String,
+        paths: Vec<PathChange>,
+    },
 }
 
 /// One change to commit.
@@ -91,10 +96,19 @@ impl Change {
             .flatten()
     }
 
+    /// The notes of one import, as one commit.
+    pub fn imported(project: &Project, source: &str, paths: Vec<PathChange>) -> Option<Change> {
+        let kind = ChangeKind::Imported {
+            source: source.to_string(),
+            paths,
+        };
+        Change::of(project, "", kind, "", None)
+    }
+
     /// The paths this change commits.
     fn paths(&self) -> Vec<PathChange> {
         match &self.kind {
-            ChangeKind::Synced { paths } => paths.clone(),
+            ChangeKind::Synced { paths } | ChangeKind::Imported { paths, .. } => paths.clone(),
             ChangeKind::Moved { from } => vec![
                 PathChange {
                     path: self.path.clone(),
@@ -295,10 +309,14 @@ fn push_due(pushes: &mut Vec<PendingPush>, all: bool) {
 fn commit_all(changes: Vec<Change>) -> (Vec<PathBuf>, Vec<Change>) {
     let mut to_push: Vec<PathBuf> = Vec::new();
     let mut failed: Vec<Change> = Vec::new();
+    // Each import is a commit of its own, whatever else the batch holds.
     let mut groups: Vec<((PathBuf, bool), Vec<Change>)> = Vec::new();
     for change in changes {
         let key = (change.dir.clone(), change.is_synced());
-        match groups.iter_mut().find(|(k, _)| *k == key) {
+        let imported = matches!(change.kind, ChangeKind::Imported { .. });
+        match groups.iter_mut().find(|(k, list)| {
+            *k == key && !imported && !matches!(list[0].kind, ChangeKind::Imported { .. })
+        }) {
             Some((_, list)) => list.push(change),
             None => groups.push((key, vec![change])),
         }
@@ -326,10 +344,10 @@ fn commit_all(changes: Vec<Change>) -> (Vec<PathBuf>, Vec<Change>) {
         if paths.is_empty() {
             continue;
         }
-        let message = if synced {
-            synced_message(&paths)
-        } else {
-            message(&dir, &changes)
+        let message = match &changes[0].kind {
+            _ if synced => synced_message(&paths),
+            ChangeKind::Imported { source, .. } => imported_message(source, &paths),
+            _ => message(&dir, &changes),
         };
         let changed: Vec<String> = paths.into_iter().map(|p| p.path).collect();
         match git::commit(&dir, &changed, &message, (&author.0, &author.1)) {
@@ -355,7 +373,18 @@ fn verb(dir: &std::path::Path, change: &Change) -> (&'static str, &'static str) 
         ChangeKind::Deleted => ("chore", "delete"),
         ChangeKind::Restored { .. } => ("fix", "restore"),
         ChangeKind::Synced { .. } => ("chore", "sync"),
+        ChangeKind::Imported { .. } => ("feat", "import"),
     }
+}
+
+/// `feat(mem): import <n> notes from <source>`, each path listed.
+fn imported_message(source: &str, paths: &[PathChange]) -> String {
+    let listed: Vec<String> = paths.iter().map(|p| format!("- {}", p.path)).collect();
+    format!(
+        "feat(mem): import {} notes from {source}\n\n{}\n",
+        paths.len(),
+        listed.join("\n")
+    )
 }
 
 /// `chore(mem): sync <n> files`, each path listed.

@@ -142,22 +142,30 @@ impl App {
         })
     }
 
+    /// Folders outside the home directory are read only when config.toml allows it: a
+    /// client must not turn the server into a reader of the whole machine.
+    pub(super) fn refuse_outside_home(&self, canonical: &Path, to_do: &str) -> Result<()> {
+        if self.config().storage.local.allow_outside_home {
+            return Ok(());
+        }
+        let home = dirs::home_dir().and_then(|h| h.canonicalize().ok());
+        if home.as_ref().is_some_and(|h| canonical.starts_with(h)) {
+            return Ok(());
+        }
+        Err(invalid(format!(
+            "{} is outside your home directory; set `allow_outside_home = true` under [storage.local] in config.toml to {to_do}",
+            canonical.display()
+        )))
+    }
+
     fn check_link_path(
         &self,
         project: &Project,
         canonical: &Path,
         existing_id: &str,
     ) -> Result<()> {
+        self.refuse_outside_home(canonical, "link it")?;
         let config = self.config();
-        if !config.storage.local.allow_outside_home {
-            let home = dirs::home_dir().and_then(|h| h.canonicalize().ok());
-            if !home.as_ref().is_some_and(|h| canonical.starts_with(h)) {
-                return Err(invalid(format!(
-                    "{} is outside your home directory; set `allow_outside_home = true` under [storage.local] in config.toml to link it",
-                    canonical.display()
-                )));
-            }
-        }
         let overlaps = |other: &Path| canonical.starts_with(other) || other.starts_with(canonical);
         if overlaps(&config.root) {
             return Err(invalid(format!(

@@ -14,9 +14,12 @@ pub mod error;
 pub mod gitsync;
 pub mod health;
 pub mod history;
+pub mod import;
 pub mod ingest;
 pub mod issuer;
+pub mod knowledge_graph;
 pub mod links;
+pub mod memory;
 pub mod models;
 pub mod notes;
 pub mod oauth;
@@ -135,6 +138,15 @@ impl App {
 
     pub fn add_project(&self, name: &str, path: &Path, make_default: bool) -> Result<Project> {
         Ok(self.config_mut().add_project(name, path, make_default)?)
+    }
+
+    /// Points a project at another directory; what the index held of the old one is dropped.
+    pub fn relocate_project(&self, name: &str, path: &Path) -> Result<Project> {
+        let project = self.config_mut().relocate_project(name, path)?;
+        self.index.write(vec![WriteOp::DeleteProject {
+            project: project.name.clone(),
+        }])?;
+        Ok(project)
     }
 
     /// Unregisters a project and drops it from the index; with `delete_notes`, its directory

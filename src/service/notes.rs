@@ -254,7 +254,7 @@ impl App {
     }
 
     /// A permalink for a new note: `wanted` if no other note has it, else `wanted-1`, `-2`, ...
-    fn free_permalink(
+    pub(super) fn free_permalink(
         &self,
         project: &Project,
         wanted: &str,
@@ -282,7 +282,11 @@ impl App {
 
     /// A note whose file name is equivalent to `path`: same path ignoring case, or the same
     /// generated permalink (compat 4.7).
-    fn equivalent_note(&self, project: &Project, path: &str) -> Result<Option<NoteRecord>> {
+    pub(super) fn equivalent_note(
+        &self,
+        project: &Project,
+        path: &str,
+    ) -> Result<Option<NoteRecord>> {
         if let Some(note) = self.note_by_path(project, path)? {
             return Ok(Some(note));
         }
@@ -516,6 +520,38 @@ impl App {
         }
         let updated = self.index_written_file(project, &note.path)?;
         Ok(Some(self.written(&updated, text.as_bytes(), false)))
+    }
+
+    /// Rewrites a note's text with `change` (None: nothing to change) unless another writer
+    /// got there first, in which case the change is made again on what that writer left.
+    pub(crate) fn rewrite_note(
+        &self,
+        project: &Project,
+        note: &NoteRecord,
+        change: impl Fn(&str) -> Option<String>,
+    ) -> Result<()> {
+        for _ in 0..5 {
+            let Some(current) = self.note_by_id(&note.id)? else {
+                return Ok(());
+            };
+            let Some(bytes) = self.read_for_edit(project, &current)? else {
+                continue;
+            };
+            let text = String::from_utf8_lossy(&bytes);
+            let Some(changed) = change(&text).filter(|c| *c != text) else {
+                return Ok(());
+            };
+            if self
+                .replace_note_text_if(project, &current, &bytes, &changed)?
+                .is_some()
+            {
+                return Ok(());
+            }
+        }
+        Err(ServiceError::inconsistent(format!(
+            "{} kept changing while gitmem wrote to it",
+            note.path
+        )))
     }
 
     /// Creates a note at `path` with exactly `text`, for auto-created notes.

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
+use serde_json::Value;
 
 use super::progress::ProjectSync;
 use super::scope::ProjectChoice;
@@ -210,4 +211,206 @@ impl App {
             .collect();
         Ok(stats)
     }
+}
+
+/// Where Basic Memory keeps its `config.json` (compat 7.1): `$BASIC_MEMORY_CONFIG_DIR`, else
+/// `$XDG_CONFIG_HOME/basic-memory`, else `~/.basic-memory`. The first of these that holds a
+/// `config.json` wins, since an installation older than the XDG rule kept it in the home
+/// directory whatever `XDG_CONFIG_HOME` said; when none holds one, the first (for the error).
+pub fn basic_memory_config() -> Option<PathBuf> {
+    let set = |name: &str| std::env::var_os(name).filter(|d| !d.is_empty());
+    let candidates: Vec<PathBuf> = [
+        set("BASIC_MEMORY_CONFIG_DIR").map(PathBuf::from),
+        set("XDG_CONFIG_HOME").map(|d| PathBuf::from(d).join("basic-memory")),
+        dirs::home_dir().map(|h| h.join(".basic-memory")),
+    ]
+    .into_iter()
+    .flatten()
+    .map(|dir| dir.join("config.json"))
+    .collect();
+    candidates
+        .iter()
+        .find(|file| file.is_file())
+        .or(candidates.first())
+        .cloned()
+}
+
+/// One project of a Basic Memory configuration, and what became of it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BasicProject {
+    pub name: String,
+    pub path: String,
+    /// `registered`, `already registered`, or `skipped`.
+    pub outcome: &'static str,
+    /// Why it was skipped, or the gitmem project it already is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+/// What `project import-basic-memory` did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BasicMemoryImport {
+    pub config: String,
+    pub projects: Vec<BasicProject>,
+    /// The default project now, when Basic Memory's default was taken over.
+    pub default_project: Option<String>,
+}
+
+impl App {
+    /// `gitmem project import-basic-memory`: registers the projects of a Basic Memory
+    /// `config.json` and takes over its default project. Notes are not touched: gitmem reads
+    /// them where they are, with their permalinks.
+    pub fn import_basic_memory(&self, config: Option<&Path>) -> Result<BasicMemoryImport> {
+        let file = match config {
+            Some(file) => file.to_path_buf(),
+            None => basic_memory_config().ok_or_else(|| {
+                ServiceError::invalid(
+                    "cannot tell where Basic Memory's config.json is; give --config FILE",
+                )
+            })?,
+        };
+        let text = std::fs::read_to_string(&file).map_err(|e| {
+            ServiceError::invalid(format!(
+                "cannot read Basic Memory's configuration {}: {e}",
+                file.display()
+            ))
+        })?;
+        let parsed: Value = serde_json::from_str(&text).map_err(|e| {
+            ServiceError::invalid(format!("{} is not valid JSON: {e}", file.display()))
+        })?;
+        let projects = parsed
+            .get("projects")
+            .and_then(Value::as_object)
+            .ok_or_else(|| {
+                ServiceError::invalid(format!(
+                    "{} has no \"projects\" object; is it Basic Memory's config.json?",
+                    file.display()
+                ))
+            })?;
+        let mut report = BasicMemoryImport {
+            config: file.display().to_string(),
+            projects: Vec::new(),
+            default_project: None,
+        };
+        // Basic Memory's default: the environment wins over the file (compat 7.2).
+        let wanted_default = std::env::var("BASIC_MEMORY_DEFAULT_PROJECT")
+            .ok()
+            .filter(|d| !d.is_empty())
+            .or_else(|| {
+                parsed
+                    .get("default_project")
+                    .and_then(Value::as_str)
+                    .map(String::from)
+            });
+        let mut default_as: Option<String> = None;
+        for (name, entry) in projects {
+            // The old format maps a name to its path; the new one to an object.
+            let path = match entry {
+                Value::String(path) => Some(path.as_str()),
+                other => other.get("path").and_then(Value::as_str),
+            }
+            .unwrap_or("");
+            let cloud = entry.get("mode").and_then(Value::as_str) == Some("cloud");
+            // Basic Memory expands `~` in the paths it is given.
+            let expanded = match path.strip_prefix("~/").zip(dirs::home_dir()) {
+                Some((rest, home)) => home.join(rest),
+                None => PathBuf::from(path),
+            };
+            let skipped = |detail: &str| BasicProject {
+                name: name.clone(),
+                path: path.to_string(),
+                outcome: "skipped",
+                detail: Some(detail.to_string()),
+            };
+            let outcome = if cloud || path.is_empty() {
+                skipped("a cloud project (no local path)")
+            } else if !expanded.is_absolute() {
+                skipped("not an absolute path")
+            } else {
+                self.register_basic_project(name, &expanded)
+            };
+            let registered_as = match outcome.outcome {
+                "registered" => Some(outcome.name.clone()),
+                "already registered" => outcome.detail.clone(),
+                _ => None,
+            };
+            if wanted_default.as_deref() == Some(name.as_str()) {
+                default_as = registered_as;
+            }
+            report.projects.push(outcome);
+        }
+        if let Some(name) = default_as {
+            self.set_default_project(&name)?;
+            report.default_project = Some(name);
+        }
+        Ok(report)
+    }
+
+    fn register_basic_project(&self, name: &str, path: &Path) -> BasicProject {
+        let outcome = |outcome, detail: Option<String>| BasicProject {
+            name: name.to_string(),
+            path: path.display().to_string(),
+            outcome,
+            detail,
+        };
+        let canonical = crate::vault::path::canonicalize_existing_prefix(path);
+        if let Some(same) = self
+            .config()
+            .projects()
+            .iter()
+            .find(|p| p.path == canonical)
+        {
+            return outcome("already registered", Some(same.name.clone()));
+        }
+        if !canonical.is_dir() {
+            return outcome("skipped", Some("the directory does not exist".to_string()));
+        }
+        // A fresh root's `main` holds nothing yet (no file, no linked folder, no history);
+        // Basic Memory's default project is usually `main` too, and its permalinks and
+        // memory:// URLs carry that name, so it takes the empty project's place rather than
+        // being refused.
+        let empty_namesake = self
+            .config()
+            .project(name)
+            .ok()
+            .filter(|p| holds_no_files(&p.path) && p.git.is_none())
+            .cloned();
+        let empty_namesake = match empty_namesake {
+            Some(project) if self.links(&project).is_ok_and(|links| links.is_empty()) => {
+                Some(project.name)
+            }
+            _ => None,
+        };
+        if let Some(namesake) = empty_namesake {
+            return match self.relocate_project(&namesake, &canonical) {
+                Ok(_) => outcome(
+                    "registered",
+                    Some(format!("in place of the empty gitmem project '{namesake}'")),
+                ),
+                Err(e) => outcome("skipped", Some(e.to_string())),
+            };
+        }
+        if let Ok(namesake) = self.config().project(name) {
+            return outcome(
+                "skipped",
+                Some(format!(
+                    "gitmem's project '{name}' at {} is in use; register this one under another name with `gitmem project add NAME {}`",
+                    namesake.path.display(),
+                    canonical.display()
+                )),
+            );
+        }
+        match self.add_project(name, &canonical, false) {
+            Ok(_) => outcome("registered", None),
+            Err(e) => outcome("skipped", Some(e.to_string())),
+        }
+    }
+}
+
+/// Whether `dir` is missing or has no file at any depth.
+fn holds_no_files(dir: &Path) -> bool {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .flatten()
+        .all(|entry| !entry.file_type().is_file())
 }

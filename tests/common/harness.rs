@@ -67,6 +67,12 @@ impl Harness {
         self.call(tool, args).ok().text()
     }
 
+    /// A call that must succeed and answers JSON text, parsed.
+    pub fn value(&self, tool: &str, args: Value) -> Value {
+        let text = self.text(tool, args.clone());
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{tool} {args}: {e}: {text}"))
+    }
+
     /// A call with `output_format: "json"` that must succeed, parsed.
     pub fn json(&self, tool: &str, mut args: Value) -> Value {
         args["output_format"] = json!("json");

@@ -139,3 +139,4 @@ pub mod git;
 pub mod http;
 pub mod mcp;
 pub mod model;
+pub mod python;

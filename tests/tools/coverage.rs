@@ -7,8 +7,9 @@ use std::path::Path;
 
 use gitmem::mcp::tools::specs;
 
-/// The harness methods that call a tool named by their first argument.
-const CALLING_METHODS: [&str; 3] = [".call(", ".text(", ".json("];
+/// The harness methods (and `graph.rs`'s extension) that call a tool named by their first
+/// argument.
+const CALLING_METHODS: [&str; 5] = [".call(", ".text(", ".json(", ".value(", ".graph("];
 
 /// Names of the tools `source` calls through the harness, as `.call("NAME"` (or `.text`,
 /// `.json`); rustfmt may break the line after the parenthesis.

@@ -60,6 +60,8 @@ pub struct SearchRequest {
     pub min_similarity: Option<f64>,
     /// How hybrid search fuses its text and vector rankings (RRF unless measuring).
     pub fusion: Fusion,
+    /// Also find soft-deleted memories (expired ones stay hidden).
+    pub include_deleted: bool,
 }
 
 /// How hybrid search combines the text and the vector ranking.
@@ -89,6 +91,7 @@ impl Default for SearchRequest {
             metadata_filters: None,
             min_similarity: None,
             fusion: Fusion::Rrf,
+            include_deleted: false,
         }
     }
 }
@@ -274,6 +277,35 @@ impl App {
         }
     }
 
+    /// Note ids of a project's soft-deleted and expired memories, which no search shows. Few
+    /// notes have either, so the filter is usually empty and costs nothing downstream.
+    pub fn hidden_notes(&self, project: &Project, include_deleted: bool) -> Result<Vec<String>> {
+        let now = Utc::now().timestamp_millis() as f64 / 1000.0;
+        let hiding = if include_deleted {
+            format!("expires <= {now}")
+        } else {
+            format!("(deleted = true OR expires <= {now})")
+        };
+        let hidden = self.index.search(&Query {
+            text: String::new(),
+            filter: Some(format!(
+                "project = {} AND type = entity AND {hiding}",
+                filter_literal(&project.name)
+            )),
+            offset: 0,
+            limit: usize::MAX / 2,
+            matching: Matching::All,
+            fields: None,
+            newest_first: false,
+            load_only: Some(&["note_id"]),
+        })?;
+        Ok(hidden
+            .hits
+            .iter()
+            .filter_map(|h| str_field(&h.doc, "note_id").map(String::from))
+            .collect())
+    }
+
     /// Note ids of a project whose front matter passes the metadata filters.
     fn notes_matching_metadata(
         &self,
@@ -338,6 +370,10 @@ impl App {
                 return Ok(empty(request));
             }
             filters.push(any_of("note_id", &ids));
+        }
+        let hidden = self.hidden_notes(project, request.include_deleted)?;
+        if !hidden.is_empty() {
+            filters.push(format!("NOT {}", any_of("note_id", &hidden)));
         }
         let text = if text.trim() == "*" { "" } else { text.trim() };
         let base = Query {
@@ -472,8 +508,11 @@ impl App {
         let wanted: HashSet<&str> = types.iter().map(String::as_str).collect();
         let meta = request.metadata_filters.as_ref().filter(|m| !m.is_empty());
         let mut notes = self.all_notes(project)?;
+        let now = Utc::now();
         notes.retain(|n| {
-            meta.is_none_or(|m| metadata_matches(&n.metadata, m))
+            !crate::note::memory::is_expired(&n.metadata, n.created_ms, now)
+                && (request.include_deleted || !crate::note::memory::is_deleted(&n.metadata))
+                && meta.is_none_or(|m| metadata_matches(&n.metadata, m))
                 && request.tags.iter().all(|t| n.tags.contains(t))
                 && request
                     .status

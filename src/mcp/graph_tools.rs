@@ -1,0 +1,341 @@
+//! The official memory server's knowledge-graph tools (`serve --tools graph`), with its
+//! parameter and result shapes: structured content (`{"entities": [...]}` and so on) plus the
+//! same result, pretty-printed, as text. An optional `project` picks the project (default:
+//! the default one).
+
+use rmcp::schemars::{self, JsonSchema};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+
+use super::tools::{parse, schema_of, service_error, tri, Hints, ToolCtx, ToolReply, ToolSpec};
+use crate::service::knowledge_graph::{Entity, EntityObservations, GraphRelation};
+
+pub const TOOLS: &[ToolSpec] = &[
+    CREATE_ENTITIES,
+    CREATE_RELATIONS,
+    ADD_OBSERVATIONS,
+    DELETE_ENTITIES,
+    DELETE_OBSERVATIONS,
+    DELETE_RELATIONS,
+    READ_GRAPH,
+    SEARCH_NODES,
+    OPEN_NODES,
+];
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct EntityArg {
+    /// The name of the entity
+    name: String,
+    /// The type of the entity
+    entity_type: String,
+    /// An array of observation contents associated with the entity
+    observations: Vec<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct RelationArg {
+    /// The name of the entity where the relation starts
+    from: String,
+    /// The name of the entity where the relation ends
+    to: String,
+    /// The type of the relation
+    relation_type: String,
+}
+
+impl From<RelationArg> for GraphRelation {
+    fn from(r: RelationArg) -> Self {
+        GraphRelation {
+            from: r.from,
+            to: r.to,
+            relation_type: r.relation_type,
+        }
+    }
+}
+
+/// The project a graph tool works in; the official server has one graph, so it is optional.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+struct ProjectArg {
+    /// Project name (default: the default project)
+    #[serde(default)]
+    project: Option<String>,
+}
+
+/// The official server's answer: `content` is its structured content, `shown` the value its
+/// text shows (pretty-printed as it prints it).
+fn reply(shown: &impl Serialize, content: Value) -> ToolReply {
+    ToolReply::Structured {
+        text: serde_json::to_string_pretty(shown).unwrap_or_default(),
+        content,
+    }
+}
+
+fn done(message: &str) -> ToolReply {
+    ToolReply::Structured {
+        text: message.to_string(),
+        content: json!({"success": true, "message": message}),
+    }
+}
+
+pub const CREATE_ENTITIES: ToolSpec = ToolSpec {
+    name: "create_entities",
+    title: "Create Entities",
+    description: "Create multiple new entities in the knowledge graph. Each entity is a note titled by its name in the folder of its type; entities whose names exist already are skipped, and only the new ones are returned.",
+    hints: Hints::WRITES,
+    schema: schema_of::<CreateEntitiesArgs>,
+    handler: create_entities,
+};
+
+#[derive(Debug, Deserialize, JsonSchema)]
+struct CreateEntitiesArgs {
+    entities: Vec<EntityArg>,
+    #[serde(flatten)]
+    project: ProjectArg,
+}
+
+fn create_entities(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
+    let a: CreateEntitiesArgs = tri!(parse(CREATE_ENTITIES.name, raw));
+    let entities: Vec<Entity> = a
+        .entities
+        .into_iter()
+        .map(|e| Entity {
+            name: e.name,
+            entity_type: e.entity_type,
+            observations: e.observations,
+        })
+        .collect();
+    let choice = ctx.choice_of(a.project.project.as_deref());
+    match ctx.app.create_entities(&choice, &entities) {
+        Ok(created) => reply(&created, json!({ "entities": created })),
+        Err(e) => service_error(CREATE_ENTITIES.name, e),
+    }
+}
+
+pub const CREATE_RELATIONS: ToolSpec = ToolSpec {
+    name: "create_relations",
+    title: "Create Relations",
+    description: "Create multiple new relations between entities in the knowledge graph. Relations should be in active voice. Each is written into its `from` entity's note as `- relationType [[to]]`; relations that exist already are skipped.",
+    hints: Hints::WRITES,
+    schema: schema_of::<RelationsArgs>,
+    handler: create_relations,
+};
+
+#[derive(Debug, Deserialize, JsonSchema)]
+struct RelationsArgs {
+    relations: Vec<RelationArg>,
+    #[serde(flatten)]
+    project: ProjectArg,
+}
+
+fn relations_of(a: RelationsArgs) -> (Option<String>, Vec<GraphRelation>) {
+    let relations = a.relations.into_iter().map(GraphRelation::from).collect();
+    (a.project.project, relations)
+}
+
+fn create_relations(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
+    let (project, relations) = relations_of(tri!(parse(CREATE_RELATIONS.name, raw)));
+    let choice = ctx.choice_of(project.as_deref());
+    match ctx.app.create_relations(&choice, &relations) {
+        Ok(created) => reply(&created, json!({ "relations": created })),
+        Err(e) => service_error(CREATE_RELATIONS.name, e),
+    }
+}
+
+pub const ADD_OBSERVATIONS: ToolSpec = ToolSpec {
+    name: "add_observations",
+    title: "Add Observations",
+    description: "Add new observations to existing entities in the knowledge graph, as `- [note] ...` lines of their notes. Fails if an entity does not exist; returns the observations each entity did not have yet.",
+    hints: Hints::WRITES,
+    schema: schema_of::<AddObservationsArgs>,
+    handler: add_observations,
+};
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct ObservationsToAdd {
+    /// The name of the entity to add the observations to
+    entity_name: String,
+    /// An array of observation contents to add
+    contents: Vec<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+struct AddObservationsArgs {
+    observations: Vec<ObservationsToAdd>,
+    #[serde(flatten)]
+    project: ProjectArg,
+}
+
+fn add_observations(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
+    let a: AddObservationsArgs = tri!(parse(ADD_OBSERVATIONS.name, raw));
+    let additions: Vec<EntityObservations> = a
+        .observations
+        .into_iter()
+        .map(|o| EntityObservations {
+            entity_name: o.entity_name,
+            observations: o.contents,
+        })
+        .collect();
+    let choice = ctx.choice_of(a.project.project.as_deref());
+    match ctx.app.add_observations(&choice, &additions) {
+        Ok(results) => reply(&results, json!({ "results": results })),
+        Err(e) => service_error(ADD_OBSERVATIONS.name, e),
+    }
+}
+
+pub const DELETE_ENTITIES: ToolSpec = ToolSpec {
+    name: "delete_entities",
+    title: "Delete Entities",
+    description: "Delete multiple entities and their associated relations from the knowledge graph: their notes are deleted, and relation lines in other notes that point to them are removed. Names that do not exist are ignored.",
+    hints: Hints::DESTRUCTIVE.idempotent(true),
+    schema: schema_of::<DeleteEntitiesArgs>,
+    handler: delete_entities,
+};
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct DeleteEntitiesArgs {
+    /// An array of entity names to delete
+    entity_names: Vec<String>,
+    #[serde(flatten)]
+    project: ProjectArg,
+}
+
+fn delete_entities(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
+    let a: DeleteEntitiesArgs = tri!(parse(DELETE_ENTITIES.name, raw));
+    let choice = ctx.choice_of(a.project.project.as_deref());
+    match ctx.app.delete_entities(&choice, &a.entity_names) {
+        Ok(()) => done("Entities deleted successfully"),
+        Err(e) => service_error(DELETE_ENTITIES.name, e),
+    }
+}
+
+pub const DELETE_OBSERVATIONS: ToolSpec = ToolSpec {
+    name: "delete_observations",
+    title: "Delete Observations",
+    description: "Delete specific observations from entities in the knowledge graph. Observations or entities that do not exist are ignored.",
+    hints: Hints::DESTRUCTIVE.idempotent(true),
+    schema: schema_of::<DeleteObservationsArgs>,
+    handler: delete_observations,
+};
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct ObservationsToDelete {
+    /// The name of the entity containing the observations
+    entity_name: String,
+    /// An array of observations to delete
+    observations: Vec<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+struct DeleteObservationsArgs {
+    deletions: Vec<ObservationsToDelete>,
+    #[serde(flatten)]
+    project: ProjectArg,
+}
+
+fn delete_observations(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
+    let a: DeleteObservationsArgs = tri!(parse(DELETE_OBSERVATIONS.name, raw));
+    let deletions: Vec<EntityObservations> = a
+        .deletions
+        .into_iter()
+        .map(|d| EntityObservations {
+            entity_name: d.entity_name,
+            observations: d.observations,
+        })
+        .collect();
+    let choice = ctx.choice_of(a.project.project.as_deref());
+    match ctx.app.delete_observations(&choice, &deletions) {
+        Ok(()) => done("Observations deleted successfully"),
+        Err(e) => service_error(DELETE_OBSERVATIONS.name, e),
+    }
+}
+
+pub const DELETE_RELATIONS: ToolSpec = ToolSpec {
+    name: "delete_relations",
+    title: "Delete Relations",
+    description: "Delete multiple relations from the knowledge graph: their lines are removed from the `from` entity's note. Relations that do not exist are ignored.",
+    hints: Hints::DESTRUCTIVE.idempotent(true),
+    schema: schema_of::<RelationsArgs>,
+    handler: delete_relations,
+};
+
+fn delete_relations(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
+    let (project, relations) = relations_of(tri!(parse(DELETE_RELATIONS.name, raw)));
+    let choice = ctx.choice_of(project.as_deref());
+    match ctx.app.delete_relations(&choice, &relations) {
+        Ok(()) => done("Relations deleted successfully"),
+        Err(e) => service_error(DELETE_RELATIONS.name, e),
+    }
+}
+
+pub const READ_GRAPH: ToolSpec = ToolSpec {
+    name: "read_graph",
+    title: "Read Graph",
+    description: "Read the entire knowledge graph: every note of the project as an entity, and every relation between them.",
+    hints: Hints::READ_ONLY,
+    schema: schema_of::<ProjectArg>,
+    handler: read_graph,
+};
+
+fn read_graph(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
+    let a: ProjectArg = tri!(parse(READ_GRAPH.name, raw));
+    match ctx.app.read_graph(&ctx.choice_of(a.project.as_deref())) {
+        Ok(graph) => reply(&graph, json!(graph)),
+        Err(e) => service_error(READ_GRAPH.name, e),
+    }
+}
+
+pub const SEARCH_NODES: ToolSpec = ToolSpec {
+    name: "search_nodes",
+    title: "Search Nodes",
+    description: "Search for nodes in the knowledge graph based on a query: entities whose name, type or an observation contains it (ignoring case), with the relations that start or end at them.",
+    hints: Hints::READ_ONLY,
+    schema: schema_of::<SearchNodesArgs>,
+    handler: search_nodes,
+};
+
+#[derive(Debug, Deserialize, JsonSchema)]
+struct SearchNodesArgs {
+    /// The search query to match against entity names, types, and observation content
+    query: String,
+    #[serde(flatten)]
+    project: ProjectArg,
+}
+
+fn search_nodes(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
+    let a: SearchNodesArgs = tri!(parse(SEARCH_NODES.name, raw));
+    let choice = ctx.choice_of(a.project.project.as_deref());
+    match ctx.app.search_nodes(&choice, &a.query) {
+        Ok(graph) => reply(&graph, json!(graph)),
+        Err(e) => service_error(SEARCH_NODES.name, e),
+    }
+}
+
+pub const OPEN_NODES: ToolSpec = ToolSpec {
+    name: "open_nodes",
+    title: "Open Nodes",
+    description: "Open specific nodes in the knowledge graph by their names, with the relations that start or end at them. Names that do not exist are skipped.",
+    hints: Hints::READ_ONLY,
+    schema: schema_of::<OpenNodesArgs>,
+    handler: open_nodes,
+};
+
+#[derive(Debug, Deserialize, JsonSchema)]
+struct OpenNodesArgs {
+    /// An array of entity names to retrieve
+    names: Vec<String>,
+    #[serde(flatten)]
+    project: ProjectArg,
+}
+
+fn open_nodes(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
+    let a: OpenNodesArgs = tri!(parse(OPEN_NODES.name, raw));
+    let choice = ctx.choice_of(a.project.project.as_deref());
+    match ctx.app.open_nodes(&choice, &a.names) {
+        Ok(graph) => reply(&graph, json!(graph)),
+        Err(e) => service_error(OPEN_NODES.name, e),
+    }
+}

@@ -1,0 +1,338 @@
+//! The memory API's view of a note (the original gitmem specification): `id`, `score`, `ttl`,
+//! `created_at`, `updated_at`, `deleted_at`, `source` and `compat.basic_id` in front matter.
+//! A soft-deleted memory (`deleted_at`) and an expired one (`created_at` + `ttl` in the past)
+//! are hidden from every search.
+
+use chrono::{DateTime, Months, TimeDelta, Utc};
+use serde_json::{Map, Value};
+
+/// The front matter keys of a memory, in the order they are written (after `title`, `type`
+/// and `permalink`); a note's other keys follow them.
+pub const KEYS: &[&str] = &[
+    "id",
+    "source",
+    "tags",
+    "score",
+    "ttl",
+    "created_at",
+    "updated_at",
+    "deleted_at",
+    "compat",
+];
+
+/// `meta` with the memory keys first, in their order, then the rest as they were.
+pub fn ordered(meta: Map<String, Value>) -> Map<String, Value> {
+    let mut out = Map::new();
+    for key in KEYS {
+        if let Some(value) = meta.get(*key) {
+            out.insert(key.to_string(), value.clone());
+        }
+    }
+    for (key, value) in meta {
+        if !KEYS.contains(&key.as_str()) {
+            out.insert(key, value);
+        }
+    }
+    out
+}
+
+/// A memory's Basic Memory id (`compat.basic_id`, or `basic_id`).
+pub fn basic_id(meta: &Map<String, Value>) -> Option<&str> {
+    meta.get("compat")
+        .and_then(|c| c.get("basic_id"))
+        .or_else(|| meta.get("basic_id"))
+        .and_then(Value::as_str)
+}
+
+/// A title for a memory without one: its first non-blank line (a heading's `#` dropped),
+/// cut at a word boundary to at most 60 characters and marked `…` when cut. This is how the
+/// memory API titles a memory saved without a title.
+/// The longest title made from content.
+const TITLE_CHARS: usize = 60;
+
+pub fn title_from_content(content: &str) -> String {
+    let first = content
+        .lines()
+        .map(|line| line.trim().trim_start_matches('#').trim())
+        .find(|line| !line.is_empty())
+        .unwrap_or("");
+    let chars: Vec<char> = first.chars().collect();
+    if chars.len() <= TITLE_CHARS {
+        return first.to_string();
+    }
+    let end = if chars[TITLE_CHARS].is_whitespace() {
+        TITLE_CHARS
+    } else {
+        // A boundary early in the line would leave a stub of a title: cut the word instead.
+        chars[..TITLE_CHARS]
+            .iter()
+            .rposition(|c| c.is_whitespace())
+            .filter(|&i| i > TITLE_CHARS / 2)
+            .unwrap_or(TITLE_CHARS)
+    };
+    let title: String = chars[..end].iter().collect();
+    format!("{}…", title.trim_end())
+}
+
+/// An ISO 8601 duration, `P[nY][nM][nW][nD][T[nH][nM][nS]]`, with whole-number parts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct IsoDuration {
+    pub years: u32,
+    pub months: u32,
+    pub weeks: u32,
+    pub days: u32,
+    pub hours: u32,
+    pub minutes: u32,
+    pub seconds: u32,
+}
+
+impl IsoDuration {
+    /// `t` plus this duration: years and months as calendar months (a month from January
+    /// 31st is the last day of February), the rest as exact seconds. `None` past the end of
+    /// chrono's calendar.
+    pub fn add_to(&self, t: DateTime<Utc>) -> Option<DateTime<Utc>> {
+        let months = self.years.checked_mul(12)?.checked_add(self.months)?;
+        let seconds = i64::from(self.weeks) * 7 * 86_400
+            + i64::from(self.days) * 86_400
+            + i64::from(self.hours) * 3_600
+            + i64::from(self.minutes) * 60
+            + i64::from(self.seconds);
+        t.checked_add_months(Months::new(months))?
+            .checked_add_signed(TimeDelta::try_seconds(seconds)?)
+    }
+}
+
+/// Parses an ISO 8601 duration such as `P30D`, `PT12H` or `P1Y2M`; `None` when `text` is not
+/// one (no part at all, parts out of order or repeated, fractions, a `T` with nothing after).
+pub fn parse_duration(text: &str) -> Option<IsoDuration> {
+    let rest = text.trim().strip_prefix(['P', 'p'])?;
+    let (date, time) = match rest.split_once(['T', 't']) {
+        Some((_, "")) => return None,
+        Some((date, time)) => (date, time),
+        None => (rest, ""),
+    };
+    let mut d = IsoDuration::default();
+    let date_parts = read_parts(
+        date,
+        &mut [
+            ('Y', &mut d.years),
+            ('M', &mut d.months),
+            ('W', &mut d.weeks),
+            ('D', &mut d.days),
+        ],
+    )?;
+    let time_parts = read_parts(
+        time,
+        &mut [
+            ('H', &mut d.hours),
+            ('M', &mut d.minutes),
+            ('S', &mut d.seconds),
+        ],
+    )?;
+    (date_parts + time_parts > 0).then_some(d)
+}
+
+/// Reads `<number><designator>` parts such as `1Y2M` into the fields their designators name,
+/// which must come in the order given; how many parts there were.
+fn read_parts(mut text: &str, fields: &mut [(char, &mut u32)]) -> Option<usize> {
+    let mut next = 0;
+    let mut parts = 0;
+    while !text.is_empty() {
+        let digits = text.find(|c: char| !c.is_ascii_digit())?;
+        let designator = text[digits..].chars().next()?;
+        let at = next
+            + fields[next..]
+                .iter()
+                .position(|(d, _)| d.eq_ignore_ascii_case(&designator))?;
+        *fields[at].1 = text[..digits].parse().ok()?;
+        next = at + 1;
+        parts += 1;
+        text = &text[digits + designator.len_utf8()..];
+    }
+    Some(parts)
+}
+
+/// A front matter time: RFC 3339, or what the note parser accepts for `created`.
+pub fn meta_time(meta: &Map<String, Value>, key: &str) -> Option<DateTime<Utc>> {
+    let raw = meta.get(key)?.as_str()?;
+    super::parse_timestamp(raw).map(|t| t.with_timezone(&Utc))
+}
+
+/// When a memory expires: `created_at` (else `created_ms`, the file's own time) plus `ttl`.
+pub fn expires_at(meta: &Map<String, Value>, created_ms: i64) -> Option<DateTime<Utc>> {
+    let ttl = parse_duration(meta.get("ttl")?.as_str()?)?;
+    let created =
+        meta_time(meta, "created_at").or_else(|| DateTime::from_timestamp_millis(created_ms))?;
+    ttl.add_to(created)
+}
+
+/// Whether a memory was soft-deleted (`deleted_at` set).
+pub fn is_deleted(meta: &Map<String, Value>) -> bool {
+    meta.get("deleted_at")
+        .is_some_and(|v| !v.is_null() && v.as_str() != Some(""))
+}
+
+/// Whether a memory is past its time to live at `now`.
+pub fn is_expired(meta: &Map<String, Value>, created_ms: i64, now: DateTime<Utc>) -> bool {
+    expires_at(meta, created_ms).is_some_and(|t| t <= now)
+}
+
+/// Whether searches hide this note at `now`: soft-deleted, or past its time to live.
+pub fn is_hidden(meta: &Map<String, Value>, created_ms: i64, now: DateTime<Utc>) -> bool {
+    is_deleted(meta) || is_expired(meta, created_ms, now)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn memory_keys_come_first_in_their_order() {
+        let meta = json!({"custom": 1, "ttl": "P1D", "id": "x", "tags": ["a"]});
+        let keys: Vec<String> = ordered(meta.as_object().unwrap().clone())
+            .keys()
+            .cloned()
+            .collect();
+        assert_eq!(keys, ["id", "tags", "ttl", "custom"]);
+    }
+
+    #[test]
+    fn a_memory_expires_its_ttl_after_it_was_created() {
+        let meta = |v: Value| v.as_object().unwrap().clone();
+        let now: DateTime<Utc> = "2026-03-10T00:00:00Z".parse().unwrap();
+        let cases = [
+            (
+                json!({"ttl": "P7D", "created_at": "2026-03-01T00:00:00Z"}),
+                true,
+            ),
+            (
+                json!({"ttl": "P30D", "created_at": "2026-03-01T00:00:00Z"}),
+                false,
+            ),
+            (
+                json!({"ttl": "P1M", "created_at": "2026-02-09T00:00:00Z"}),
+                true,
+            ),
+            (
+                json!({"ttl": "not a duration", "created_at": "2026-01-01T00:00:00Z"}),
+                false,
+            ),
+            (json!({"created_at": "2000-01-01T00:00:00Z"}), false),
+            (json!({"deleted_at": "2026-03-02T00:00:00Z"}), true),
+            (json!({"deleted_at": null}), false),
+        ];
+        for (fm, hidden) in cases {
+            assert_eq!(is_hidden(&meta(fm.clone()), 0, now), hidden, "{fm}");
+        }
+        let file_time = DateTime::parse_from_rfc3339("2026-03-09T00:00:00Z").unwrap();
+        let without_created_at = meta(json!({"ttl": "PT12H"}));
+        assert!(is_hidden(
+            &without_created_at,
+            file_time.timestamp_millis(),
+            now
+        ));
+    }
+
+    #[test]
+    fn a_title_is_the_first_line_cut_at_a_word() {
+        let words = "word ".repeat(20);
+        let long_word = "x".repeat(70);
+        let early_space = format!("ab {}", "y".repeat(70));
+        let exact = format!("{} next", "z".repeat(60));
+        let accented = "ünïcödé ".repeat(10);
+        let cases = [
+            (
+                "Prefers dark mode\nin every editor",
+                "Prefers dark mode".to_string(),
+            ),
+            ("\n\n## Heading first\nbody", "Heading first".into()),
+            (
+                words.as_str(),
+                format!("{}…", "word ".repeat(12).trim_end()),
+            ),
+            (long_word.as_str(), format!("{}…", "x".repeat(60))),
+            (early_space.as_str(), format!("ab {}…", "y".repeat(57))),
+            (exact.as_str(), format!("{}…", "z".repeat(60))),
+            (
+                accented.as_str(),
+                format!("{}…", "ünïcödé ".repeat(7).trim_end()),
+            ),
+        ];
+        for (content, title) in cases {
+            assert_eq!(title_from_content(content), title, "{content:?}");
+        }
+    }
+
+    #[test]
+    fn iso_durations_parse_as_the_standard_writes_them() {
+        let d = |y, mo, w, d, h, mi, s| IsoDuration {
+            years: y,
+            months: mo,
+            weeks: w,
+            days: d,
+            hours: h,
+            minutes: mi,
+            seconds: s,
+        };
+        let cases = [
+            ("P30D", Some(d(0, 0, 0, 30, 0, 0, 0))),
+            ("PT12H", Some(d(0, 0, 0, 0, 12, 0, 0))),
+            ("P1Y2M", Some(d(1, 2, 0, 0, 0, 0, 0))),
+            ("P2W", Some(d(0, 0, 2, 0, 0, 0, 0))),
+            ("P1Y2M3W4DT5H6M7S", Some(d(1, 2, 3, 4, 5, 6, 7))),
+            ("PT5M", Some(d(0, 0, 0, 0, 0, 5, 0))),
+            ("P1M", Some(d(0, 1, 0, 0, 0, 0, 0))),
+            ("p1dt1h", Some(d(0, 0, 0, 1, 1, 0, 0))),
+            ("P0D", Some(d(0, 0, 0, 0, 0, 0, 0))),
+            ("P", None),
+            ("PT", None),
+            ("P1DT", None),
+            ("30D", None),
+            ("P1H", None),
+            ("PD", None),
+            ("P1D1Y", None),
+            ("P1D1D", None),
+            ("P1.5D", None),
+            ("P-1D", None),
+            ("P1", None),
+            ("P99999999999D", None),
+            ("soon", None),
+            ("", None),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(parse_duration(text), expected, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_duration_adds_calendar_months_and_exact_seconds() {
+        let at = |s: &str| s.parse::<DateTime<Utc>>().unwrap();
+        let cases = [
+            ("P30D", "2025-01-01T00:00:00Z", Some("2025-01-31T00:00:00Z")),
+            ("P1M", "2025-01-31T10:00:00Z", Some("2025-02-28T10:00:00Z")),
+            ("P1Y", "2024-02-29T00:00:00Z", Some("2025-02-28T00:00:00Z")),
+            (
+                "P1Y2M",
+                "2025-01-15T00:00:00Z",
+                Some("2026-03-15T00:00:00Z"),
+            ),
+            (
+                "PT36H",
+                "2025-03-30T00:00:00Z",
+                Some("2025-03-31T12:00:00Z"),
+            ),
+            (
+                "P1WT1S",
+                "2025-01-01T00:00:00Z",
+                Some("2025-01-08T00:00:01Z"),
+            ),
+            ("P4000000000Y", "2025-01-01T00:00:00Z", None),
+            ("P300000Y", "2025-01-01T00:00:00Z", None),
+        ];
+        for (duration, start, end) in cases {
+            let got = parse_duration(duration).unwrap().add_to(at(start));
+            assert_eq!(got, end.map(at), "{duration} after {start}");
+        }
+    }
+}

@@ -1,0 +1,72 @@
+//! Reports of imports: `gitmem import …` and `gitmem project import-basic-memory`.
+
+use serde_json::json;
+
+use super::{Format, Rendered};
+use crate::service::import::ImportReport;
+use crate::service::projects::BasicMemoryImport;
+
+/// What an import did, or would do (`--dry-run`).
+pub fn import_report(report: &ImportReport, format: Format) -> Rendered {
+    Rendered::either(
+        format,
+        || {
+            let would = if report.dry_run { "would be " } else { "" };
+            let held: Vec<String> = report
+                .counts
+                .iter()
+                .map(|(what, n)| format!("{n} {what}"))
+                .collect();
+            let mut out = format!(
+                "Import from {} into project '{}'{}\n",
+                report.source,
+                report.project,
+                if report.dry_run {
+                    " (dry run: nothing written)"
+                } else {
+                    ""
+                }
+            );
+            if !held.is_empty() {
+                out.push_str(&format!("read: {}\n", held.join(", ")));
+            }
+            out.push_str(&format!(
+                "{} notes {would}created, {} {would}overwritten, {} skipped, {} deduplicated\n",
+                report.created.len(),
+                report.overwritten.len(),
+                report.skipped.len(),
+                report.deduplicated
+            ));
+            for skipped in &report.skipped {
+                out.push_str(&format!("skipped {}: {}\n", skipped.path, skipped.reason));
+            }
+            out
+        },
+        || json!(report),
+    )
+}
+
+/// The projects taken over from Basic Memory.
+pub fn basic_memory_import(report: &BasicMemoryImport, format: Format) -> Rendered {
+    Rendered::either(
+        format,
+        || {
+            let mut out = format!("Basic Memory configuration: {}\n", report.config);
+            for p in &report.projects {
+                match &p.detail {
+                    Some(detail) => out.push_str(&format!(
+                        "{}: {} ({}) at {}\n",
+                        p.name, p.outcome, detail, p.path
+                    )),
+                    None => out.push_str(&format!("{}: {} at {}\n", p.name, p.outcome, p.path)),
+                }
+            }
+            match &report.default_project {
+                Some(name) => out.push_str(&format!("default project is now '{name}'\n")),
+                None => out.push_str("the default project is unchanged\n"),
+            }
+            out
+        },
+        || json!(report),
+    )
+}

@@ -1,0 +1,325 @@
+//! Imports (`gitmem import …`, `memory_import_basic`): the drafts `crate::import` makes of an
+//! export become notes of a project.
+//!
+//! Unlike Basic Memory's importers, nothing is overwritten unless asked, and nothing partial
+//! is left: the whole input is validated before the first write, and a write that fails
+//! takes back the ones before it. Drafts carry stable ids, so importing the same export again
+//! creates nothing twice. Everything written is indexed at once and, in a versioned project,
+//! committed as one commit.
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::history::{Change, PathChange};
+use super::scope::ProjectChoice;
+use super::{App, Result, ServiceError};
+use crate::config::Project;
+use crate::import::{Draft, Parsed, RecordError, Source};
+use crate::index::OpOutcome;
+use crate::note::filename::{foreign_file_stem, note_file_path};
+use crate::note::frontmatter;
+use crate::note::permalink::note_permalink;
+use crate::vault;
+
+/// How an import treats its target.
+#[derive(Debug, Clone, Default)]
+pub struct ImportOptions {
+    /// The folder the notes go under (default: the format's own, e.g. `conversations`).
+    pub folder: Option<String>,
+    /// Report what would happen; write nothing.
+    pub dry_run: bool,
+    /// Replace notes that exist already (same id, or same path).
+    pub overwrite: bool,
+}
+
+/// A draft that was not written, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Skipped {
+    pub path: String,
+    pub reason: String,
+}
+
+/// What an import did (or, dry, would do).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ImportReport {
+    pub source: String,
+    pub project: String,
+    pub dry_run: bool,
+    /// Paths of new notes.
+    pub created: Vec<String>,
+    /// Paths of notes replaced (`overwrite`).
+    pub overwritten: Vec<String>,
+    /// Drafts left out because another note holds their path.
+    pub skipped: Vec<Skipped>,
+    /// Drafts already imported (same id in the project) or repeated in the input.
+    pub deduplicated: usize,
+    /// What the input held: ("conversations", 3), ("messages", 17), ...
+    pub counts: Vec<(String, usize)>,
+}
+
+/// One note to write.
+struct Planned {
+    path: String,
+    draft: Draft,
+    overwrite: bool,
+}
+
+/// Every bad record of an input, as one message for the user (the first 20 listed).
+fn invalid_input(file: &str, errors: &[RecordError]) -> ServiceError {
+    let mut lines: Vec<String> = errors.iter().take(20).map(|e| format!("  {e}")).collect();
+    if errors.len() > 20 {
+        lines.push(format!("  ... and {} more", errors.len() - 20));
+    }
+    ServiceError::invalid(format!(
+        "{file}: {} invalid record(s); nothing was imported:\n{}",
+        errors.len(),
+        lines.join("\n")
+    ))
+}
+
+impl App {
+    /// `gitmem import SOURCE FILE`: reads and converts the whole file, then imports it.
+    pub fn import_file(
+        &self,
+        choice: &ProjectChoice,
+        source: Source,
+        file: &Path,
+        options: &ImportOptions,
+        progress: &dyn Fn(usize, usize),
+    ) -> Result<ImportReport> {
+        let project = self.select_project(choice)?;
+        let text = std::fs::read_to_string(file)
+            .map_err(|e| ServiceError::invalid(format!("cannot read {}: {e}", file.display())))?;
+        let parsed = crate::import::parse(source, &text)
+            .map_err(|errors| invalid_input(&file.display().to_string(), &errors))?;
+        self.import_drafts(&project, source.name(), parsed, options, progress)
+    }
+
+    /// Writes converted drafts into `project`.
+    pub fn import_drafts(
+        &self,
+        project: &Project,
+        source: &str,
+        parsed: Parsed,
+        options: &ImportOptions,
+        progress: &dyn Fn(usize, usize),
+    ) -> Result<ImportReport> {
+        let base = options
+            .folder
+            .clone()
+            .unwrap_or_else(|| parsed.default_folder.to_string());
+        if base.split('/').any(|part| part.starts_with('.')) {
+            return Err(ServiceError::invalid(format!(
+                "folder '{base}' is hidden, and gitmem does not index hidden folders; name another"
+            )));
+        }
+        if vault::path::validate_relative(base.trim_matches('/')).is_err() {
+            return Err(ServiceError::invalid(format!(
+                "folder '{base}' is not a folder inside the project"
+            )));
+        }
+        let mut report = ImportReport {
+            source: source.to_string(),
+            project: project.name.clone(),
+            dry_run: options.dry_run,
+            created: Vec::new(),
+            overwritten: Vec::new(),
+            skipped: Vec::new(),
+            deduplicated: parsed.duplicates,
+            counts: parsed
+                .counts
+                .iter()
+                .map(|(what, n)| (what.to_string(), *n))
+                .collect(),
+        };
+        let plans = self.plan(project, &base, parsed.drafts, options, &mut report)?;
+        if !options.dry_run && !plans.is_empty() {
+            self.write_planned(project, source, &plans, progress)?;
+        }
+        for plan in plans {
+            if plan.overwrite {
+                report.overwritten.push(plan.path);
+            } else {
+                report.created.push(plan.path);
+            }
+        }
+        Ok(report)
+    }
+
+    /// Where each draft goes, and which are left out.
+    fn plan(
+        &self,
+        project: &Project,
+        base: &str,
+        drafts: Vec<Draft>,
+        options: &ImportOptions,
+        report: &mut ImportReport,
+    ) -> Result<Vec<Planned>> {
+        let mut by_id: HashMap<String, String> = HashMap::new();
+        for note in self.all_notes(project)? {
+            if let Some(id) = note.metadata.get("id").and_then(Value::as_str) {
+                by_id.insert(id.to_string(), note.path);
+            }
+        }
+        let mut claimed: HashSet<String> = HashSet::new();
+        let mut plans = Vec::new();
+        for draft in drafts {
+            if let Some(path) = by_id.get(&draft.id) {
+                if options.overwrite && claimed.insert(path.to_lowercase()) {
+                    plans.push(Planned {
+                        path: path.clone(),
+                        draft,
+                        overwrite: true,
+                    });
+                } else {
+                    report.deduplicated += 1;
+                }
+                continue;
+            }
+            let folder = [base.trim_matches('/'), draft.folder.trim_matches('/')]
+                .into_iter()
+                .filter(|p| !p.is_empty())
+                .collect::<Vec<_>>()
+                .join("/");
+            let stem = foreign_file_stem(&draft.file_stem).unwrap_or_else(|| "untitled".into());
+            let mut path = note_file_path(&folder, &stem, false);
+            let mut n = 2;
+            while claimed.contains(&path.to_lowercase()) {
+                path = note_file_path(&folder, &format!("{stem} ({n})"), false);
+                n += 1;
+            }
+            if vault::path::validate_relative(&path).is_err() {
+                return Err(ServiceError::invalid(format!(
+                    "line {}: '{path}' is not a path inside the project",
+                    draft.line
+                )));
+            }
+            let exists = self.project_file(project, &path)?.exists();
+            if exists && !options.overwrite {
+                report.skipped.push(Skipped {
+                    path,
+                    reason: "another note exists at this path (--overwrite replaces it)".into(),
+                });
+                continue;
+            }
+            claimed.insert(path.to_lowercase());
+            plans.push(Planned {
+                path,
+                draft,
+                overwrite: exists,
+            });
+        }
+        Ok(plans)
+    }
+
+    /// Writes the planned notes, indexes them and queues one commit; a failed write takes
+    /// back every write before it.
+    fn write_planned(
+        &self,
+        project: &Project,
+        source: &str,
+        plans: &[Planned],
+        progress: &dyn Fn(usize, usize),
+    ) -> Result<()> {
+        let include = self.config().compat.permalinks_include_project;
+        let mut permalinks: HashSet<String> = HashSet::new();
+        let mut written: Vec<(std::path::PathBuf, Option<Vec<u8>>)> = Vec::new();
+        for (done, plan) in plans.iter().enumerate() {
+            // A replaced note keeps its permalink, so links and memory:// URLs to it still hold.
+            let replaced = match plan.overwrite {
+                true => self.equivalent_note(project, &plan.path)?,
+                false => None,
+            };
+            let wanted = match replaced.as_ref().and_then(|note| note.permalink.clone()) {
+                Some(permalink) => permalink,
+                None => note_permalink(&project.name, &plan.path, include),
+            };
+            let mut permalink =
+                self.free_permalink(project, &wanted, replaced.as_ref().map(|n| n.id.as_str()))?;
+            let mut n = 1;
+            while !permalinks.insert(permalink.clone()) {
+                permalink = self.free_permalink(project, &format!("{wanted}-{n}"), None)?;
+                n += 1;
+            }
+            let text = note_text(&plan.draft, &permalink);
+            let absolute = self.project_file(project, &plan.path)?;
+            let attempt = vault::fs::read_optional(&absolute).and_then(|before| {
+                vault::fs::atomic_write(&absolute, text.as_bytes()).map(|()| before)
+            });
+            match attempt {
+                Ok(before) => written.push((absolute, before)),
+                Err(e) => {
+                    take_back(&written);
+                    return Err(ServiceError::from(std::io::Error::new(
+                        e.kind(),
+                        format!("cannot write {}: {e}; nothing was imported", plan.path),
+                    )));
+                }
+            }
+            progress(done + 1, plans.len());
+        }
+        let ops = plans
+            .iter()
+            .map(|plan| self.upsert_op(project, &plan.path))
+            .collect::<Result<Vec<_>>>()?;
+        for outcome in self.index.write(ops)? {
+            match outcome {
+                Ok(OpOutcome::Upserted { .. }) => {}
+                Ok(other) => {
+                    return Err(ServiceError::inconsistent(format!(
+                        "the index answered an import with {other:?}"
+                    )))
+                }
+                Err(message) => return Err(ServiceError::inconsistent(message)),
+            }
+        }
+        let paths = plans
+            .iter()
+            .filter(|plan| {
+                self.project_file(project, &plan.path)
+                    .is_ok_and(|file| file.starts_with(&project.path))
+            })
+            .map(|plan| PathChange {
+                path: plan.path.clone(),
+                present: true,
+            })
+            .collect();
+        if let Some(change) = Change::imported(project, source, paths) {
+            self.history.record(change);
+        }
+        Ok(())
+    }
+}
+
+/// Puts back what an import wrote before it failed.
+fn take_back(written: &[(std::path::PathBuf, Option<Vec<u8>>)]) {
+    for (path, before) in written.iter().rev() {
+        let undone = match before {
+            Some(bytes) => vault::fs::atomic_write(path, bytes),
+            None => vault::fs::delete_file(path),
+        };
+        if let Err(e) = undone {
+            tracing::error!(
+                "could not take back {} after a failed import: {e}",
+                path.display()
+            );
+        }
+    }
+}
+
+/// A draft's file: front matter `title`, `type`, `permalink`, then the draft's own keys.
+pub fn note_text(draft: &Draft, permalink: &str) -> String {
+    let mut fm = Map::new();
+    fm.insert("title".into(), Value::String(draft.title.clone()));
+    fm.insert("type".into(), Value::String(draft.note_type.clone()));
+    fm.insert("permalink".into(), Value::String(permalink.to_string()));
+    for (key, value) in &draft.metadata {
+        if !matches!(key.as_str(), "title" | "type" | "permalink") {
+            fm.insert(key.clone(), value.clone());
+        }
+    }
+    format!("---\n{}---\n\n{}", frontmatter::render_map(&fm), draft.body)
+}

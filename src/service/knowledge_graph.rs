@@ -1,0 +1,514 @@
+//! The official memory server's knowledge graph over a project's notes (`serve --tools
+//! graph`): every markdown note is an entity named by its title, typed by its `type`, with its
+//! observations; its relations are the graph's edges. New entities are notes in
+//! `<entityType>/`; observations and relations are list items (`note::entity`), so what a
+//! graph client writes reads as an ordinary note, and the other way round.
+//!
+//! Names are matched exactly, as the official server matches them, and else ignoring case
+//! when that finds one entity. Soft-deleted and expired memories are not part of the graph.
+
+use std::collections::{HashMap, HashSet};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::notes::{WriteNoteRequest, WriteRefusal};
+use super::scope::ProjectChoice;
+use super::{App, Outcome, Result, ServiceError};
+use crate::config::Project;
+use crate::index::{NoteKind, NoteRecord};
+use crate::note::entity::{
+    append_lines, entity_body, normalized_observation, observation_line, observation_text,
+    relation_line, remove_items, Item,
+};
+use crate::note::filename::{
+    entity_type_folder, foreign_file_stem, note_file_path, sanitize_for_filename,
+};
+use crate::note::frontmatter;
+use crate::note::parse::link_lookup_text;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Entity {
+    pub name: String,
+    pub entity_type: String,
+    pub observations: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GraphRelation {
+    pub from: String,
+    pub to: String,
+    pub relation_type: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct KnowledgeGraph {
+    pub entities: Vec<Entity>,
+    pub relations: Vec<GraphRelation>,
+}
+
+/// Observations for one entity: to add (`contents`) or to delete.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EntityObservations {
+    pub entity_name: String,
+    pub observations: Vec<String>,
+}
+
+/// What add_observations added to one entity.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ObservationsAdded {
+    pub entity_name: String,
+    pub added_observations: Vec<String>,
+}
+
+/// A project's notes as graph nodes, with each note's edges named.
+struct Graph {
+    notes: Vec<NoteRecord>,
+    /// Relations of `notes[i]`, with their targets named as entities.
+    edges: Vec<Vec<Edge>>,
+}
+
+/// A relation as the graph names it, and its target as the note writes it (`acme-corp`,
+/// `Acme Corp|Acme`), which is what a delete must find in the text.
+struct Edge {
+    relation: GraphRelation,
+    written: String,
+}
+
+impl Graph {
+    /// The note an entity name means: the exact title, else the one title equal ignoring case.
+    fn find(&self, name: &str) -> Option<&NoteRecord> {
+        if let Some(note) = self.notes.iter().find(|n| n.title == name) {
+            return Some(note);
+        }
+        let mut folded = self
+            .notes
+            .iter()
+            .filter(|n| n.title.to_lowercase() == name.to_lowercase());
+        match (folded.next(), folded.next()) {
+            (Some(note), None) => Some(note),
+            _ => None,
+        }
+    }
+
+    fn entity(note: &NoteRecord) -> Entity {
+        Entity {
+            name: note.title.clone(),
+            entity_type: note.note_type.clone(),
+            observations: note.observations.iter().map(observation_text).collect(),
+        }
+    }
+
+    /// The entities `keep` picks, and every relation that starts or ends at one of them (as
+    /// the official server's search_nodes and open_nodes answer).
+    fn subgraph(&self, keep: impl Fn(&Entity) -> bool) -> KnowledgeGraph {
+        let entities: Vec<Entity> = self
+            .notes
+            .iter()
+            .map(Self::entity)
+            .filter(|e| keep(e))
+            .collect();
+        let names: HashSet<&str> = entities.iter().map(|e| e.name.as_str()).collect();
+        let relations = self
+            .relations()
+            .filter(|r| names.contains(r.from.as_str()) || names.contains(r.to.as_str()))
+            .collect();
+        KnowledgeGraph {
+            entities,
+            relations,
+        }
+    }
+
+    /// Every relation once (a note may write one twice, as a list item and inline).
+    fn relations(&self) -> impl Iterator<Item = GraphRelation> + '_ {
+        let mut seen = HashSet::new();
+        self.edges
+            .iter()
+            .flatten()
+            .map(|e| e.relation.clone())
+            .filter(move |r| seen.insert(r.clone()))
+    }
+
+    fn has_relation(&self, relation: &GraphRelation) -> bool {
+        self.edges.iter().flatten().any(|e| e.relation == *relation)
+    }
+}
+
+impl App {
+    fn graph(&self, project: &Project) -> Result<Graph> {
+        let now = chrono::Utc::now();
+        let mut notes: Vec<NoteRecord> = self
+            .all_notes(project)?
+            .into_iter()
+            .filter(|n| {
+                n.kind == NoteKind::Markdown
+                    && !crate::note::memory::is_hidden(&n.metadata, n.created_ms, now)
+            })
+            .collect();
+        notes.sort_by(|a, b| a.path.cmp(&b.path));
+        let titles: HashMap<&str, &str> = notes
+            .iter()
+            .map(|n| (n.id.as_str(), n.title.as_str()))
+            .collect();
+        let edges = notes
+            .iter()
+            .map(|note| {
+                note.relations
+                    .iter()
+                    .map(|stored| Edge {
+                        relation: GraphRelation {
+                            from: note.title.clone(),
+                            to: stored
+                                .to_id
+                                .as_deref()
+                                .and_then(|id| titles.get(id))
+                                .map(|t| t.to_string())
+                                .unwrap_or_else(|| {
+                                    link_lookup_text(&stored.relation.target).to_string()
+                                }),
+                            relation_type: stored.relation.relation_type.clone(),
+                        },
+                        written: stored.relation.target.clone(),
+                    })
+                    .collect()
+            })
+            .collect();
+        Ok(Graph { notes, edges })
+    }
+
+    /// create_entities: a note per new name; names that exist already are left alone and not
+    /// returned.
+    pub fn create_entities(
+        &self,
+        choice: &ProjectChoice,
+        entities: &[Entity],
+    ) -> Result<Vec<Entity>> {
+        let project = self.select_project(choice)?;
+        if let Some(unnamed) = entities.iter().position(|e| e.name.trim().is_empty()) {
+            return Err(ServiceError::invalid(format!(
+                "entities[{unnamed}]: name must not be empty"
+            )));
+        }
+        let graph = self.graph(&project)?;
+        // Every new entity's file is checked before the first is written, so a bad name
+        // leaves nothing half done.
+        let mut new: Vec<(&Entity, String)> = Vec::new();
+        let mut files: HashSet<String> = HashSet::new();
+        for (i, entity) in entities.iter().enumerate() {
+            let name = entity.name.trim();
+            let taken = graph.find(name).is_some()
+                || new
+                    .iter()
+                    .any(|(e, _)| e.name.trim().eq_ignore_ascii_case(name));
+            if taken {
+                continue;
+            }
+            let folder = entity_type_folder(entity.entity_type.trim());
+            let stem = foreign_file_stem(name).filter(|stem| *stem == sanitize_for_filename(name));
+            let Some(stem) = stem else {
+                return Err(ServiceError::invalid(format!(
+                    "entities[{i}]: the name '{name}' makes no file name (too long, hidden or only punctuation)"
+                )));
+            };
+            let path = note_file_path(&folder, &stem, false);
+            if !files.insert(path.to_lowercase()) || self.project_file(&project, &path)?.exists() {
+                return Err(ServiceError::invalid(format!(
+                    "entities[{i}]: '{name}' would be written to {path}, which holds another note; choose another name"
+                )));
+            }
+            new.push((entity, folder));
+        }
+        let mut created: Vec<Entity> = Vec::new();
+        for (entity, folder) in new {
+            let name = entity.name.trim();
+            let entity_type = match entity.entity_type.trim() {
+                "" => "entity",
+                given => given,
+            };
+            let mut meta = Map::new();
+            meta.insert("type".into(), Value::String(entity_type.to_string()));
+            let observations: Vec<&str> = entity.observations.iter().map(String::as_str).collect();
+            let content = format!(
+                "---\n{}---\n\n{}",
+                frontmatter::render_map(&meta),
+                entity_body(name, dedup_observations(&observations), [])
+            );
+            let request = WriteNoteRequest {
+                title: name.to_string(),
+                content,
+                directory: folder,
+                tags: None,
+                note_type: None,
+                metadata: None,
+                overwrite: Some(false),
+            };
+            match self.write_note(choice, &request)? {
+                Outcome::Done(_) => created.push(Entity {
+                    name: name.to_string(),
+                    entity_type: entity_type.to_string(),
+                    observations: dedup_observations(&observations)
+                        .into_iter()
+                        .map(normalized_observation)
+                        .collect(),
+                }),
+                Outcome::Refused(WriteRefusal::AlreadyExists { .. }) => {}
+                Outcome::Refused(WriteRefusal::OutsideProject(o)) => return Err(o.into()),
+            }
+        }
+        Ok(created)
+    }
+
+    /// create_relations: each new relation becomes a list item of its `from` entity; ones
+    /// the graph has already are left out of the answer. Every `from` must be an entity.
+    pub fn create_relations(
+        &self,
+        choice: &ProjectChoice,
+        relations: &[GraphRelation],
+    ) -> Result<Vec<GraphRelation>> {
+        let project = self.select_project(choice)?;
+        let graph = self.graph(&project)?;
+        let mut by_note: Vec<(&NoteRecord, Vec<GraphRelation>)> = Vec::new();
+        for (i, relation) in relations.iter().enumerate() {
+            for (field, value) in [
+                ("from", &relation.from),
+                ("to", &relation.to),
+                ("relationType", &relation.relation_type),
+            ] {
+                if value.trim().is_empty() {
+                    return Err(ServiceError::invalid(format!(
+                        "relations[{i}]: {field} must not be empty"
+                    )));
+                }
+            }
+            // A [[link]] ends its target at `#` (a heading), `|` (an alias) or `]]`, so such
+            // a target would read back as another entity and could never be deleted.
+            if relation.to.contains(['#', '|', '[', ']']) {
+                return Err(ServiceError::invalid(format!(
+                    "relations[{i}]: to '{}' cannot be the target of a [[link]] (it holds #, |, [ or ]); rename the entity",
+                    relation.to
+                )));
+            }
+            let note = graph.find(relation.from.trim()).ok_or_else(|| {
+                ServiceError::invalid(format!(
+                    "Entity with name {} not found (relations[{i}].from); create it first with create_entities",
+                    relation.from
+                ))
+            })?;
+            let relation = GraphRelation {
+                from: note.title.clone(),
+                to: graph
+                    .find(relation.to.trim())
+                    .map_or_else(|| relation.to.trim().to_string(), |t| t.title.clone()),
+                relation_type: relation.relation_type.trim().to_string(),
+            };
+            let queued = by_note.iter().flat_map(|(_, r)| r).any(|r| *r == relation);
+            if graph.has_relation(&relation) || queued {
+                continue;
+            }
+            match by_note.iter_mut().find(|(n, _)| n.id == note.id) {
+                Some((_, list)) => list.push(relation),
+                None => by_note.push((note, vec![relation])),
+            }
+        }
+        let mut created = Vec::new();
+        for (note, list) in by_note {
+            let lines: Vec<String> = list
+                .iter()
+                .map(|r| relation_line(&r.relation_type, &r.to))
+                .collect();
+            self.rewrite_note(&project, note, |text| Some(append_lines(text, &lines)))?;
+            created.extend(list);
+        }
+        Ok(created)
+    }
+
+    /// add_observations: appends the observations an entity lacks; every entity must exist.
+    pub fn add_observations(
+        &self,
+        choice: &ProjectChoice,
+        additions: &[EntityObservations],
+    ) -> Result<Vec<ObservationsAdded>> {
+        let project = self.select_project(choice)?;
+        let graph = self.graph(&project)?;
+        let mut plan = Vec::new();
+        for addition in additions {
+            let note = graph.find(addition.entity_name.trim()).ok_or_else(|| {
+                ServiceError::invalid(format!(
+                    "Entity with name {} not found",
+                    addition.entity_name
+                ))
+            })?;
+            let existing: HashSet<String> = Graph::entity(note).observations.into_iter().collect();
+            let contents: Vec<&str> = addition.observations.iter().map(String::as_str).collect();
+            let new: Vec<&str> = dedup_observations(&contents)
+                .into_iter()
+                .filter(|o| !existing.contains(&normalized_observation(o)))
+                .collect();
+            plan.push((note, addition.entity_name.clone(), new));
+        }
+        let mut results = Vec::new();
+        for (note, entity_name, new) in plan {
+            if !new.is_empty() {
+                let lines: Vec<String> = new.iter().map(|o| observation_line(o)).collect();
+                self.rewrite_note(&project, note, |text| Some(append_lines(text, &lines)))?;
+            }
+            results.push(ObservationsAdded {
+                entity_name,
+                added_observations: new.into_iter().map(normalized_observation).collect(),
+            });
+        }
+        Ok(results)
+    }
+
+    /// delete_entities: deletes each entity's note and the relation items other notes hold to
+    /// it. Names that are not entities are ignored.
+    pub fn delete_entities(&self, choice: &ProjectChoice, names: &[String]) -> Result<()> {
+        let project = self.select_project(choice)?;
+        let graph = self.graph(&project)?;
+        let doomed: Vec<&NoteRecord> = names.iter().filter_map(|n| graph.find(n.trim())).collect();
+        let doomed_names: HashSet<&str> = doomed.iter().map(|n| n.title.as_str()).collect();
+        for (note, edges) in graph.notes.iter().zip(&graph.edges) {
+            if !doomed_names.contains(note.title.as_str()) {
+                self.remove_edges(&project, note, edges, |r| {
+                    doomed_names.contains(r.to.as_str())
+                })?;
+            }
+        }
+        for note in doomed {
+            self.delete_note_file(&project, note)?;
+        }
+        Ok(())
+    }
+
+    /// delete_observations: removes the given observations; missing ones are ignored.
+    pub fn delete_observations(
+        &self,
+        choice: &ProjectChoice,
+        deletions: &[EntityObservations],
+    ) -> Result<()> {
+        let project = self.select_project(choice)?;
+        let graph = self.graph(&project)?;
+        for deletion in deletions {
+            let Some(note) = graph.find(deletion.entity_name.trim()) else {
+                continue;
+            };
+            let doomed: HashSet<String> = deletion
+                .observations
+                .iter()
+                .map(|o| normalized_observation(o))
+                .collect();
+            self.rewrite_note(&project, note, |text| {
+                let (text, removed) = remove_items(text, |item| match item {
+                    Item::Observation(o) => doomed.contains(&observation_text(o)),
+                    Item::Relation(_) => false,
+                });
+                (removed > 0).then_some(text)
+            })?;
+        }
+        Ok(())
+    }
+
+    /// delete_relations: removes the given relations' list items; missing ones are ignored.
+    pub fn delete_relations(
+        &self,
+        choice: &ProjectChoice,
+        relations: &[GraphRelation],
+    ) -> Result<()> {
+        let project = self.select_project(choice)?;
+        let graph = self.graph(&project)?;
+        let doomed: HashSet<GraphRelation> = relations
+            .iter()
+            .filter_map(|r| {
+                Some(GraphRelation {
+                    from: graph.find(r.from.trim())?.title.clone(),
+                    to: graph
+                        .find(r.to.trim())
+                        .map_or_else(|| r.to.trim().to_string(), |t| t.title.clone()),
+                    relation_type: r.relation_type.trim().to_string(),
+                })
+            })
+            .collect();
+        for (note, edges) in graph.notes.iter().zip(&graph.edges) {
+            self.remove_edges(&project, note, edges, |r| doomed.contains(r))?;
+        }
+        Ok(())
+    }
+
+    /// Removes the relation items of a note whose edges `doomed` picks.
+    fn remove_edges(
+        &self,
+        project: &Project,
+        note: &NoteRecord,
+        edges: &[Edge],
+        doomed: impl Fn(&GraphRelation) -> bool,
+    ) -> Result<()> {
+        let written: HashSet<(&str, &str)> = edges
+            .iter()
+            .filter(|e| doomed(&e.relation))
+            .map(|e| (e.relation.relation_type.as_str(), e.written.as_str()))
+            .collect();
+        if written.is_empty() {
+            return Ok(());
+        }
+        self.rewrite_note(project, note, |text| {
+            let (text, removed) = remove_items(text, |item| match item {
+                Item::Relation(r) => {
+                    written.contains(&(r.relation_type.as_str(), r.target.as_str()))
+                }
+                Item::Observation(_) => false,
+            });
+            (removed > 0).then_some(text)
+        })
+    }
+
+    /// read_graph: every entity and relation of the project.
+    pub fn read_graph(&self, choice: &ProjectChoice) -> Result<KnowledgeGraph> {
+        let project = self.select_project(choice)?;
+        let graph = self.graph(&project)?;
+        Ok(KnowledgeGraph {
+            entities: graph.notes.iter().map(Graph::entity).collect(),
+            relations: graph.relations().collect(),
+        })
+    }
+
+    /// search_nodes: entities whose name, type or an observation contains the query (ignoring
+    /// case), with their relations.
+    pub fn search_nodes(&self, choice: &ProjectChoice, query: &str) -> Result<KnowledgeGraph> {
+        let project = self.select_project(choice)?;
+        let query = query.to_lowercase();
+        let graph = self.graph(&project)?;
+        Ok(graph.subgraph(|e| {
+            e.name.to_lowercase().contains(&query)
+                || e.entity_type.to_lowercase().contains(&query)
+                || e.observations
+                    .iter()
+                    .any(|o| o.to_lowercase().contains(&query))
+        }))
+    }
+
+    /// open_nodes: the named entities, with their relations.
+    pub fn open_nodes(&self, choice: &ProjectChoice, names: &[String]) -> Result<KnowledgeGraph> {
+        let project = self.select_project(choice)?;
+        let graph = self.graph(&project)?;
+        let wanted: HashSet<&str> = names
+            .iter()
+            .filter_map(|n| graph.find(n.trim()))
+            .map(|n| n.title.as_str())
+            .collect();
+        Ok(graph.subgraph(|e| wanted.contains(e.name.as_str())))
+    }
+}
+
+/// Observations in order without repeats (as they will read back).
+fn dedup_observations<'a>(observations: &[&'a str]) -> Vec<&'a str> {
+    let mut seen = HashSet::new();
+    observations
+        .iter()
+        .copied()
+        .filter(|o| !o.trim().is_empty() && seen.insert(normalized_observation(o)))
+        .collect()
+}

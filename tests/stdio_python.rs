@@ -1,0 +1,118 @@
+//! An independent client over stdio: the official MCP Python SDK plays the official memory
+//! server's README examples against `serve --tools graph` (`tests/clients/mcp_graph_client.py`),
+//! and a Basic Memory client then reads the same knowledge as notes.
+
+mod common;
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use common::python::python;
+use common::{assert_mentions, gitmem};
+use serde_json::{json, Value};
+
+fn run_graph_client(root: &std::path::Path) -> Value {
+    let script =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/clients/mcp_graph_client.py");
+    let output = Command::new(python())
+        .arg(script)
+        .arg(env!("CARGO_BIN_EXE_gitmem"))
+        .arg(root)
+        .env_remove("GITMEM_ROOT")
+        .output()
+        .expect("running the Python client");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "the Python client failed:\n{stdout}\n{stderr}"
+    );
+    serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("{e}: {stdout}"))
+}
+
+#[test]
+fn a_client_of_the_official_memory_server_works_unchanged_over_stdio() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let summary = run_graph_client(root);
+
+    assert_eq!(
+        summary["tools"],
+        json!([
+            "add_observations",
+            "create_entities",
+            "create_relations",
+            "delete_entities",
+            "delete_observations",
+            "delete_relations",
+            "open_nodes",
+            "read_graph",
+            "search_nodes"
+        ]),
+        "--tools graph serves the graph tools only"
+    );
+    let steps = summary["steps"].as_array().unwrap();
+    for step in steps {
+        assert_eq!(step["error"], false, "{step}");
+    }
+    let structured = |i: usize| &steps[i]["structured"];
+    let john = json!({
+        "name": "John_Smith",
+        "entityType": "person",
+        "observations": ["Speaks fluent Spanish", "Graduated in 2019", "Prefers morning meetings"],
+    });
+    let works_at = json!({"from": "John_Smith", "to": "Anthropic", "relationType": "works_at"});
+    assert_eq!(structured(1), &json!({"relations": [works_at]}));
+    assert_eq!(
+        structured(2),
+        &json!({"results": [{
+            "entityName": "John_Smith",
+            "addedObservations": ["Graduated in 2019", "Prefers morning meetings"],
+        }]})
+    );
+    assert_eq!(
+        structured(3),
+        &json!({"entities": [john], "relations": [works_at]}),
+        "search_nodes is case-insensitive and brings the relations of what it found"
+    );
+    assert_eq!(structured(4)["relations"], json!([works_at]));
+    assert_eq!(structured(5)["entities"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        structured(6),
+        &json!({"success": true, "message": "Observations deleted successfully"})
+    );
+    assert_eq!(steps[6]["text"], "Observations deleted successfully");
+    assert_eq!(
+        structured(9),
+        &json!({
+            "entities": [{
+                "name": "John_Smith",
+                "entityType": "person",
+                "observations": ["Speaks fluent Spanish", "Graduated in 2019"],
+            }],
+            "relations": [],
+        })
+    );
+
+    // The same knowledge, as a Basic Memory client sees it.
+    assert!(!root
+        .join("projects/main/organization/Anthropic.md")
+        .exists());
+    let note = gitmem(
+        root,
+        &[
+            "tool",
+            "read_note",
+            "--args",
+            r#"{"identifier": "John_Smith"}"#,
+        ],
+    )
+    .ok();
+    assert_mentions(&note.stdout, "type: person");
+    assert_mentions(&note.stdout, "- [note] Graduated in 2019");
+    assert!(
+        !note.stdout.contains("works_at") && !note.stdout.contains("morning"),
+        "{}",
+        note.stdout
+    );
+}
