@@ -460,6 +460,38 @@ mod tests {
     }
 
     #[test]
+    fn every_acknowledged_write_of_concurrent_writers_is_searchable() {
+        let dir = tempfile::tempdir().unwrap();
+        let index = Index::open(dir.path()).unwrap();
+        std::thread::scope(|scope| {
+            for writer in 0..4 {
+                let index = &index;
+                scope.spawn(move || {
+                    for i in 0..40 {
+                        let path = format!("w{writer}/n{i}.md");
+                        let body = format!("writer {writer} note {i}");
+                        let outcome = index
+                            .write(vec![input(&path, &path, &body, &[])])
+                            .unwrap()
+                            .pop()
+                            .unwrap()
+                            .unwrap();
+                        let OpOutcome::Upserted { id, .. } = outcome else {
+                            panic!("{outcome:?}");
+                        };
+                        assert_eq!(
+                            index.stored_body(&id).unwrap().as_deref(),
+                            Some(body.as_str()),
+                            "{path} is searchable once its write returned"
+                        );
+                    }
+                });
+            }
+        });
+        index.close();
+    }
+
+    #[test]
     fn links_resolve_when_the_target_appears_and_unresolve_when_it_goes() {
         let dir = tempfile::tempdir().unwrap();
         let index = Index::open(dir.path()).unwrap();

@@ -7,7 +7,6 @@
 //! tables still have one writer.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
@@ -31,11 +30,7 @@ type Answer = Result<Vec<Result<OpOutcome, String>>, IndexError>;
 type Reply = Sender<Answer>;
 
 enum Message {
-    Write {
-        ops: Vec<WriteOp>,
-        seq: u64,
-        reply: Reply,
-    },
+    Write { ops: Vec<WriteOp>, reply: Reply },
     Shutdown,
 }
 
@@ -56,7 +51,6 @@ pub struct WriteHandle {
     tx: Sender<Message>,
     /// Wakes the search indexer; `None` asks it to stop.
     kick: Sender<Option<()>>,
-    next_seq: Arc<AtomicU64>,
     progress: SharedProgress,
     threads: Arc<Mutex<Vec<JoinHandle<()>>>>,
 }
@@ -73,11 +67,9 @@ pub(super) fn spawn(env: Env<WithoutTls>, tables: Tables, milli: milli_core::Ind
         progress: progress.clone(),
         owner: format!("{}:{}", std::process::id(), uuid::Uuid::new_v4().simple()),
     });
-    let next_seq = Arc::new(AtomicU64::new(1));
     let handle = WriteHandle {
         tx: tx.clone(),
         kick: kick.clone(),
-        next_seq: next_seq.clone(),
         progress: progress.clone(),
         threads: Arc::new(Mutex::new(Vec::new())),
     };
@@ -136,9 +128,8 @@ impl WriteHandle {
     /// get large group commits.
     pub fn queue(&self, ops: Vec<WriteOp>) -> Result<PendingWrite, IndexError> {
         let (reply, answer) = crossbeam_channel::bounded(1);
-        let seq = self.next_seq.fetch_add(1, Ordering::SeqCst);
         self.tx
-            .send(Message::Write { ops, seq, reply })
+            .send(Message::Write { ops, reply })
             .map_err(|_| IndexError::WriterGone)?;
         Ok(PendingWrite(answer))
     }
@@ -171,10 +162,10 @@ impl WriteHandle {
     }
 }
 
-type Batch = Vec<(Vec<WriteOp>, u64, Reply)>;
+type Batch = Vec<(Vec<WriteOp>, Reply)>;
 
 fn run_graph(shared: &Shared, rx: Receiver<Message>, kick: &Sender<Option<()>>) {
-    let stamps = AtomicU64::new(0);
+    let mut commits: u64 = 0;
     loop {
         let Ok(first) = rx.recv() else { return };
         let mut batch: Batch = Vec::new();
@@ -183,9 +174,9 @@ fn run_graph(shared: &Shared, rx: Receiver<Message>, kick: &Sender<Option<()>>) 
         let mut next = Some(first);
         while let Some(message) = next.take() {
             match message {
-                Message::Write { ops, seq, reply } => {
+                Message::Write { ops, reply } => {
                     batch_ops += ops.len();
-                    batch.push((ops, seq, reply));
+                    batch.push((ops, reply));
                 }
                 Message::Shutdown => {
                     stop = true;
@@ -198,25 +189,28 @@ fn run_graph(shared: &Shared, rx: Receiver<Message>, kick: &Sender<Option<()>>) 
         }
         if !batch.is_empty() {
             let started = std::time::Instant::now();
-            let stamp = stamps.fetch_add(1, Ordering::Relaxed);
+            let stamp = commits;
+            commits += 1;
             let outcome = apply_batch(shared, &mut batch, stamp);
             tracing::debug!(
                 ops = batch_ops,
                 elapsed_ms = started.elapsed().as_millis() as u64,
                 "graph commit"
             );
-            let max_seq = batch.iter().map(|(_, seq, _)| *seq).max().unwrap_or(0);
-            shared.progress.graph_applied(max_seq);
+            // Numbered here, in commit order: a number taken by the sender could reach
+            // this thread after a larger one, and the read barrier would then count a
+            // commit as searchable before the search indexer had seen it.
+            shared.progress.graph_applied(commits);
             match outcome {
                 Ok(results) => {
-                    for ((_, _, reply), result) in batch.into_iter().zip(results) {
+                    for ((_, reply), result) in batch.into_iter().zip(results) {
                         let _ = reply.send(Ok(result));
                     }
                 }
                 Err(e) => {
                     tracing::error!("index write failed: {e}");
                     let message = e.to_string();
-                    for (_, _, reply) in batch {
+                    for (_, reply) in batch {
                         let _ = reply.send(Err(IndexError::Search(message.clone())));
                     }
                 }
@@ -240,7 +234,7 @@ fn apply_batch(
 ) -> Result<Vec<Vec<Result<OpOutcome, String>>>, IndexError> {
     let mut groups: Vec<&mut [WriteOp]> = batch
         .iter_mut()
-        .map(|(ops, _, _)| ops.as_mut_slice())
+        .map(|(ops, _)| ops.as_mut_slice())
         .collect();
     let total: usize = groups.iter().map(|ops| ops.len()).sum();
     match apply_together(shared, &mut groups, stamp) {
