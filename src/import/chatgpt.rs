@@ -124,11 +124,15 @@ fn conversation(conversation: &Map<String, Value>) -> Result<(Draft, usize), Str
 }
 
 /// The messages of the tree, depth first from its root, children in order. Each node is
-/// visited once, so a damaged export whose children point back up cannot loop.
+/// visited once, so a damaged export whose children point back up cannot loop. The root is
+/// the node without a parent, or whose parent the export left out (a trimmed conversation).
 fn tree_order(mapping: &Map<String, Value>) -> Result<Vec<&Map<String, Value>>, String> {
     let Some(root) = mapping
         .iter()
-        .find(|(_, node)| node.get("parent").is_none_or(Value::is_null))
+        .find(|(_, node)| match node.get("parent") {
+            Some(Value::String(parent)) => !mapping.contains_key(parent),
+            _ => true,
+        })
         .map(|(id, _)| id.as_str())
     else {
         return if mapping.is_empty() {
@@ -389,6 +393,19 @@ mod tests {
         }});
         let (draft, rendered) = conversation_of(&cyclic);
         assert_eq!(draft.body, "# loop\n\n### User\na\n\n### Assistant\nb\n");
+        assert_eq!(rendered, 2);
+    }
+
+    #[test]
+    fn a_node_whose_parent_is_missing_is_the_root() {
+        let trimmed = json!({"id": "c", "title": "trimmed", "create_time": 0.0, "mapping": {
+            "b": {"id": "b", "parent": "a", "children": [], "message": {
+                "author": {"role": "assistant"}, "content": {"content_type": "text", "parts": ["b"]}}},
+            "a": {"id": "a", "parent": "gone", "children": ["b"], "message": {
+                "author": {"role": "user"}, "content": {"content_type": "text", "parts": ["a"]}}}
+        }});
+        let (draft, rendered) = conversation_of(&trimmed);
+        assert_eq!(draft.body, "# trimmed\n\n### User\na\n\n### Assistant\nb\n");
         assert_eq!(rendered, 2);
     }
 
