@@ -308,6 +308,12 @@ fn a_bad_export_is_reported_by_line_and_nothing_is_written() {
     let vault = project(dir.path(), false);
     std::fs::write(vault.join("Kept.md"), "# Kept\n").unwrap();
     let missing = dir.path().join("missing.json");
+    let bad_projects = dir.path().join("projects.json");
+    std::fs::write(
+        &bad_projects,
+        "[\n{\"uuid\": \"p1\", \"name\": \"Launch\", \"docs\": [{\"filename\": \"plan.md\"}]}\n]\n",
+    )
+    .unwrap();
     let cases = [
         (
             "memory-json",
@@ -330,6 +336,11 @@ fn a_bad_export_is_reported_by_line_and_nothing_is_written() {
             vec!["line 2: not valid JSON"],
         ),
         ("jsonl", missing, vec!["cannot read", "missing.json"]),
+        (
+            "claude",
+            bad_projects,
+            vec!["line 2: project 1: document 1: content is missing"],
+        ),
     ];
     let before = snapshot(&vault);
     for (format, file, expected) in cases {
@@ -339,6 +350,19 @@ fn a_bad_export_is_reported_by_line_and_nothing_is_written() {
             assert_mentions(&run.stderr, needle);
         }
         assert_eq!(snapshot(&vault), before, "{format} {}", file.display());
+    }
+    let good = fixture("memories.jsonl");
+    for (folder, expected) in [
+        ("../outside", "is not a folder inside the project"),
+        ("notes/.hidden", "is hidden"),
+    ] {
+        let run = import(
+            &root,
+            &["jsonl", good.to_str().unwrap(), "--folder", folder],
+        );
+        assert_eq!(run.code, 1, "--folder {folder}: {}", run.stdout);
+        assert_mentions(&run.stderr, expected);
+        assert_eq!(snapshot(&vault), before, "--folder {folder}");
     }
     let unknown = import(
         &root,
@@ -499,6 +523,17 @@ fn basic_memorys_main_takes_the_place_of_an_empty_main_but_never_of_one_with_not
     }
 }
 
+/// The folders under `dir`, git's own left out.
+fn folders(dir: &Path) -> Vec<PathBuf> {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_entry(|e| e.file_name() != ".git")
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_dir())
+        .map(|e| e.path().to_path_buf())
+        .collect()
+}
+
 #[test]
 fn a_write_that_fails_midway_takes_back_the_notes_written_before_it() {
     let dir = tempfile::tempdir().unwrap();
@@ -509,6 +544,7 @@ fn a_write_that_fails_midway_takes_back_the_notes_written_before_it() {
     std::fs::create_dir_all(vault.join("projects/Reading_list")).unwrap();
     std::fs::write(vault.join("projects/Reading_list/docs"), "not a folder").unwrap();
     let before = snapshot(&vault);
+    let folders_before = folders(&vault);
 
     let file = fixture("claude-projects.json");
     let run = import(&root, &["claude", file.to_str().unwrap()]);
@@ -527,6 +563,11 @@ fn a_write_that_fails_midway_takes_back_the_notes_written_before_it() {
         .filter(|(path, _)| !path.starts_with(vault.join(".git")))
         .collect();
     assert_eq!(after, before);
+    assert_eq!(
+        folders(&vault),
+        folders_before,
+        "the folders made for it are gone too"
+    );
     let log = common::git::log(&vault);
     assert!(!log.iter().any(|m| m.contains("import")), "{log:?}");
     gitmem(&root, &["status", "--check"]).ok();
@@ -602,4 +643,38 @@ fn basic_memorys_config_is_found_in_the_home_directory_and_its_tilde_paths_expan
     assert_eq!(report["projects"][0]["outcome"], "registered", "{report}");
     assert_eq!(report["projects"][1]["outcome"], "skipped");
     assert_eq!(report["projects"][1]["detail"], "not an absolute path");
+}
+
+#[test]
+fn a_progress_bar_shows_on_a_terminal_and_nowhere_else() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("root");
+    project(dir.path(), false);
+    let file = fixture("memories.jsonl");
+    // util-linux's `script` gives the command a pseudo-terminal and copies what it drew.
+    let command = format!(
+        "'{}' --root '{}' import jsonl '{}'",
+        env!("CARGO_BIN_EXE_gitmem"),
+        root.display(),
+        file.display()
+    );
+    let shown = Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .env_remove("GITMEM_ROOT")
+        .output()
+        .expect("running gitmem under script");
+    let drawn = String::from_utf8_lossy(&shown.stdout);
+    assert!(shown.status.success(), "{drawn}");
+    assert_mentions(&drawn, "importing [");
+    assert_mentions(&drawn, "5/5 notes");
+    assert_mentions(&drawn, "5 notes created");
+
+    let piped = import(&root, &["jsonl", file.to_str().unwrap(), "--overwrite"]);
+    assert_eq!(piped.code, 0, "{}", piped.stderr);
+    assert!(
+        !piped.stdout.contains("importing [") && !piped.stderr.contains("importing ["),
+        "no bar when the output is not a terminal: {} {}",
+        piped.stdout,
+        piped.stderr
+    );
 }

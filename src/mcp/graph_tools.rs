@@ -187,7 +187,7 @@ fn add_observations(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
 pub const DELETE_ENTITIES: ToolSpec = ToolSpec {
     name: "delete_entities",
     title: "Delete Entities",
-    description: "Delete multiple entities and their associated relations from the knowledge graph: their notes are deleted, and relation lines in other notes that point to them are removed. Names that do not exist are ignored.",
+    description: "Delete multiple entities and their associated relations from the knowledge graph: their notes are deleted, and relation lines in other notes that point to them are removed. Names that do not exist are reported in the message.",
     hints: Hints::DESTRUCTIVE.idempotent(true),
     schema: schema_of::<DeleteEntitiesArgs>,
     handler: delete_entities,
@@ -206,7 +206,13 @@ fn delete_entities(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     let a: DeleteEntitiesArgs = tri!(parse(DELETE_ENTITIES.name, raw));
     let choice = ctx.choice_of(a.project.project.as_deref());
     match ctx.app.delete_entities(&choice, &a.entity_names) {
-        Ok(()) => done("Entities deleted successfully"),
+        Ok(outcome) if outcome.not_found.is_empty() => done("Entities deleted successfully"),
+        Ok(outcome) => done(&format!(
+            "Deleted {} of {} entities. Not found: {}",
+            outcome.deleted,
+            outcome.requested,
+            outcome.not_found.join(", ")
+        )),
         Err(e) => service_error(DELETE_ENTITIES.name, e),
     }
 }
@@ -214,7 +220,7 @@ fn delete_entities(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
 pub const DELETE_OBSERVATIONS: ToolSpec = ToolSpec {
     name: "delete_observations",
     title: "Delete Observations",
-    description: "Delete specific observations from entities in the knowledge graph. Observations or entities that do not exist are ignored.",
+    description: "Delete specific observations from entities in the knowledge graph. Observations or entities that do not exist are counted out in the message.",
     hints: Hints::DESTRUCTIVE.idempotent(true),
     schema: schema_of::<DeleteObservationsArgs>,
     handler: delete_observations,
@@ -248,7 +254,22 @@ fn delete_observations(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
         .collect();
     let choice = ctx.choice_of(a.project.project.as_deref());
     match ctx.app.delete_observations(&choice, &deletions) {
-        Ok(()) => done("Observations deleted successfully"),
+        Ok(outcome) if outcome.deleted == outcome.requested => {
+            done("Observations deleted successfully")
+        }
+        Ok(outcome) => {
+            let mut message = format!(
+                "Deleted {} of {} observations.",
+                outcome.deleted, outcome.requested
+            );
+            if !outcome.missing_entities.is_empty() {
+                message.push_str(&format!(
+                    " Entities not found: {}",
+                    outcome.missing_entities.join(", ")
+                ));
+            }
+            done(&message)
+        }
         Err(e) => service_error(DELETE_OBSERVATIONS.name, e),
     }
 }
@@ -256,7 +277,7 @@ fn delete_observations(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
 pub const DELETE_RELATIONS: ToolSpec = ToolSpec {
     name: "delete_relations",
     title: "Delete Relations",
-    description: "Delete multiple relations from the knowledge graph: their lines are removed from the `from` entity's note. Relations that do not exist are ignored.",
+    description: "Delete multiple relations from the knowledge graph: their lines are removed from the `from` entity's note. Relations that do not exist are counted out in the message.",
     hints: Hints::DESTRUCTIVE.idempotent(true),
     schema: schema_of::<RelationsArgs>,
     handler: delete_relations,
@@ -266,7 +287,11 @@ fn delete_relations(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     let (project, relations) = relations_of(tri!(parse(DELETE_RELATIONS.name, raw)));
     let choice = ctx.choice_of(project.as_deref());
     match ctx.app.delete_relations(&choice, &relations) {
-        Ok(()) => done("Relations deleted successfully"),
+        Ok(deleted) if deleted == relations.len() => done("Relations deleted successfully"),
+        Ok(deleted) => done(&format!(
+            "Deleted {deleted} of {} relations. The rest matched nothing.",
+            relations.len()
+        )),
         Err(e) => service_error(DELETE_RELATIONS.name, e),
     }
 }
@@ -275,7 +300,7 @@ pub const READ_GRAPH: ToolSpec = ToolSpec {
     name: "read_graph",
     title: "Read Graph",
     description: "Read the entire knowledge graph: every note of the project as an entity, and every relation between them.",
-    hints: Hints::READ_ONLY,
+    hints: Hints::READ_ONLY.idempotent(true),
     schema: schema_of::<ProjectArg>,
     handler: read_graph,
 };
@@ -292,7 +317,7 @@ pub const SEARCH_NODES: ToolSpec = ToolSpec {
     name: "search_nodes",
     title: "Search Nodes",
     description: "Search for nodes in the knowledge graph based on a query: entities whose name, type or an observation contains it (ignoring case), with the relations that start or end at them.",
-    hints: Hints::READ_ONLY,
+    hints: Hints::READ_ONLY.idempotent(true),
     schema: schema_of::<SearchNodesArgs>,
     handler: search_nodes,
 };
@@ -318,7 +343,7 @@ pub const OPEN_NODES: ToolSpec = ToolSpec {
     name: "open_nodes",
     title: "Open Nodes",
     description: "Open specific nodes in the knowledge graph by their names, with the relations that start or end at them. Names that do not exist are skipped.",
-    hints: Hints::READ_ONLY,
+    hints: Hints::READ_ONLY.idempotent(true),
     schema: schema_of::<OpenNodesArgs>,
     handler: open_nodes,
 };

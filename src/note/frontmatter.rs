@@ -244,6 +244,43 @@ pub fn set_key(text: &str, key: &str, value: &Value) -> String {
     out
 }
 
+/// Removes one top-level key (its line and continuation lines) from the front matter; every
+/// other byte stays. A text without that key is returned unchanged.
+pub fn remove_key(text: &str, key: &str) -> String {
+    let Some(block) = locate(text) else {
+        return text.to_string();
+    };
+    let yaml = &text[block.yaml.clone()];
+    match find_key_lines(yaml, key) {
+        Some(range) => {
+            let (start, end) = (block.yaml.start + range.start, block.yaml.start + range.end);
+            format!("{}{}", &text[..start], &text[end..])
+        }
+        None => text.to_string(),
+    }
+}
+
+/// Brings the front matter of `text` from `before` to `after` (two parsed maps of it) by
+/// editing only the keys whose values differ: changed and new keys through [`set_key`],
+/// dropped keys through [`remove_key`]. Comments, quoting and the order of untouched keys
+/// stay as the author wrote them.
+pub fn apply_changes(
+    text: &str,
+    before: &Map<String, Value>,
+    after: &Map<String, Value>,
+) -> String {
+    let mut out = text.to_string();
+    for key in before.keys().filter(|k| !after.contains_key(*k)) {
+        out = remove_key(&out, key);
+    }
+    for (key, value) in after {
+        if before.get(key) != Some(value) {
+            out = set_key(&out, key, value);
+        }
+    }
+    out
+}
+
 /// Byte range (within the YAML text) of the lines that hold top-level `key`.
 fn find_key_lines(yaml: &str, key: &str) -> Option<Range<usize>> {
     let mut lines = LineIter::new(yaml, 0).peekable();
@@ -543,6 +580,46 @@ mod tests {
         for (text, key, value, expected) in cases {
             assert_eq!(set_key(text, key, value), *expected, "input {text:?}");
         }
+    }
+
+    #[test]
+    fn remove_key_takes_out_only_that_key() {
+        let cases: &[(&str, &str, &str)] = &[
+            (
+                "---\ntitle: A   # keep me\nttl: P1D\nz: 1\n---\nbody\n",
+                "ttl",
+                "---\ntitle: A   # keep me\nz: 1\n---\nbody\n",
+            ),
+            (
+                "---\ntags:\n- a\n- b\ntitle: T\n---\n",
+                "tags",
+                "---\ntitle: T\n---\n",
+            ),
+            (
+                "---\ncompat:\n  basic_id: x\n# note\n---\n",
+                "compat",
+                "---\n# note\n---\n",
+            ),
+            ("---\ntitle: A\n---\n", "missing", "---\ntitle: A\n---\n"),
+            ("no front matter", "title", "no front matter"),
+        ];
+        for (text, key, expected) in cases {
+            assert_eq!(remove_key(text, key), *expected, "input {text:?}");
+        }
+    }
+
+    #[test]
+    fn apply_changes_touches_only_the_keys_that_differ() {
+        let text =
+            "---\n# written by hand\ntitle: 'A'\nttl: P1D\nextra:   kept  # as is\n---\nbody\n";
+        let before = parse_yaml(&text[locate(text).unwrap().yaml]).unwrap();
+        let mut after = before.clone();
+        after.shift_remove("ttl");
+        after.insert("deleted_at".into(), json!("2026-01-01T00:00:00Z"));
+        assert_eq!(
+            apply_changes(text, &before, &after),
+            "---\n# written by hand\ntitle: 'A'\nextra:   kept  # as is\ndeleted_at: 2026-01-01T00:00:00Z\n---\nbody\n"
+        );
     }
 
     #[test]

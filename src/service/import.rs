@@ -111,14 +111,14 @@ impl App {
             .folder
             .clone()
             .unwrap_or_else(|| parsed.default_folder.to_string());
-        if base.split('/').any(|part| part.starts_with('.')) {
-            return Err(ServiceError::invalid(format!(
-                "folder '{base}' is hidden, and gitmem does not index hidden folders; name another"
-            )));
-        }
         if vault::path::validate_relative(base.trim_matches('/')).is_err() {
             return Err(ServiceError::invalid(format!(
                 "folder '{base}' is not a folder inside the project"
+            )));
+        }
+        if base.split('/').any(|part| part.starts_with('.')) {
+            return Err(ServiceError::invalid(format!(
+                "folder '{base}' is hidden, and gitmem does not index hidden folders; name another"
             )));
         }
         let mut report = ImportReport {
@@ -215,8 +215,9 @@ impl App {
         Ok(plans)
     }
 
-    /// Writes the planned notes, indexes them and queues one commit; a failed write takes
-    /// back every write before it.
+    /// Writes the planned notes, indexes them and queues one commit. A failure at any step
+    /// takes back every write (files, and the folders made for them) and leaves the index as
+    /// the files are.
     fn write_planned(
         &self,
         project: &Project,
@@ -224,9 +225,40 @@ impl App {
         plans: &[Planned],
         progress: &dyn Fn(usize, usize),
     ) -> Result<()> {
+        let mut undo = Undo::default();
+        let outcome = self
+            .write_files(project, plans, progress, &mut undo)
+            .and_then(|()| self.index_imported(project, plans));
+        if let Err(e) = outcome {
+            self.take_back(project, undo);
+            return Err(e);
+        }
+        let paths = plans
+            .iter()
+            .filter(|plan| {
+                self.project_file(project, &plan.path)
+                    .is_ok_and(|file| file.starts_with(&project.path))
+            })
+            .map(|plan| PathChange {
+                path: plan.path.clone(),
+                present: true,
+            })
+            .collect();
+        if let Some(change) = Change::imported(project, source, paths) {
+            self.history.record(change);
+        }
+        Ok(())
+    }
+
+    fn write_files(
+        &self,
+        project: &Project,
+        plans: &[Planned],
+        progress: &dyn Fn(usize, usize),
+        undo: &mut Undo,
+    ) -> Result<()> {
         let include = self.config().compat.permalinks_include_project;
         let mut permalinks: HashSet<String> = HashSet::new();
-        let mut written: Vec<(std::path::PathBuf, Option<Vec<u8>>)> = Vec::new();
         for (done, plan) in plans.iter().enumerate() {
             // A replaced note keeps its permalink, so links and memory:// URLs to it still hold.
             let replaced = match plan.overwrite {
@@ -246,21 +278,31 @@ impl App {
             }
             let text = note_text(&plan.draft, &permalink);
             let absolute = self.project_file(project, &plan.path)?;
-            let attempt = vault::fs::read_optional(&absolute).and_then(|before| {
-                vault::fs::atomic_write(&absolute, text.as_bytes()).map(|()| before)
-            });
+            undo.dirs
+                .extend(vault::fs::missing_dirs(&absolute, &project.path));
+            // Only --overwrite replaces a file; any other file, even one another program
+            // created since the plan was made, stops the import.
+            let attempt = match plan.overwrite {
+                true => vault::fs::read_optional(&absolute).and_then(|before| {
+                    vault::fs::atomic_write(&absolute, text.as_bytes()).map(|()| before)
+                }),
+                false => vault::fs::create_new(&absolute, text.as_bytes()).map(|()| None),
+            };
             match attempt {
-                Ok(before) => written.push((absolute, before)),
+                Ok(before) => undo.files.push((plan.path.clone(), absolute, before)),
                 Err(e) => {
-                    take_back(&written);
                     return Err(ServiceError::from(std::io::Error::new(
                         e.kind(),
                         format!("cannot write {}: {e}; nothing was imported", plan.path),
-                    )));
+                    )))
                 }
             }
             progress(done + 1, plans.len());
         }
+        Ok(())
+    }
+
+    fn index_imported(&self, project: &Project, plans: &[Planned]) -> Result<()> {
         let ops = plans
             .iter()
             .map(|plan| self.upsert_op(project, &plan.path))
@@ -276,38 +318,55 @@ impl App {
                 Err(message) => return Err(ServiceError::inconsistent(message)),
             }
         }
-        let paths = plans
-            .iter()
-            .filter(|plan| {
-                self.project_file(project, &plan.path)
-                    .is_ok_and(|file| file.starts_with(&project.path))
-            })
-            .map(|plan| PathChange {
-                path: plan.path.clone(),
-                present: true,
-            })
-            .collect();
-        if let Some(change) = Change::imported(project, source, paths) {
-            self.history.record(change);
-        }
         Ok(())
+    }
+
+    /// Puts back what an import wrote before it failed, and tells the index: a file the
+    /// import created is gone again, a replaced one holds its old text.
+    fn take_back(&self, project: &Project, undo: Undo) {
+        let mut ops = Vec::new();
+        for (relative, path, before) in undo.files.into_iter().rev() {
+            let undone = match &before {
+                Some(bytes) => vault::fs::atomic_write(&path, bytes),
+                None => vault::fs::delete_file(&path),
+            };
+            if let Err(e) = undone {
+                tracing::error!(
+                    "could not take back {} after a failed import: {e}",
+                    path.display()
+                );
+                continue;
+            }
+            let op = match before {
+                Some(_) => self.upsert_op(project, &relative).ok(),
+                None => Some(crate::index::WriteOp::Delete {
+                    project: project.name.clone(),
+                    path: relative,
+                }),
+            };
+            ops.extend(op);
+        }
+        for dir in undo.dirs.iter().rev() {
+            // Only folders left empty go: anything else put there meanwhile stays.
+            let _ = std::fs::remove_dir(dir);
+        }
+        match self.index.write(ops) {
+            Ok(outcomes) => {
+                for message in outcomes.into_iter().filter_map(|o| o.err()) {
+                    tracing::warn!("re-indexing after a failed import: {message}");
+                }
+            }
+            Err(e) => tracing::error!("re-indexing after a failed import: {e}"),
+        }
     }
 }
 
-/// Puts back what an import wrote before it failed.
-fn take_back(written: &[(std::path::PathBuf, Option<Vec<u8>>)]) {
-    for (path, before) in written.iter().rev() {
-        let undone = match before {
-            Some(bytes) => vault::fs::atomic_write(path, bytes),
-            None => vault::fs::delete_file(path),
-        };
-        if let Err(e) = undone {
-            tracing::error!(
-                "could not take back {} after a failed import: {e}",
-                path.display()
-            );
-        }
-    }
+/// What an import wrote, to take back if it fails: each file (project-relative path,
+/// absolute path, bytes before) and the folders made for them, outermost first.
+#[derive(Default)]
+struct Undo {
+    files: Vec<(String, std::path::PathBuf, Option<Vec<u8>>)>,
+    dirs: Vec<std::path::PathBuf>,
 }
 
 /// A draft's file: front matter `title`, `type`, `permalink`, then the draft's own keys.

@@ -65,6 +65,24 @@ pub struct ObservationsAdded {
     pub added_observations: Vec<String>,
 }
 
+/// What delete_entities found to delete: `deleted` of `requested` names, and the names
+/// that are no entity.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EntitiesDeleted {
+    pub requested: usize,
+    pub deleted: usize,
+    pub not_found: Vec<String>,
+}
+
+/// What delete_observations removed: `deleted` of `requested` observations, and the named
+/// entities that do not exist.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ObservationsDeleted {
+    pub requested: usize,
+    pub deleted: usize,
+    pub missing_entities: Vec<String>,
+}
+
 /// A project's notes as graph nodes, with each note's edges named.
 struct Graph {
     notes: Vec<NoteRecord>,
@@ -365,11 +383,23 @@ impl App {
     }
 
     /// delete_entities: deletes each entity's note and the relation items other notes hold to
-    /// it. Names that are not entities are ignored.
-    pub fn delete_entities(&self, choice: &ProjectChoice, names: &[String]) -> Result<()> {
+    /// it. Names that are not entities are reported, not refused.
+    pub fn delete_entities(
+        &self,
+        choice: &ProjectChoice,
+        names: &[String],
+    ) -> Result<EntitiesDeleted> {
         let project = self.select_project(choice)?;
         let graph = self.graph(&project)?;
-        let doomed: Vec<&NoteRecord> = names.iter().filter_map(|n| graph.find(n.trim())).collect();
+        let mut doomed: Vec<&NoteRecord> = Vec::new();
+        let mut not_found: Vec<String> = Vec::new();
+        for name in names {
+            match graph.find(name.trim()) {
+                Some(note) if !doomed.iter().any(|d| d.id == note.id) => doomed.push(note),
+                Some(_) => {}
+                None => not_found.push(name.clone()),
+            }
+        }
         let doomed_names: HashSet<&str> = doomed.iter().map(|n| n.title.as_str()).collect();
         for (note, edges) in graph.notes.iter().zip(&graph.edges) {
             if !doomed_names.contains(note.title.as_str()) {
@@ -378,22 +408,32 @@ impl App {
                 })?;
             }
         }
-        for note in doomed {
+        for note in &doomed {
             self.delete_note_file(&project, note)?;
         }
-        Ok(())
+        Ok(EntitiesDeleted {
+            requested: names.len(),
+            deleted: names.len() - not_found.len(),
+            not_found,
+        })
     }
 
-    /// delete_observations: removes the given observations; missing ones are ignored.
+    /// delete_observations: removes the given observations; missing ones are counted out,
+    /// not refused.
     pub fn delete_observations(
         &self,
         choice: &ProjectChoice,
         deletions: &[EntityObservations],
-    ) -> Result<()> {
+    ) -> Result<ObservationsDeleted> {
         let project = self.select_project(choice)?;
         let graph = self.graph(&project)?;
+        let mut outcome = ObservationsDeleted {
+            requested: deletions.iter().map(|d| d.observations.len()).sum(),
+            ..Default::default()
+        };
         for deletion in deletions {
             let Some(note) = graph.find(deletion.entity_name.trim()) else {
+                outcome.missing_entities.push(deletion.entity_name.clone());
                 continue;
             };
             let doomed: HashSet<String> = deletion
@@ -401,23 +441,28 @@ impl App {
                 .iter()
                 .map(|o| normalized_observation(o))
                 .collect();
+            // The edit may run again on a newer text; the count is the last run's.
+            let removed_here = std::cell::Cell::new(0);
             self.rewrite_note(&project, note, |text| {
                 let (text, removed) = remove_items(text, |item| match item {
                     Item::Observation(o) => doomed.contains(&observation_text(o)),
                     Item::Relation(_) => false,
                 });
+                removed_here.set(removed);
                 (removed > 0).then_some(text)
             })?;
+            outcome.deleted += removed_here.get();
         }
-        Ok(())
+        Ok(outcome)
     }
 
-    /// delete_relations: removes the given relations' list items; missing ones are ignored.
+    /// delete_relations: removes the given relations' list items; the answer counts those
+    /// the graph had (missing ones are not refused).
     pub fn delete_relations(
         &self,
         choice: &ProjectChoice,
         relations: &[GraphRelation],
-    ) -> Result<()> {
+    ) -> Result<usize> {
         let project = self.select_project(choice)?;
         let graph = self.graph(&project)?;
         let doomed: HashSet<GraphRelation> = relations
@@ -432,10 +477,11 @@ impl App {
                 })
             })
             .collect();
+        let deleted = graph.relations().filter(|r| doomed.contains(r)).count();
         for (note, edges) in graph.notes.iter().zip(&graph.edges) {
             self.remove_edges(&project, note, edges, |r| doomed.contains(r))?;
         }
-        Ok(())
+        Ok(deleted)
     }
 
     /// Removes the relation items of a note whose edges `doomed` picks.

@@ -158,18 +158,22 @@ impl App {
         )))
     }
 
-    fn check_link_path(
+    /// Refuses a folder from outside that overlaps gitmem's own data: the data root, a
+    /// project, or a folder already linked (but for the link `existing_id` itself). Reading
+    /// such a folder in again would duplicate notes, and would let a caller confined to one
+    /// project read another's.
+    pub(super) fn refuse_known_folder(
         &self,
-        project: &Project,
         canonical: &Path,
+        to_do: &str,
         existing_id: &str,
     ) -> Result<()> {
-        self.refuse_outside_home(canonical, "link it")?;
+        self.refuse_outside_home(canonical, to_do)?;
         let config = self.config();
         let overlaps = |other: &Path| canonical.starts_with(other) || other.starts_with(canonical);
         if overlaps(&config.root) {
             return Err(invalid(format!(
-                "{} overlaps gitmem's data root {}; link a folder outside it",
+                "{} overlaps gitmem's data root {}; choose a folder outside it",
                 canonical.display(),
                 config.root.display()
             )));
@@ -177,7 +181,7 @@ impl App {
         for p in config.projects() {
             if overlaps(&p.path) {
                 return Err(invalid(format!(
-                    "{} is inside or around project '{}' at {}; projects and linked folders may not overlap",
+                    "{} is inside or around project '{}' at {}; its notes are in gitmem already",
                     canonical.display(),
                     p.name,
                     p.path.display()
@@ -199,7 +203,6 @@ impl App {
                 }
             }
         }
-        let _ = project;
         Ok(())
     }
 
@@ -236,7 +239,7 @@ impl App {
             return Err(invalid(format!("cannot link {raw}: it is not a directory")));
         }
         let id = link_id(&project.name, &canonical);
-        self.check_link_path(project, &canonical, &id)?;
+        self.refuse_known_folder(&canonical, "link it", &id)?;
         let watch_defaults = self.config().storage.local.watch.clone();
         let mode = match options
             .watch_mode

@@ -346,16 +346,13 @@ impl App {
                 )));
             }
         }
+        // Only the keys the patch changes are edited in place (design 1.2): any note is a
+        // memory, and its author's comments, quoting and key order stay.
         self.rewrite_note(&project, &note, |text| {
-            let block = frontmatter::locate(text);
-            let mut meta = block
-                .as_ref()
-                .and_then(|b| frontmatter::parse_yaml(&text[b.yaml.clone()]).ok())
+            let before = frontmatter::locate(text)
+                .and_then(|b| frontmatter::parse_yaml(&text[b.yaml]).ok())
                 .unwrap_or_default();
-            let body = match &patch.content {
-                Some(content) => format!("{}\n", content.trim_end()),
-                None => frontmatter::body(text).trim_start_matches('\n').to_string(),
-            };
+            let mut meta = before.clone();
             if let Some(title) = &patch.title {
                 meta.insert("title".into(), json!(title.trim()));
             }
@@ -385,10 +382,14 @@ impl App {
                 );
             }
             meta.insert("updated_at".into(), json!(now));
-            Some(format!(
-                "---\n{}---\n\n{body}",
-                frontmatter::render_map(&reorder(meta))
-            ))
+            let edited = frontmatter::apply_changes(text, &before, &meta);
+            Some(match &patch.content {
+                Some(content) => {
+                    let head = frontmatter::locate(&edited).map_or(0, |b| b.body_start);
+                    format!("{}\n{}\n", &edited[..head], content.trim_end())
+                }
+                None => edited,
+            })
         })?;
         let note = self.note_by_id(&note.id)?.ok_or_else(|| not_found(id))?;
         self.memory_of(&project, &note)
@@ -574,14 +575,7 @@ impl App {
             )));
         }
         let canonical = directory.canonicalize()?;
-        self.refuse_outside_home(&canonical, "import from it")?;
-        if canonical.starts_with(&project.path) || project.path.starts_with(&canonical) {
-            return Err(ServiceError::invalid(format!(
-                "{} overlaps project '{}'; import from a Basic Memory project outside it",
-                directory.display(),
-                project.name
-            )));
-        }
+        self.refuse_known_folder(&canonical, "import from it", "")?;
         let mut files: Vec<(String, String)> = Vec::new();
         for entry in walkdir::WalkDir::new(directory)
             .sort_by_file_name()
@@ -611,20 +605,4 @@ impl App {
         };
         self.import_drafts(&project, "basic-memory", parsed, &options, &|_, _| {})
     }
-}
-
-/// Front matter with `title`, `type`, `permalink` first, then the memory keys.
-fn reorder(meta: Map<String, Value>) -> Map<String, Value> {
-    let mut out = Map::new();
-    for key in ["title", "type", "permalink"] {
-        if let Some(v) = meta.get(key) {
-            out.insert(key.to_string(), v.clone());
-        }
-    }
-    let rest: Map<String, Value> = meta
-        .into_iter()
-        .filter(|(k, _)| !matches!(k.as_str(), "title" | "type" | "permalink"))
-        .collect();
-    out.extend(ordered(rest));
-    out
 }

@@ -562,10 +562,13 @@ impl App {
         text: &str,
     ) -> Result<NoteWritten> {
         let absolute = self.project_file(project, path)?;
-        if absolute.exists() {
-            return Err(ServiceError::invalid(format!("{path} already exists")));
+        match vault::fs::create_new(&absolute, text.as_bytes()) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                return Err(ServiceError::invalid(format!("{path} already exists")));
+            }
+            Err(e) => return Err(e.into()),
         }
-        vault::fs::atomic_write(&absolute, text.as_bytes())?;
         let note = self.index_written_file(project, path)?;
         Ok(self.written(&note, text.as_bytes(), true))
     }

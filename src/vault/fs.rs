@@ -27,6 +27,39 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> io::Result<()> {
     renamed
 }
 
+/// Creates `path` with `bytes` atomically and never replaces anything: a file that is there
+/// already, or that another program creates meanwhile, fails the call with `AlreadyExists`.
+/// The synced temp file is hard-linked into place, which the kernel refuses over an existing
+/// name; where the file system has no hard links, the name is checked, then renamed onto.
+pub fn create_new(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let tmp = write_aside(path, bytes)?;
+    let placed = match fs::hard_link(&tmp, path) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Err(e),
+        Err(_) if path.exists() => Err(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            format!("{} exists already", path.display()),
+        )),
+        Err(_) => fs::rename(&tmp, path),
+    };
+    let _ = fs::remove_file(&tmp);
+    placed?;
+    sync_dir(parent_of(path)?)
+}
+
+/// The directories `atomic_write` or `create_new` would make for `path`, outermost first,
+/// stopping at `root`: what undoing those writes must remove again.
+pub fn missing_dirs(path: &Path, root: &Path) -> Vec<std::path::PathBuf> {
+    let mut missing: Vec<std::path::PathBuf> = path
+        .ancestors()
+        .skip(1)
+        .take_while(|dir| dir.starts_with(root) && *dir != root && !dir.exists())
+        .map(Path::to_path_buf)
+        .collect();
+    missing.reverse();
+    missing
+}
+
 /// Replaces a file's bytes only if it still holds `expected`, so that an edit computed from
 /// one version never overwrites another (an editor's save in between). Returns false, writing
 /// nothing, when the file changed.
@@ -194,6 +227,26 @@ pub fn delete_file(path: &Path) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn create_new_never_replaces_a_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a/b/note.md");
+        assert_eq!(
+            missing_dirs(&path, dir.path()),
+            [dir.path().join("a"), dir.path().join("a/b")]
+        );
+        create_new(&path, b"first").unwrap();
+        assert!(missing_dirs(&path, dir.path()).is_empty());
+        let again = create_new(&path, b"second").unwrap_err();
+        assert_eq!(again.kind(), io::ErrorKind::AlreadyExists);
+        assert_eq!(fs::read(&path).unwrap(), b"first");
+        let names: Vec<_> = fs::read_dir(dir.path().join("a/b"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["note.md"], "no temp file is left beside it");
+    }
 
     #[test]
     fn replace_if_unchanged_writes_only_over_the_expected_bytes() {

@@ -58,7 +58,11 @@ impl Mcp {
             .env_remove("GITMEM_ROOT")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            // MCP_STDERR=FILE keeps the server's log, to diagnose a failing test.
+            .stderr(match std::env::var_os("MCP_STDERR") {
+                Some(p) => Stdio::from(std::fs::File::create(p).unwrap()),
+                None => Stdio::null(),
+            })
             .spawn()
             .expect("starting gitmem serve");
         let stdin = child.stdin.take().unwrap();

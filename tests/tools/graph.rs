@@ -168,7 +168,7 @@ fn search_and_open_return_entities_with_the_relations_that_touch_them() {
 }
 
 #[test]
-fn deletes_remove_lines_and_notes_and_ignore_what_is_not_there() {
+fn deletes_remove_lines_and_notes_and_report_what_is_not_there() {
     let h = Harness::new();
     john_and_anthropic(&h);
     let done = h.graph(
@@ -180,21 +180,30 @@ fn deletes_remove_lines_and_notes_and_ignore_what_is_not_there() {
     );
     assert_eq!(
         done,
-        json!({"success": true, "message": "Observations deleted successfully"})
+        json!({"success": true, "message": "Deleted 1 of 3 observations. Entities not found: Nobody"})
     );
     h.graph("create_relations",
         json!({"relations": [{"from": "Anthropic", "to": "John_Smith", "relationType": "employs"}]}),
     );
-    h.graph("delete_relations",
-        json!({"relations": [{"from": "Anthropic", "to": "John_Smith", "relationType": "employs"}]}),
+    let employs = json!({"from": "Anthropic", "to": "John_Smith", "relationType": "employs"});
+    assert_eq!(
+        h.graph("delete_relations", json!({"relations": [employs]}))["message"],
+        "Relations deleted successfully"
+    );
+    assert_eq!(
+        h.graph("delete_relations", json!({"relations": [employs]}))["message"],
+        "Deleted 0 of 1 relations. The rest matched nothing."
     );
     let anthropic =
         std::fs::read_to_string(h.main_dir().join("organization/Anthropic.md")).unwrap();
     assert!(!anthropic.contains("employs"), "{anthropic}");
     // Deleting an entity deletes its note and the relations other notes hold to it.
-    h.graph(
-        "delete_entities",
-        json!({"entityNames": ["Anthropic", "Nobody"]}),
+    assert_eq!(
+        h.graph(
+            "delete_entities",
+            json!({"entityNames": ["Anthropic", "Nobody"]}),
+        )["message"],
+        "Deleted 1 of 2 entities. Not found: Nobody"
     );
     assert!(!h.main_dir().join("organization/Anthropic.md").exists());
     assert_eq!(

@@ -116,6 +116,32 @@ fn an_update_patches_only_the_fields_given() {
 }
 
 #[test]
+fn updating_or_soft_deleting_a_hand_written_note_edits_only_its_changed_keys() {
+    let h = Harness::new();
+    let written = "---\n# my own notes\ntitle: 'Trip plan'\ntype: note\npermalink: main/trip-plan\nextra:   kept  # aligned by hand\nttl: P1D\n---\n\n# Trip plan\n\nPack light.\n";
+    std::fs::write(h.main_dir().join("Trip plan.md"), written).unwrap();
+    h.sync();
+    h.value(
+        "memory_update",
+        json!({"id": "main/trip-plan", "ttl": null, "score": 0.5}),
+    );
+    let text = std::fs::read_to_string(h.main_dir().join("Trip plan.md")).unwrap();
+    let kept = "---\n# my own notes\ntitle: 'Trip plan'\ntype: note\npermalink: main/trip-plan\nextra:   kept  # aligned by hand\n";
+    assert!(text.starts_with(kept), "{text}");
+    assert!(!text.contains("ttl:"), "{text}");
+    assert!(text.contains("\nscore: 0.5\n"), "{text}");
+    assert!(
+        text.ends_with("---\n\n# Trip plan\n\nPack light.\n"),
+        "{text}"
+    );
+
+    h.value("memory_delete", json!({"id": "main/trip-plan"}));
+    let text = std::fs::read_to_string(h.main_dir().join("Trip plan.md")).unwrap();
+    assert!(text.starts_with(kept), "{text}");
+    assert!(text.contains("\ndeleted_at: "), "{text}");
+}
+
+#[test]
 fn deleted_and_expired_memories_are_hidden_from_every_search() {
     let h = Harness::new();
     let kept = h.value(
@@ -394,6 +420,40 @@ fn a_basic_memory_project_is_imported_once_with_its_ids_kept() {
         json!({"path": path}),
         "is outside your home directory",
     );
+}
+
+#[test]
+fn a_basic_memory_import_never_reads_gitmems_own_folders() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("root");
+    let side = dir.path().join("side");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::create_dir_all(&side).unwrap();
+    std::fs::write(
+        root.join("config.toml"),
+        format!(
+            "[storage.local]\nallow_outside_home = true\n\n[projects.main]\npath = \"projects/main\"\n\n[projects.side]\npath = {:?}\n",
+            side.to_string_lossy()
+        ),
+    )
+    .unwrap();
+    std::fs::write(side.join("Secret.md"), "# Secret\n\nside only\n").unwrap();
+    // A caller confined to `main` must not read `side` by importing its folder.
+    let h = Harness::constrained(&root, "main");
+    let cases = [
+        (side.clone(), "its notes are in gitmem already"),
+        (dir.path().to_path_buf(), "overlaps gitmem's data root"),
+        (root.join("projects/main"), "overlaps gitmem's data root"),
+    ];
+    for (path, expected) in cases {
+        refused(
+            &h,
+            "memory_import_basic",
+            json!({"path": path.to_string_lossy()}),
+            expected,
+        );
+    }
+    assert!(!root.join("projects/main/memories").exists());
 }
 
 #[test]
