@@ -646,6 +646,37 @@ fn basic_memorys_config_is_found_in_the_home_directory_and_its_tilde_paths_expan
 }
 
 #[test]
+fn a_basic_memory_config_without_projects_means_its_default_project_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let notes = dir.path().join("bm-home");
+    std::fs::create_dir_all(home.join(".basic-memory")).unwrap();
+    std::fs::create_dir_all(&notes).unwrap();
+    std::fs::write(notes.join("Kept.md"), "# Kept\n").unwrap();
+    std::fs::write(
+        home.join(".basic-memory/config.json"),
+        json!({"projects": {}, "default_project": "main"}).to_string(),
+    )
+    .unwrap();
+    let run: Run = Command::new(env!("CARGO_BIN_EXE_gitmem"))
+        .args(["--root", dir.path().join("root").to_str().unwrap()])
+        .args(["project", "import-basic-memory", "--json"])
+        .env_remove("GITMEM_ROOT")
+        .env_remove("BASIC_MEMORY_CONFIG_DIR")
+        .env_remove("BASIC_MEMORY_DEFAULT_PROJECT")
+        .env_remove("XDG_CONFIG_HOME")
+        .env("HOME", &home)
+        .env("BASIC_MEMORY_HOME", &notes)
+        .output()
+        .unwrap()
+        .into();
+    let report = run.ok().json();
+    assert_eq!(report["projects"][0]["name"], "main", "{report}");
+    assert_eq!(report["projects"][0]["path"], notes.to_str().unwrap());
+    assert_eq!(report["default_project"], "main");
+}
+
+#[test]
 fn a_progress_bar_shows_on_a_terminal_and_nowhere_else() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("root");

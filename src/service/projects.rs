@@ -278,15 +278,26 @@ impl App {
         let parsed: Value = serde_json::from_str(&text).map_err(|e| {
             ServiceError::invalid(format!("{} is not valid JSON: {e}", file.display()))
         })?;
-        let projects = parsed
+        let mut projects = parsed
             .get("projects")
             .and_then(Value::as_object)
+            .cloned()
             .ok_or_else(|| {
                 ServiceError::invalid(format!(
                     "{} has no \"projects\" object; is it Basic Memory's config.json?",
                     file.display()
                 ))
             })?;
+        // Without projects, Basic Memory works in its default project directory (compat 7.1).
+        if projects.is_empty() {
+            let home = std::env::var_os("BASIC_MEMORY_HOME")
+                .filter(|h| !h.is_empty())
+                .map(PathBuf::from)
+                .or_else(|| dirs::home_dir().map(|h| h.join("basic-memory")));
+            if let Some(home) = home {
+                projects.insert("main".into(), Value::String(home.display().to_string()));
+            }
+        }
         let mut report = BasicMemoryImport {
             config: file.display().to_string(),
             projects: Vec::new(),
@@ -303,7 +314,7 @@ impl App {
                     .map(String::from)
             });
         let mut default_as: Option<String> = None;
-        for (name, entry) in projects {
+        for (name, entry) in &projects {
             // The old format maps a name to its path; the new one to an object.
             let path = match entry {
                 Value::String(path) => Some(path.as_str()),
