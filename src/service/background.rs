@@ -57,7 +57,8 @@ pub fn index_and_watch(
                             }
                         });
                 match report {
-                    Ok(_) => ctx.app.progress.set(&project.name, ProjectSync::Done),
+                    // Done once watched (below): sync_status says "indexed and watched".
+                    Ok(_) => {}
                     Err(e) => {
                         tracing::warn!("indexing project '{}' failed: {e}", project.name);
                         ctx.app
@@ -78,6 +79,20 @@ pub fn index_and_watch(
                     }
                 }
             });
+            // A file changed between a project's first scan and the watch start sent no
+            // event: one more scan (stats only, for files already read) catches it.
+            for project in &projects {
+                if matches!(ctx.app.progress.get(&project.name), ProjectSync::Failed(_)) {
+                    continue;
+                }
+                if let Err(e) =
+                    ctx.app
+                        .sync_project(project, super::sync::SyncMode::Incremental, &|_| {})
+                {
+                    tracing::warn!("re-scanning project '{}' failed: {e}", project.name);
+                }
+                ctx.app.progress.set(&project.name, ProjectSync::Done);
+            }
             match watched {
                 Ok(guard) => Some(guard),
                 Err(e) => {
