@@ -615,6 +615,28 @@ fn names_that_make_no_file_name_still_make_visible_files_of_bounded_length() {
     assert!(!vault.join(".secret").exists());
 }
 
+/// `project import-basic-memory --json` into `dir/root` as a user whose home is `home`, with
+/// no Basic Memory variable or XDG directory but those in `env`; its report.
+fn import_basic_memory_from_home(dir: &Path, home: &Path, env: &[(&str, &Path)]) -> Value {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_gitmem"));
+    command
+        .args(["--root", dir.join("root").to_str().unwrap()])
+        .args(["project", "import-basic-memory", "--json"])
+        .env("HOME", home);
+    for name in [
+        "GITMEM_ROOT",
+        "BASIC_MEMORY_CONFIG_DIR",
+        "BASIC_MEMORY_DEFAULT_PROJECT",
+        "BASIC_MEMORY_HOME",
+        "XDG_CONFIG_HOME",
+    ] {
+        command.env_remove(name);
+    }
+    command.envs(env.iter().copied());
+    let run: Run = command.output().unwrap().into();
+    run.ok().json()
+}
+
 #[test]
 fn basic_memorys_config_is_found_in_the_home_directory_and_its_tilde_paths_expanded() {
     let dir = tempfile::tempdir().unwrap();
@@ -628,18 +650,8 @@ fn basic_memorys_config_is_found_in_the_home_directory_and_its_tilde_paths_expan
     )
     .unwrap();
     // XDG_CONFIG_HOME is set but holds no Basic Memory config: the home directory's is used.
-    let run: Run = Command::new(env!("CARGO_BIN_EXE_gitmem"))
-        .args(["--root", dir.path().join("root").to_str().unwrap()])
-        .args(["project", "import-basic-memory", "--json"])
-        .env_remove("GITMEM_ROOT")
-        .env_remove("BASIC_MEMORY_CONFIG_DIR")
-        .env_remove("BASIC_MEMORY_DEFAULT_PROJECT")
-        .env("HOME", &home)
-        .env("XDG_CONFIG_HOME", dir.path().join("xdg"))
-        .output()
-        .unwrap()
-        .into();
-    let report = run.ok().json();
+    let xdg = dir.path().join("xdg");
+    let report = import_basic_memory_from_home(dir.path(), &home, &[("XDG_CONFIG_HOME", &xdg)]);
     assert_eq!(report["projects"][0]["outcome"], "registered", "{report}");
     assert_eq!(report["projects"][1]["outcome"], "skipped");
     assert_eq!(report["projects"][1]["detail"], "not an absolute path");
@@ -658,19 +670,7 @@ fn a_basic_memory_config_without_projects_means_its_default_project_directory() 
         json!({"projects": {}, "default_project": "main"}).to_string(),
     )
     .unwrap();
-    let run: Run = Command::new(env!("CARGO_BIN_EXE_gitmem"))
-        .args(["--root", dir.path().join("root").to_str().unwrap()])
-        .args(["project", "import-basic-memory", "--json"])
-        .env_remove("GITMEM_ROOT")
-        .env_remove("BASIC_MEMORY_CONFIG_DIR")
-        .env_remove("BASIC_MEMORY_DEFAULT_PROJECT")
-        .env_remove("XDG_CONFIG_HOME")
-        .env("HOME", &home)
-        .env("BASIC_MEMORY_HOME", &notes)
-        .output()
-        .unwrap()
-        .into();
-    let report = run.ok().json();
+    let report = import_basic_memory_from_home(dir.path(), &home, &[("BASIC_MEMORY_HOME", &notes)]);
     assert_eq!(report["projects"][0]["name"], "main", "{report}");
     assert_eq!(report["projects"][0]["path"], notes.to_str().unwrap());
     assert_eq!(report["default_project"], "main");

@@ -206,12 +206,12 @@ fn delete_entities(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     let a: DeleteEntitiesArgs = tri!(parse(DELETE_ENTITIES.name, raw));
     let choice = ctx.choice_of(a.project.project.as_deref());
     match ctx.app.delete_entities(&choice, &a.entity_names) {
-        Ok(outcome) if outcome.not_found.is_empty() => done("Entities deleted successfully"),
-        Ok(outcome) => done(&format!(
+        Ok(not_found) if not_found.is_empty() => done("Entities deleted successfully"),
+        Ok(not_found) => done(&format!(
             "Deleted {} of {} entities. Not found: {}",
-            outcome.deleted,
-            outcome.requested,
-            outcome.not_found.join(", ")
+            a.entity_names.len() - not_found.len(),
+            a.entity_names.len(),
+            not_found.join(", ")
         )),
         Err(e) => service_error(DELETE_ENTITIES.name, e),
     }
@@ -252,16 +252,12 @@ fn delete_observations(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
             observations: d.observations,
         })
         .collect();
+    let requested: usize = deletions.iter().map(|d| d.observations.len()).sum();
     let choice = ctx.choice_of(a.project.project.as_deref());
     match ctx.app.delete_observations(&choice, &deletions) {
-        Ok(outcome) if outcome.deleted == outcome.requested => {
-            done("Observations deleted successfully")
-        }
+        Ok(outcome) if outcome.deleted == requested => done("Observations deleted successfully"),
         Ok(outcome) => {
-            let mut message = format!(
-                "Deleted {} of {} observations.",
-                outcome.deleted, outcome.requested
-            );
+            let mut message = format!("Deleted {} of {requested} observations.", outcome.deleted);
             if !outcome.missing_entities.is_empty() {
                 message.push_str(&format!(
                     " Entities not found: {}",

@@ -65,20 +65,10 @@ pub struct ObservationsAdded {
     pub added_observations: Vec<String>,
 }
 
-/// What delete_entities found to delete: `deleted` of `requested` names, and the names
-/// that are no entity.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct EntitiesDeleted {
-    pub requested: usize,
-    pub deleted: usize,
-    pub not_found: Vec<String>,
-}
-
-/// What delete_observations removed: `deleted` of `requested` observations, and the named
-/// entities that do not exist.
+/// What delete_observations removed: how many observations, and the named entities that do
+/// not exist.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ObservationsDeleted {
-    pub requested: usize,
     pub deleted: usize,
     pub missing_entities: Vec<String>,
 }
@@ -383,12 +373,8 @@ impl App {
     }
 
     /// delete_entities: deletes each entity's note and the relation items other notes hold to
-    /// it. Names that are not entities are reported, not refused.
-    pub fn delete_entities(
-        &self,
-        choice: &ProjectChoice,
-        names: &[String],
-    ) -> Result<EntitiesDeleted> {
+    /// it. Names that are not entities are not refused: they are the answer.
+    pub fn delete_entities(&self, choice: &ProjectChoice, names: &[String]) -> Result<Vec<String>> {
         let project = self.select_project(choice)?;
         let graph = self.graph(&project)?;
         let mut doomed: Vec<&NoteRecord> = Vec::new();
@@ -411,11 +397,7 @@ impl App {
         for note in &doomed {
             self.delete_note_file(&project, note)?;
         }
-        Ok(EntitiesDeleted {
-            requested: names.len(),
-            deleted: names.len() - not_found.len(),
-            not_found,
-        })
+        Ok(not_found)
     }
 
     /// delete_observations: removes the given observations; missing ones are counted out,
@@ -427,10 +409,7 @@ impl App {
     ) -> Result<ObservationsDeleted> {
         let project = self.select_project(choice)?;
         let graph = self.graph(&project)?;
-        let mut outcome = ObservationsDeleted {
-            requested: deletions.iter().map(|d| d.observations.len()).sum(),
-            ..Default::default()
-        };
+        let mut outcome = ObservationsDeleted::default();
         for deletion in deletions {
             let Some(note) = graph.find(deletion.entity_name.trim()) else {
                 outcome.missing_entities.push(deletion.entity_name.clone());

@@ -159,14 +159,14 @@ impl App {
     }
 
     /// Refuses a folder from outside that overlaps gitmem's own data: the data root, a
-    /// project, or a folder already linked (but for the link `existing_id` itself). Reading
+    /// project, or a folder already linked (but for `relinked`, the link being updated). Reading
     /// such a folder in again would duplicate notes, and would let a caller confined to one
     /// project read another's.
     pub(super) fn refuse_known_folder(
         &self,
         canonical: &Path,
         to_do: &str,
-        existing_id: &str,
+        relinked: Option<&str>,
     ) -> Result<()> {
         self.refuse_outside_home(canonical, to_do)?;
         let config = self.config();
@@ -192,7 +192,7 @@ impl App {
             for link in
                 links::load(&links::registry_path(&config.meta_dir(), &p.name)).unwrap_or_default()
             {
-                if link.id != existing_id && overlaps(&link.resolved_path) {
+                if relinked != Some(link.id.as_str()) && overlaps(&link.resolved_path) {
                     return Err(invalid(format!(
                         "{} overlaps {} already linked to project '{}' ({})",
                         canonical.display(),
@@ -239,7 +239,7 @@ impl App {
             return Err(invalid(format!("cannot link {raw}: it is not a directory")));
         }
         let id = link_id(&project.name, &canonical);
-        self.refuse_known_folder(&canonical, "link it", &id)?;
+        self.refuse_known_folder(&canonical, "link it", Some(&id))?;
         let watch_defaults = self.config().storage.local.watch.clone();
         let mode = match options
             .watch_mode

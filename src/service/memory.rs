@@ -575,7 +575,7 @@ impl App {
             )));
         }
         let canonical = directory.canonicalize()?;
-        self.refuse_known_folder(&canonical, "import from it", "")?;
+        self.refuse_known_folder(&canonical, "import from it", None)?;
         let mut files: Vec<(String, String)> = Vec::new();
         for entry in walkdir::WalkDir::new(directory)
             .sort_by_file_name()
