@@ -278,12 +278,14 @@ fn the_server_embeds_writes_edits_and_deletes_in_the_background() {
     mcp.call("write_note", json!({"title": "Telescope night", "directory": "hobby", "content": "Saturn's rings and Jupiter's moons were sharp through the eyepiece after midnight."})).ok();
     assert!(
         soon_first(&mut mcp, "looking at planets in the sky"),
-        "a written note becomes findable by meaning"
+        "a written note becomes findable by meaning; the server logged:\n{}",
+        mcp.log()
     );
     mcp.call("edit_note", json!({"identifier": "hobby/telescope-night", "operation": "find_replace", "find_text": "Saturn's rings and Jupiter's moons were sharp through the eyepiece after midnight.", "content": "Knitted a wool scarf with a cable pattern."})).ok();
     assert!(
         soon_first(&mut mcp, "making warm clothes with yarn"),
-        "an edited note is found by its new meaning"
+        "an edited note is found by its new meaning; the server logged:\n{}",
+        mcp.log()
     );
     mcp.call(
         "delete_note",
@@ -296,7 +298,8 @@ fn the_server_embeds_writes_edits_and_deletes_in_the_background() {
             "making warm clothes with yarn"
         )
         .contains(&"Telescope night".to_string())),
-        "a deleted note is no longer found"
+        "a deleted note is no longer found; the server logged:\n{}",
+        mcp.log()
     );
 }
 

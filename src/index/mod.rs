@@ -172,8 +172,13 @@ impl Index {
         self.writer.progress().search_seq()
     }
 
-    /// Waits until the search index moves past `seen`, or `timeout`; the new sequence.
-    pub fn wait_search_commit(&self, seen: u64, timeout: std::time::Duration) -> u64 {
+    /// Waits until the search index moves past `seen`, or `timeout`; `WriterGone` once the
+    /// writer has stopped (nothing will move any more).
+    pub fn wait_search_commit(
+        &self,
+        seen: u64,
+        timeout: std::time::Duration,
+    ) -> Result<(), IndexError> {
         self.writer.progress().wait_search_past(seen, timeout)
     }
 
@@ -267,6 +272,27 @@ impl Index {
         search::stored_body(&self.milli, &rtxn, note_id)
     }
 
+    /// The body the search index holds for a note and the checksum of the text it was indexed
+    /// from, without waiting for writes in flight. The checksum is read first and is recorded
+    /// only after the body is committed, so the body is never older than the checksum says (at
+    /// worst newer, which costs a follower one needless redo, never a stale result). A follower
+    /// of the search index (embedding) labels its work with this checksum: the graph's
+    /// checksum of a note can run ahead of the search index.
+    pub fn indexed_body(&self, note_id: &str) -> Result<Option<(String, String)>, IndexError> {
+        let checksum = {
+            let txn = self.read_txn()?;
+            self.tables
+                .search_docs
+                .get(&txn, note_id)?
+                .and_then(search::indexed_checksum)
+        };
+        let Some(checksum) = checksum else {
+            return Ok(None);
+        };
+        let rtxn = self.milli.read_txn()?;
+        Ok(search::stored_body(&self.milli, &rtxn, note_id)?.map(|body| (checksum, body)))
+    }
+
     /// Bytes the index occupies on disk.
     pub fn disk_size(&self) -> u64 {
         walkdir::WalkDir::new(&self.dir)
@@ -333,13 +359,16 @@ impl Progress {
         self.state.lock().unwrap().1
     }
 
-    fn wait_search_past(&self, seen: u64, timeout: std::time::Duration) -> u64 {
+    fn wait_search_past(&self, seen: u64, timeout: std::time::Duration) -> Result<(), IndexError> {
         let state = self.state.lock().unwrap();
         let (state, _) = self
             .changed
             .wait_timeout_while(state, timeout, |s| s.1 <= seen && !s.2)
             .unwrap();
-        state.1
+        if state.2 {
+            return Err(IndexError::WriterGone);
+        }
+        Ok(())
     }
 
     fn graph_seq(&self) -> u64 {

@@ -21,6 +21,11 @@ use crate::note::chunk::passages;
 const BATCH_NOTES: usize = 256;
 /// Longest a batch of embedded notes waits before it is stored.
 const BATCH_TIME: Duration = Duration::from_secs(1);
+/// How often the idle worker looks at the stop flag.
+const IDLE_CHECK: Duration = Duration::from_secs(2);
+/// First and longest pause before a failed embedding pass is tried again.
+const RETRY_FIRST: Duration = Duration::from_secs(1);
+const RETRY_LAST: Duration = Duration::from_secs(60);
 
 /// This process's semantic state.
 #[derive(Default)]
@@ -180,7 +185,11 @@ impl App {
         if vectors.model()? != Some((embedder.name().to_string(), embedder.dimensions())) {
             vectors.reset(embedder.name(), embedder.dimensions())?;
         }
+        // Everything acknowledged so far is then in the search index, whose text is what
+        // gets embedded (a command line `reindex` embeds all it wrote).
+        self.index.wait_searchable()?;
         let EmbeddingPlan { todo, gone, .. } = self.embedding_plan(&embedder)?;
+        tracing::debug!(todo = todo.len(), gone = gone.len(), "embedding plan");
         for (project, id) in &gone {
             vectors.remove(project, id)?;
         }
@@ -195,7 +204,14 @@ impl App {
             if self.semantic.stop.load(Ordering::Relaxed) {
                 break;
             }
-            let body = self.index.stored_body(&note.id)?.unwrap_or_default();
+            // A note the search index has not caught up with yet is left for the search
+            // commit that brings it, which wakes this worker again.
+            let Some((checksum, body)) = self.index.indexed_body(&note.id)? else {
+                continue;
+            };
+            if checksum != note.checksum {
+                continue;
+            }
             let texts = passages(&note.title, &body);
             let refs: Vec<&str> = texts.iter().map(|p| p.text.as_str()).collect();
             let vectors_of_note = embedder
@@ -221,6 +237,7 @@ impl App {
         if !batch.is_empty() {
             vectors.put_many(&batch)?;
         }
+        tracing::debug!(notes = stored + batch.len(), "embedded");
         Ok(stored + batch.len())
     }
 
@@ -229,18 +246,40 @@ impl App {
         self.semantic.stop.store(true, Ordering::Relaxed);
     }
 
-    /// Runs until shutdown: after every search commit, embeds what changed.
+    /// Runs until shutdown: once at start (notes changed while no server ran), then after
+    /// every search commit, embeds what changed. A failed pass (or a panic in the model) is
+    /// tried again after a growing pause, so one failure never leaves vectors stale until the
+    /// next write.
     pub fn embed_in_background(&self) {
-        let mut seen = 0;
+        let mut done_up_to: Option<u64> = None;
+        let mut retry = RETRY_FIRST;
         while !self.semantic.stop.load(Ordering::Relaxed) {
             let now = self.index.search_seq();
-            if now != seen || seen == 0 {
-                seen = now;
-                if let Err(e) = self.embed_pending(&|_| {}) {
-                    tracing::warn!("embedding notes failed: {e}");
+            let mut pause = IDLE_CHECK;
+            if done_up_to != Some(now) {
+                let pass = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    self.embed_pending(&|_| {})
+                }));
+                match pass {
+                    Ok(Ok(_)) => {
+                        done_up_to = Some(now);
+                        retry = RETRY_FIRST;
+                    }
+                    Ok(Err(e)) => {
+                        tracing::warn!("embedding notes failed (trying again in {retry:?}): {e}");
+                        pause = retry;
+                        retry = (retry * 2).min(RETRY_LAST);
+                    }
+                    Err(_) => {
+                        tracing::error!("embedding notes panicked (trying again in {retry:?})");
+                        pause = retry;
+                        retry = (retry * 2).min(RETRY_LAST);
+                    }
                 }
             }
-            self.index.wait_search_commit(seen, Duration::from_secs(2));
+            if self.index.wait_search_commit(now, pause).is_err() {
+                return;
+            }
         }
     }
 

@@ -12,6 +12,9 @@ use serde_json::{json, Value};
 
 pub struct Mcp {
     child: Child,
+    /// Where the server's log goes (MCP_STDERR=FILE names it, to keep it after the test).
+    log: std::path::PathBuf,
+    _log_file: Option<tempfile::NamedTempFile>,
     stdin: ChildStdin,
     lines: mpsc::Receiver<String>,
     next_id: u64,
@@ -49,6 +52,13 @@ impl Mcp {
     }
 
     pub fn start_env(root: &Path, extra: &[&str], envs: &[(&str, &Path)]) -> Self {
+        let (log, log_file) = match std::env::var_os("MCP_STDERR") {
+            Some(p) => (std::path::PathBuf::from(p), None),
+            None => {
+                let file = tempfile::NamedTempFile::new().unwrap();
+                (file.path().to_path_buf(), Some(file))
+            }
+        };
         let mut child = Command::new(env!("CARGO_BIN_EXE_gitmem"))
             .arg("--root")
             .arg(root)
@@ -58,11 +68,7 @@ impl Mcp {
             .env_remove("GITMEM_ROOT")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            // MCP_STDERR=FILE keeps the server's log, to diagnose a failing test.
-            .stderr(match std::env::var_os("MCP_STDERR") {
-                Some(p) => Stdio::from(std::fs::File::create(p).unwrap()),
-                None => Stdio::null(),
-            })
+            .stderr(Stdio::from(std::fs::File::create(&log).unwrap()))
             .spawn()
             .expect("starting gitmem serve");
         let stdin = child.stdin.take().unwrap();
@@ -82,6 +88,8 @@ impl Mcp {
         });
         let mut mcp = Mcp {
             child,
+            log,
+            _log_file: log_file,
             stdin,
             lines,
             next_id: 1,
@@ -185,6 +193,11 @@ impl Mcp {
                 .to_string(),
             structured: r.get("structuredContent").cloned(),
         }
+    }
+
+    /// What the server logged so far, for the message of a failed assertion.
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
     }
 
     pub fn text(&mut self, tool: &str, args: Value) -> String {
