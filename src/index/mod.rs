@@ -600,6 +600,48 @@ mod tests {
     }
 
     #[test]
+    fn a_search_document_a_dead_process_deleted_unrecorded_counts_as_lost_text() {
+        // The graph says milli holds a note's text, but a process died between the milli
+        // commit that deleted the document and the graph commit recording it; the note is
+        // waiting in the outbox of that dead process, its body gone with it.
+        let dir = tempfile::tempdir().unwrap();
+        let graph = dir.path().join("graph/data.mdb");
+        let index = Index::open(dir.path()).unwrap();
+        index.write(vec![input("a.md", "A", "kiwi", &[])]).unwrap();
+        assert_eq!(hits(&index, "kiwi"), 1);
+        let id = note_at(&index, "a.md").id;
+        let mut wtxn = index.env.write_txn().unwrap();
+        index
+            .tables
+            .search_dirty
+            .put(&mut wtxn, &id, "2147483647:gone#1")
+            .unwrap();
+        wtxn.commit().unwrap();
+        index.close();
+        let graph_then = std::fs::read(&graph).unwrap();
+
+        let index = Index::open(dir.path()).unwrap();
+        index
+            .write(vec![WriteOp::Delete {
+                project: "main".into(),
+                path: "a.md".into(),
+            }])
+            .unwrap();
+        assert_eq!(hits(&index, "kiwi"), 0);
+        index.close();
+        std::fs::write(&graph, graph_then).unwrap();
+
+        let index = Index::open(dir.path()).unwrap();
+        assert_eq!(index.recover().unwrap(), 1, "the note's text is lost");
+        assert_eq!(
+            note_at(&index, "a.md").checksum,
+            "",
+            "its file is to be read again"
+        );
+        index.close();
+    }
+
+    #[test]
     fn permalinks_are_unique_and_ids_are_stable_across_rebuilds() {
         let dir = tempfile::tempdir().unwrap();
         let index = Index::open(dir.path()).unwrap();

@@ -355,11 +355,20 @@ pub fn flush(
                     let body = match bodies.remove(id) {
                         Some(body) => body,
                         None if note.kind == NoteKind::File => String::new(),
+                        // The record says milli holds this text; it may not, if a process
+                        // died between a milli commit (that deleted the document) and the
+                        // graph commit recording it: then the text is lost like any other.
                         None if previous
                             .as_ref()
                             .is_some_and(|p| p.checksum == note.checksum) =>
                         {
-                            stored_body(milli, &mrtxn, id)?.unwrap_or_default()
+                            match stored_body(milli, &mrtxn, id)? {
+                                Some(body) => body,
+                                None => {
+                                    stale.push(id.clone());
+                                    String::new()
+                                }
+                            }
                         }
                         None => {
                             stale.push(id.clone());

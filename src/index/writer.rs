@@ -350,12 +350,13 @@ fn run_search(shared: &Shared, kicked: &Receiver<Option<()>>, writer: &WriteHand
             ) {
                 Ok(Some(done)) => {
                     let full = done.entries.len() == SEARCH_BATCH;
-                    let lost = done.stale.len();
+                    // Counted before the commit that takes the entries out of the outbox: a
+                    // start-up repair that finds the outbox empty must also find the count.
+                    shared.progress.bodies_lost(done.stale.len());
                     if let Err(e) = writer.write(vec![WriteOp::SearchDone(done)]) {
                         tracing::error!("recording a search commit failed: {e}");
                         break;
                     }
-                    shared.progress.bodies_lost(lost);
                     if !full {
                         break;
                     }
