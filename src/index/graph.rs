@@ -45,7 +45,8 @@ pub struct Tables {
     /// `project \0 updated_ms (zero-padded) \0 id`
     pub activity: Database<Str, Unit>,
     /// Notes whose search documents are stale: `id` -> the writer that owes the search commit
-    /// (`pid:nonce`), so that two processes on one root never take each other's work.
+    /// (`pid:nonce#batch`, see `owner`), so that two processes on one root never take each
+    /// other's work.
     pub search_dirty: Database<Str, Str>,
     /// `id` -> observation and relation document counts (u32 BE each) and the checksum of the
     /// body currently in the search index.

@@ -11,6 +11,7 @@
 pub mod embed;
 pub mod graph;
 pub mod model;
+mod owner;
 pub mod search;
 pub mod vectors;
 mod writer;
@@ -140,7 +141,8 @@ impl Index {
             }
         }
         let vectors = vectors::VectorStore::open(&dir.join("vectors"))?;
-        let writer = writer::spawn(env.clone(), tables.clone(), milli.clone());
+        let owner = owner::Owner::claim(dir).map_err(IndexError::from)?;
+        let writer = writer::spawn(env.clone(), tables.clone(), milli.clone(), owner);
         Ok(Self {
             env,
             tables,

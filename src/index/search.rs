@@ -217,23 +217,6 @@ pub fn documents(
     docs
 }
 
-/// Whether the process that owns an outbox entry (`pid:nonce`) still runs; entries of a
-/// process that died are anyone's to finish.
-fn owner_alive(owner: &str) -> bool {
-    let Some(pid) = owner.split(':').next().and_then(|p| p.parse::<i32>().ok()) else {
-        return false;
-    };
-    if pid == std::process::id() as i32 {
-        // Another writer of this process (an index opened twice) finishes its own entries.
-        return true;
-    }
-    // SAFETY: kill with signal 0 only checks that the process exists.
-    unsafe {
-        libc::kill(pid, 0) == 0
-            || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
-    }
-}
-
 /// What the search index holds for a note: how many observation and relation documents, and
 /// the checksum of the body it indexed.
 struct Indexed {
@@ -305,21 +288,25 @@ pub struct SearchDone {
 /// whose new body is unknown (the process stopped between its two commits) is reported stale,
 /// so that its checksum is cleared and the next scan reads the file again. Returns `None` when
 /// the outbox holds nothing for this writer.
-pub fn flush(
+pub(super) fn flush(
     env: &milli_core::heed::Env<milli_core::heed::WithoutTls>,
     tables: &Tables,
     milli: &Milli,
     bodies: &std::sync::Mutex<std::collections::HashMap<String, String>>,
-    owner: &str,
+    owner: &super::owner::Owner,
     limit: usize,
 ) -> Result<Option<SearchDone>, IndexError> {
     let gtxn = env.read_txn()?;
     let mut dirty: Vec<String> = Vec::new();
     let mut tokens: Vec<String> = Vec::new();
+    let mut takeable: std::collections::HashMap<String, bool> = Default::default();
     for item in tables.search_dirty.iter(&gtxn)? {
         let (id, token) = item?;
         let entry_owner = token.split('#').next().unwrap_or(token);
-        if entry_owner == owner || !owner_alive(entry_owner) {
+        let may_take = *takeable
+            .entry(entry_owner.to_string())
+            .or_insert_with(|| owner.may_take(entry_owner));
+        if may_take {
             dirty.push(id.to_string());
             tokens.push(token.to_string());
             if dirty.len() >= limit {

@@ -15,6 +15,7 @@ use milli_core::heed::{Env, WithoutTls};
 
 use super::graph::{GraphWriter, Tables};
 use super::model::{OpOutcome, WriteOp};
+use super::owner::Owner;
 use super::{IndexError, Progress, SharedProgress};
 
 /// Upper bound of notes re-indexed for search in one milli transaction. Larger batches are
@@ -42,8 +43,8 @@ struct Shared {
     /// Bodies of notes written since their last search commit, by note id.
     bodies: Mutex<HashMap<String, String>>,
     progress: SharedProgress,
-    /// `pid:nonce`: marks this process's entries in the search outbox.
-    owner: String,
+    /// Marks this writer's entries in the search outbox.
+    owner: Owner,
 }
 
 #[derive(Clone)]
@@ -55,7 +56,12 @@ pub struct WriteHandle {
     threads: Arc<Mutex<Vec<JoinHandle<()>>>>,
 }
 
-pub(super) fn spawn(env: Env<WithoutTls>, tables: Tables, milli: milli_core::Index) -> WriteHandle {
+pub(super) fn spawn(
+    env: Env<WithoutTls>,
+    tables: Tables,
+    milli: milli_core::Index,
+    owner: Owner,
+) -> WriteHandle {
     let (tx, rx) = crossbeam_channel::unbounded();
     let (kick, kicked) = crossbeam_channel::unbounded::<Option<()>>();
     let progress: SharedProgress = Arc::new(Progress::default());
@@ -65,7 +71,7 @@ pub(super) fn spawn(env: Env<WithoutTls>, tables: Tables, milli: milli_core::Ind
         milli,
         bodies: Mutex::new(HashMap::new()),
         progress: progress.clone(),
-        owner: format!("{}:{}", std::process::id(), uuid::Uuid::new_v4().simple()),
+        owner,
     });
     let handle = WriteHandle {
         tx: tx.clone(),
@@ -271,7 +277,7 @@ fn apply_together(
     stamp: u64,
 ) -> Result<Vec<Vec<Result<OpOutcome, String>>>, IndexError> {
     let mut wtxn = shared.env.write_txn()?;
-    let mut graph = GraphWriter::new(&shared.tables, &shared.owner, stamp);
+    let mut graph = GraphWriter::new(&shared.tables, &shared.owner.name, stamp);
     let mut all = Vec::with_capacity(batch.len());
     // Where the bodies of changed notes are; they move to the indexer only once the whole
     // transaction succeeded, so a failed one can be retried with them.
