@@ -373,8 +373,14 @@ impl<'t> GraphWriter<'t> {
                         }
                     }
                 }
-                for id in &done.stale {
-                    if let Some(mut note) = self.tables.get_note(txn, id)? {
+                // Only if the note still has the text that was lost: a newer write carries
+                // its own body to the next pass.
+                for (id, checksum) in &done.stale {
+                    if let Some(mut note) = self
+                        .tables
+                        .get_note(txn, id)?
+                        .filter(|note| note.checksum == *checksum)
+                    {
                         tracing::debug!(path = %note.path, "the search text of this note was lost; the next scan reads it again");
                         note.checksum.clear();
                         self.tables.put_note(txn, &note)?;

@@ -67,6 +67,8 @@ impl Index {
     pub fn open(dir: &Path) -> Result<Self, IndexError> {
         match Self::open_existing(dir) {
             Ok(index) => Ok(index),
+            // Nothing wrong with the index itself: deleting it would help no one.
+            Err(OpenFailure::Claim(e)) => Err(e),
             Err(reason) => {
                 if dir.exists() {
                     tracing::warn!("rebuilding the index in {}: {reason}", dir.display());
@@ -141,7 +143,7 @@ impl Index {
             }
         }
         let vectors = vectors::VectorStore::open(&dir.join("vectors"))?;
-        let owner = owner::Owner::claim(dir).map_err(IndexError::from)?;
+        let owner = owner::Owner::claim(dir).map_err(|e| OpenFailure::Claim(e.into()))?;
         let writer = writer::spawn(env.clone(), tables.clone(), milli.clone(), owner);
         Ok(Self {
             env,
@@ -327,6 +329,8 @@ enum OpenFailure {
     Error(#[from] IndexError),
     #[error("schema version {0} is not the one this gitmem uses")]
     Schema(String),
+    #[error("cannot take a writer's lock under the index: {0}")]
+    Claim(IndexError),
 }
 
 /// Shared between the writer and readers: how far writes have been applied.
@@ -640,6 +644,59 @@ mod tests {
             "",
             "its file is to be read again"
         );
+        assert_eq!(
+            index
+                .indexed_body(&id)
+                .unwrap()
+                .map(|(checksum, _)| checksum),
+            Some(String::new()),
+            "what search holds instead passes for no text"
+        );
+        index.close();
+    }
+
+    #[test]
+    fn a_body_handed_over_for_a_text_the_pass_does_not_see_waits_for_the_next_pass() {
+        let dir = tempfile::tempdir().unwrap();
+        let index = Index::open(dir.path()).unwrap();
+        index.write(vec![input("a.md", "A", "kiwi", &[])]).unwrap();
+        assert_eq!(hits(&index, "kiwi"), 1);
+        let id = note_at(&index, "a.md").id;
+        // A newer write has handed over its body and is not committed yet.
+        let owner = owner::Owner::claim(dir.path()).unwrap();
+        let bodies = std::sync::Mutex::new(std::collections::HashMap::from([(
+            id.clone(),
+            ("newer".to_string(), "mango".to_string()),
+        )]));
+        let mut wtxn = index.env.write_txn().unwrap();
+        let token = format!("{}#1", owner.name);
+        index
+            .tables
+            .search_dirty
+            .put(&mut wtxn, &id, &token)
+            .unwrap();
+        wtxn.commit().unwrap();
+        let done = search::flush(&index.env, &index.tables, &index.milli, &bodies, &owner, 10)
+            .unwrap()
+            .unwrap();
+        assert!(
+            bodies.lock().unwrap().contains_key(&id),
+            "the newer body is left for the pass that sees its write"
+        );
+        assert!(done.stale.is_empty(), "{done:?}");
+
+        let clear = |checksum: &str| {
+            index
+                .write(vec![WriteOp::SearchDone(search::SearchDone {
+                    entries: vec![],
+                    stale: vec![(id.clone(), checksum.to_string())],
+                })])
+                .unwrap();
+            note_at(&index, "a.md").checksum
+        };
+        assert_ne!(clear("an older text"), "", "a newer text is not lost");
+        let current = note_at(&index, "a.md").checksum;
+        assert_eq!(clear(&current), "", "the text that was lost");
         index.close();
     }
 

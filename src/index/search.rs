@@ -275,11 +275,11 @@ pub fn stored_body(
 
 /// What a search commit did, for the graph writer to record: which outbox entries it served
 /// (with the token it read, so an entry dirtied again meanwhile stays), what each note now has in
-/// the search index, and which notes lost their body.
+/// the search index, and which notes lost their body (with the checksum of the text lost).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SearchDone {
     pub entries: Vec<(String, String, Option<Vec<u8>>)>,
-    pub stale: Vec<String>,
+    pub stale: Vec<(String, String)>,
 }
 
 /// Applies the search outbox: re-indexes up to `limit` dirty notes in one milli transaction.
@@ -292,7 +292,7 @@ pub(super) fn flush(
     env: &milli_core::heed::Env<milli_core::heed::WithoutTls>,
     tables: &Tables,
     milli: &Milli,
-    bodies: &std::sync::Mutex<std::collections::HashMap<String, String>>,
+    bodies: &std::sync::Mutex<std::collections::HashMap<String, (String, String)>>,
     owner: &super::owner::Owner,
     limit: usize,
 ) -> Result<Option<SearchDone>, IndexError> {
@@ -322,7 +322,7 @@ pub(super) fn flush(
     let mut writer = std::io::BufWriter::new(&mut payload);
     let mut deletions: Vec<String> = Vec::new();
     let mut indexed: Vec<(String, Option<Indexed>)> = Vec::with_capacity(dirty.len());
-    let mut stale: Vec<String> = Vec::new();
+    let mut stale: Vec<(String, String)> = Vec::new();
     let mut replaced = 0usize;
     let titles: std::cell::RefCell<std::collections::HashMap<String, Option<String>>> =
         Default::default();
@@ -339,7 +339,15 @@ pub(super) fn flush(
             let previous = tables.search_docs.get(&gtxn, id)?.and_then(Indexed::decode);
             let (n_obs, n_rel) = match tables.get_note(&gtxn, id)? {
                 Some(note) => {
-                    let body = match bodies.remove(id) {
+                    // Only the body of the text this snapshot sees: a write that has handed
+                    // over its body but is not visible here yet leaves it for the next pass.
+                    let handed = match bodies.get(id) {
+                        Some((checksum, _)) if *checksum == note.checksum => {
+                            bodies.remove(id).map(|(_, text)| text)
+                        }
+                        _ => None,
+                    };
+                    let body = match handed {
                         Some(body) => body,
                         None if note.kind == NoteKind::File => String::new(),
                         // The record says milli holds this text; it may not, if a process
@@ -352,13 +360,13 @@ pub(super) fn flush(
                             match stored_body(milli, &mrtxn, id)? {
                                 Some(body) => body,
                                 None => {
-                                    stale.push(id.clone());
+                                    stale.push((id.clone(), note.checksum.clone()));
                                     String::new()
                                 }
                             }
                         }
                         None => {
-                            stale.push(id.clone());
+                            stale.push((id.clone(), note.checksum.clone()));
                             stored_body(milli, &mrtxn, id)?.unwrap_or_default()
                         }
                     };
@@ -370,12 +378,19 @@ pub(super) fn flush(
                     let markdown = note.kind == NoteKind::Markdown;
                     let obs = if markdown { note.observations.len() } else { 0 };
                     let rel = if markdown { note.relations.len() } else { 0 };
+                    // A lost text is recorded as the text of no checksum: the body indexed
+                    // instead is older than the note, and must never pass for its text.
+                    let lost = stale.last().is_some_and(|(lost, _)| lost == id);
                     indexed.push((
                         id.clone(),
                         Some(Indexed {
                             observations: obs as u32,
                             relations: rel as u32,
-                            checksum: note.checksum.clone(),
+                            checksum: if lost {
+                                String::new()
+                            } else {
+                                note.checksum.clone()
+                            },
                         }),
                     ));
                     (obs, rel)

@@ -40,8 +40,8 @@ struct Shared {
     env: Env<WithoutTls>,
     tables: Tables,
     milli: milli_core::Index,
-    /// Bodies of notes written since their last search commit, by note id.
-    bodies: Mutex<HashMap<String, String>>,
+    /// Bodies of notes written since their last search commit: note id -> (checksum, text).
+    bodies: Mutex<HashMap<String, (String, String)>>,
     progress: SharedProgress,
     /// Marks this writer's entries in the search outbox.
     owner: Owner,
@@ -307,10 +307,16 @@ fn apply_together(
         all.push(results);
     }
     graph.finish(&mut wtxn)?;
-    let bodies: Vec<(String, String)> = changed
+    let bodies: Vec<(String, (String, String))> = changed
         .into_iter()
         .filter_map(|(b, o, id)| match &mut batch[b][o] {
-            WriteOp::Upsert(input) => Some((id, std::mem::take(&mut input.search_text))),
+            WriteOp::Upsert(input) => Some((
+                id,
+                (
+                    input.checksum.clone(),
+                    std::mem::take(&mut input.search_text),
+                ),
+            )),
             _ => None,
         })
         .collect();

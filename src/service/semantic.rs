@@ -247,9 +247,9 @@ impl App {
     }
 
     /// Runs until shutdown: once at start (notes changed while no server ran), then after
-    /// every search commit, embeds what changed. A failed pass (or a panic in the model) is
-    /// tried again after a growing pause, so one failure never leaves vectors stale until the
-    /// next write.
+    /// every search commit, embeds what changed (the model commands embed for themselves). A
+    /// failed pass (or a panic in the model) is tried again after a growing pause, so one
+    /// failure never leaves vectors stale until the next write.
     pub fn embed_in_background(&self) {
         let mut done_up_to: Option<u64> = None;
         let mut retry = RETRY_FIRST;
