@@ -656,7 +656,7 @@ mod tests {
     }
 
     #[test]
-    fn a_body_handed_over_for_a_text_the_pass_does_not_see_waits_for_the_next_pass() {
+    fn a_body_handed_over_by_a_write_the_pass_does_not_see_waits_for_the_next_pass() {
         let dir = tempfile::tempdir().unwrap();
         let index = Index::open(dir.path()).unwrap();
         index.write(vec![input("a.md", "A", "kiwi", &[])]).unwrap();
@@ -666,7 +666,11 @@ mod tests {
         let owner = owner::Owner::claim(dir.path()).unwrap();
         let bodies = std::sync::Mutex::new(std::collections::HashMap::from([(
             id.clone(),
-            ("newer".to_string(), "mango".to_string()),
+            search::Handed {
+                stamp: 2,
+                checksum: "newer".to_string(),
+                text: "mango".to_string(),
+            },
         )]));
         let mut wtxn = index.env.write_txn().unwrap();
         let token = format!("{}#1", owner.name);
@@ -684,6 +688,41 @@ mod tests {
             "the newer body is left for the pass that sees its write"
         );
         assert!(done.stale.is_empty(), "{done:?}");
+
+        // The note deleted, and a body waiting of a write after (kept) or before (dropped)
+        // the delete this snapshot sees.
+        index
+            .write(vec![WriteOp::Delete {
+                project: "main".into(),
+                path: "a.md".into(),
+            }])
+            .unwrap();
+        index.wait_searchable().unwrap();
+        for (stamp, kept) in [(6, true), (4, false)] {
+            bodies.lock().unwrap().insert(
+                id.clone(),
+                search::Handed {
+                    stamp,
+                    checksum: "again".into(),
+                    text: "papaya".into(),
+                },
+            );
+            let mut wtxn = index.env.write_txn().unwrap();
+            let token = format!("{}#5", owner.name);
+            index
+                .tables
+                .search_dirty
+                .put(&mut wtxn, &id, &token)
+                .unwrap();
+            wtxn.commit().unwrap();
+            search::flush(&index.env, &index.tables, &index.milli, &bodies, &owner, 10).unwrap();
+            assert_eq!(
+                bodies.lock().unwrap().contains_key(&id),
+                kept,
+                "a body of commit {stamp} against a delete of commit 5"
+            );
+        }
+        index.write(vec![input("a.md", "A", "kiwi", &[])]).unwrap();
 
         let clear = |checksum: &str| {
             index

@@ -273,6 +273,29 @@ pub fn stored_body(
         .and_then(|raw| serde_json::from_slice::<String>(raw).ok()))
 }
 
+/// A body a write handed over to the search indexer, since the graph does not keep bodies.
+pub(super) struct Handed {
+    /// The graph commit that wrote it (the number its outbox entry carries).
+    pub stamp: u64,
+    pub checksum: String,
+    pub text: String,
+}
+
+impl Handed {
+    /// Whether the outbox entry `token` (`owner#stamp`) was marked by this body's write or a
+    /// later one of the same writer, i.e. a snapshot holding that token sees the write.
+    fn seen_by(&self, token: &str, owner: &str) -> bool {
+        token
+            .rsplit_once('#')
+            .filter(|(marked_by, _)| *marked_by == owner)
+            .and_then(|(_, stamp)| stamp.parse::<u64>().ok())
+            .is_some_and(|stamp| self.stamp <= stamp)
+    }
+}
+
+/// Bodies handed over and not yet indexed, by note id.
+pub(super) type Bodies = std::sync::Mutex<std::collections::HashMap<String, Handed>>;
+
 /// What a search commit did, for the graph writer to record: which outbox entries it served
 /// (with the token it read, so an entry dirtied again meanwhile stays), what each note now has in
 /// the search index, and which notes lost their body (with the checksum of the text lost).
@@ -292,7 +315,7 @@ pub(super) fn flush(
     env: &milli_core::heed::Env<milli_core::heed::WithoutTls>,
     tables: &Tables,
     milli: &Milli,
-    bodies: &std::sync::Mutex<std::collections::HashMap<String, (String, String)>>,
+    bodies: &Bodies,
     owner: &super::owner::Owner,
     limit: usize,
 ) -> Result<Option<SearchDone>, IndexError> {
@@ -335,15 +358,15 @@ pub(super) fn flush(
     };
     {
         let mrtxn = milli.read_txn()?;
-        for id in &dirty {
+        for (id, token) in dirty.iter().zip(&tokens) {
             let previous = tables.search_docs.get(&gtxn, id)?.and_then(Indexed::decode);
             let (n_obs, n_rel) = match tables.get_note(&gtxn, id)? {
                 Some(note) => {
                     // Only the body of the text this snapshot sees: a write that has handed
                     // over its body but is not visible here yet leaves it for the next pass.
                     let handed = match bodies.get(id) {
-                        Some((checksum, _)) if *checksum == note.checksum => {
-                            bodies.remove(id).map(|(_, text)| text)
+                        Some(handed) if handed.checksum == note.checksum => {
+                            bodies.remove(id).map(|handed| handed.text)
                         }
                         _ => None,
                     };
@@ -396,7 +419,14 @@ pub(super) fn flush(
                     (obs, rel)
                 }
                 None => {
-                    bodies.remove(id);
+                    // The body of a write this snapshot sees is obsolete; one of a later
+                    // write (the note written again since) waits for the pass that sees it.
+                    if bodies
+                        .get(id)
+                        .is_some_and(|handed| handed.seen_by(token, &owner.name))
+                    {
+                        bodies.remove(id);
+                    }
                     deletions.push(doc_id('n', id, None));
                     indexed.push((id.clone(), None));
                     (0, 0)

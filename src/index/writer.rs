@@ -16,6 +16,7 @@ use milli_core::heed::{Env, WithoutTls};
 use super::graph::{GraphWriter, Tables};
 use super::model::{OpOutcome, WriteOp};
 use super::owner::Owner;
+use super::search::{Bodies, Handed};
 use super::{IndexError, Progress, SharedProgress};
 
 /// Upper bound of notes re-indexed for search in one milli transaction. Larger batches are
@@ -40,8 +41,8 @@ struct Shared {
     env: Env<WithoutTls>,
     tables: Tables,
     milli: milli_core::Index,
-    /// Bodies of notes written since their last search commit: note id -> (checksum, text).
-    bodies: Mutex<HashMap<String, (String, String)>>,
+    /// Bodies of notes written since their last search commit.
+    bodies: Bodies,
     progress: SharedProgress,
     /// Marks this writer's entries in the search outbox.
     owner: Owner,
@@ -307,15 +308,16 @@ fn apply_together(
         all.push(results);
     }
     graph.finish(&mut wtxn)?;
-    let bodies: Vec<(String, (String, String))> = changed
+    let bodies: Vec<(String, Handed)> = changed
         .into_iter()
         .filter_map(|(b, o, id)| match &mut batch[b][o] {
             WriteOp::Upsert(input) => Some((
                 id,
-                (
-                    input.checksum.clone(),
-                    std::mem::take(&mut input.search_text),
-                ),
+                Handed {
+                    stamp,
+                    checksum: input.checksum.clone(),
+                    text: std::mem::take(&mut input.search_text),
+                },
             )),
             _ => None,
         })
