@@ -472,6 +472,21 @@ mod tests {
         index.search(&q).unwrap().total
     }
 
+    /// Puts a note in the search outbox as the writer of `token` (`owner#commit`) leaves it.
+    fn mark_dirty(index: &Index, id: &str, token: &str) {
+        let mut wtxn = index.env.write_txn().unwrap();
+        index.tables.search_dirty.put(&mut wtxn, id, token).unwrap();
+        wtxn.commit().unwrap();
+    }
+
+    fn handed(stamp: u64, checksum: &str, text: &str) -> search::Handed {
+        search::Handed {
+            stamp,
+            checksum: checksum.into(),
+            text: text.into(),
+        }
+    }
+
     #[test]
     fn a_search_after_a_write_finds_it() {
         let dir = tempfile::tempdir().unwrap();
@@ -616,13 +631,7 @@ mod tests {
         index.write(vec![input("a.md", "A", "kiwi", &[])]).unwrap();
         assert_eq!(hits(&index, "kiwi"), 1);
         let id = note_at(&index, "a.md").id;
-        let mut wtxn = index.env.write_txn().unwrap();
-        index
-            .tables
-            .search_dirty
-            .put(&mut wtxn, &id, "2147483647:gone#1")
-            .unwrap();
-        wtxn.commit().unwrap();
+        mark_dirty(&index, &id, "2147483647:gone#1");
         index.close();
         let graph_then = std::fs::read(&graph).unwrap();
 
@@ -666,20 +675,9 @@ mod tests {
         let owner = owner::Owner::claim(dir.path()).unwrap();
         let bodies = std::sync::Mutex::new(std::collections::HashMap::from([(
             id.clone(),
-            search::Handed {
-                stamp: 2,
-                checksum: "newer".to_string(),
-                text: "mango".to_string(),
-            },
+            handed(2, "newer", "mango"),
         )]));
-        let mut wtxn = index.env.write_txn().unwrap();
-        let token = format!("{}#1", owner.name);
-        index
-            .tables
-            .search_dirty
-            .put(&mut wtxn, &id, &token)
-            .unwrap();
-        wtxn.commit().unwrap();
+        mark_dirty(&index, &id, &format!("{}#1", owner.name));
         let done = search::flush(&index.env, &index.tables, &index.milli, &bodies, &owner, 10)
             .unwrap()
             .unwrap();
@@ -699,22 +697,11 @@ mod tests {
             .unwrap();
         index.wait_searchable().unwrap();
         for (stamp, kept) in [(6, true), (4, false)] {
-            bodies.lock().unwrap().insert(
-                id.clone(),
-                search::Handed {
-                    stamp,
-                    checksum: "again".into(),
-                    text: "papaya".into(),
-                },
-            );
-            let mut wtxn = index.env.write_txn().unwrap();
-            let token = format!("{}#5", owner.name);
-            index
-                .tables
-                .search_dirty
-                .put(&mut wtxn, &id, &token)
-                .unwrap();
-            wtxn.commit().unwrap();
+            bodies
+                .lock()
+                .unwrap()
+                .insert(id.clone(), handed(stamp, "again", "papaya"));
+            mark_dirty(&index, &id, &format!("{}#5", owner.name));
             search::flush(&index.env, &index.tables, &index.milli, &bodies, &owner, 10).unwrap();
             assert_eq!(
                 bodies.lock().unwrap().contains_key(&id),

@@ -127,15 +127,21 @@ mod tests {
         assert!(!alive(dir.path(), &name), "a writer that stopped");
     }
 
+    /// What a killed writer leaves: its file, unlocked.
+    fn left_by_a_killed_writer(index_dir: &Path, nonce: &str) -> PathBuf {
+        let owners = index_dir.join(DIR);
+        std::fs::create_dir_all(&owners).unwrap();
+        std::fs::write(owners.join(nonce), "").unwrap();
+        owners.join(nonce)
+    }
+
     #[test]
     fn a_dead_writers_name_is_dead_even_when_its_pid_lives() {
         let dir = tempfile::tempdir().unwrap();
-        // What a killed writer leaves: its file, unlocked. Pid 1 always runs.
-        let owners = dir.path().join(DIR);
-        std::fs::create_dir_all(&owners).unwrap();
-        std::fs::write(owners.join("deadbeef"), "").unwrap();
+        let file = left_by_a_killed_writer(dir.path(), "deadbeef");
+        // Pid 1 always runs.
         assert!(!alive(dir.path(), "1:deadbeef"));
-        assert!(!owners.join("deadbeef").exists(), "its file is cleared");
+        assert!(!file.exists(), "its file is cleared");
         assert!(!alive(dir.path(), "1:unknown"), "a writer with no file");
         assert!(!alive(dir.path(), "garbage"));
     }
@@ -143,12 +149,10 @@ mod tests {
     #[test]
     fn a_claim_clears_the_files_of_writers_that_are_gone() {
         let dir = tempfile::tempdir().unwrap();
-        let owners = dir.path().join(DIR);
-        std::fs::create_dir_all(&owners).unwrap();
-        std::fs::write(owners.join("killed"), "").unwrap();
+        let killed = left_by_a_killed_writer(dir.path(), "killed");
         let living = Owner::claim(dir.path()).unwrap();
         let _second = Owner::claim(dir.path()).unwrap();
-        assert!(!owners.join("killed").exists());
+        assert!(!killed.exists());
         assert!(
             alive(dir.path(), &living.name),
             "a claim of this process is not swept by another"
