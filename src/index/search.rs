@@ -370,9 +370,9 @@ pub(super) fn flush(
                         }
                         _ => None,
                     };
-                    let body = match handed {
-                        Some(body) => body,
-                        None if note.kind == NoteKind::File => String::new(),
+                    let text = match handed {
+                        Some(body) => Some(body),
+                        None if note.kind == NoteKind::File => Some(String::new()),
                         // The record says milli holds this text; it may not, if a process
                         // died between a milli commit (that deleted the document) and the
                         // graph commit recording it: then the text is lost like any other.
@@ -380,14 +380,15 @@ pub(super) fn flush(
                             .as_ref()
                             .is_some_and(|p| p.checksum == note.checksum) =>
                         {
-                            match stored_body(milli, &mrtxn, id)? {
-                                Some(body) => body,
-                                None => {
-                                    stale.push((id.clone(), note.checksum.clone()));
-                                    String::new()
-                                }
-                            }
+                            stored_body(milli, &mrtxn, id)?
                         }
+                        None => None,
+                    };
+                    let lost = text.is_none();
+                    let body = match text {
+                        Some(body) => body,
+                        // Indexed meanwhile from what milli has (older), until the file is
+                        // read again.
                         None => {
                             stale.push((id.clone(), note.checksum.clone()));
                             stored_body(milli, &mrtxn, id)?.unwrap_or_default()
@@ -403,7 +404,6 @@ pub(super) fn flush(
                     let rel = if markdown { note.relations.len() } else { 0 };
                     // A lost text is recorded as the text of no checksum: the body indexed
                     // instead is older than the note, and must never pass for its text.
-                    let lost = stale.last().is_some_and(|(lost, _)| lost == id);
                     indexed.push((
                         id.clone(),
                         Some(Indexed {

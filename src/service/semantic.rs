@@ -265,13 +265,12 @@ impl App {
                         done_up_to = Some(now);
                         retry = RETRY_FIRST;
                     }
-                    Ok(Err(e)) => {
-                        tracing::warn!("embedding notes failed (trying again in {retry:?}): {e}");
-                        pause = retry;
-                        retry = (retry * 2).min(RETRY_LAST);
-                    }
-                    Err(_) => {
-                        tracing::error!("embedding notes panicked (trying again in {retry:?})");
+                    failed => {
+                        let why = match failed {
+                            Ok(Err(e)) => e.to_string(),
+                            _ => "it panicked".to_string(),
+                        };
+                        tracing::warn!("embedding notes failed (trying again in {retry:?}): {why}");
                         pause = retry;
                         retry = (retry * 2).min(RETRY_LAST);
                     }
