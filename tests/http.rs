@@ -228,8 +228,13 @@ fn a_token_for_several_projects_reaches_those_and_no_other() {
     assert_mentions(&by_url.text, "may use only");
 }
 
+/// A client that sends its whole body before it reads (most do) must read the 413, not a
+/// reset: the server reads the rest of an oversized body before it answers. A body without a
+/// length is cut off as it passes the limit; a client that waits for `100 Continue` is
+/// answered before it sends anything.
 #[test]
-fn an_oversized_body_gets_413() {
+fn an_oversized_body_gets_a_413_the_client_can_read() {
+    use std::io::{Read, Write};
     let root = tempfile::tempdir().unwrap();
     let server = HttpServer::start(root.path(), &["--max-request-bytes", "100000"]);
     let token = server
@@ -238,17 +243,55 @@ fn an_oversized_body_gets_413() {
         .expect("a one-time token on loopback");
     let content = "x".repeat(200_000);
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-        "params": {"name": "write_note", "arguments": {"title": "Big", "directory": "d", "content": content}}});
-    let answer = post(
-        &server.url("/mcp"),
-        &[
-            ("Authorization", &bearer(&token)),
-            ("Content-Type", "application/json"),
-            ("Accept", "application/json, text/event-stream"),
-        ],
-        &body.to_string(),
-    );
-    assert_eq!(answer.status, 413, "{}", answer.body);
+        "params": {"name": "write_note", "arguments": {"title": "Big", "directory": "d", "content": content}}})
+    .to_string();
+    let headers = [
+        ("Authorization", bearer(&token)),
+        ("Content-Type", "application/json".to_string()),
+        ("Accept", "application/json, text/event-stream".to_string()),
+    ];
+    let borrowed: Vec<(&str, &str)> = headers.iter().map(|(n, v)| (*n, v.as_str())).collect();
+    for attempt in 0..3 {
+        let declared = post(&server.url("/mcp"), &borrowed, &body);
+        assert_eq!(declared.status, 413, "attempt {attempt}: {}", declared.body);
+        assert_eq!(declared.json()["error"], "request_too_large");
+    }
+
+    let address = server.base.trim_start_matches("http://");
+    let head = |framing: &str| {
+        format!(
+            "POST /mcp HTTP/1.1\r\nHost: {address}\r\nAuthorization: {}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\n{framing}\r\n",
+            bearer(&token)
+        )
+    };
+    let answer_of = |mut stream: std::net::TcpStream| {
+        let mut answer = String::new();
+        stream
+            .read_to_string(&mut answer)
+            .expect("reading the answer");
+        answer
+    };
+
+    let mut chunked = std::net::TcpStream::connect(address).unwrap();
+    chunked
+        .write_all(head("Transfer-Encoding: chunked\r\n").as_bytes())
+        .unwrap();
+    for piece in body.as_bytes().chunks(16 * 1024) {
+        write!(chunked, "{:x}\r\n", piece.len()).unwrap();
+        chunked.write_all(piece).unwrap();
+        chunked.write_all(b"\r\n").unwrap();
+    }
+    chunked.write_all(b"0\r\n\r\n").unwrap();
+    let answer = answer_of(chunked);
+    assert!(answer.starts_with("HTTP/1.1 413"), "{answer}");
+
+    let mut waiting = std::net::TcpStream::connect(address).unwrap();
+    let framing = format!("Content-Length: {}\r\nExpect: 100-continue\r\n", body.len());
+    waiting.write_all(head(&framing).as_bytes()).unwrap();
+    let answer = answer_of(waiting);
+    assert!(answer.starts_with("HTTP/1.1 413"), "{answer}");
+    assert!(!answer.contains("100 Continue"), "{answer}");
 }
 
 #[test]

