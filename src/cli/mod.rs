@@ -596,13 +596,13 @@ fn serve(root: &std::path::Path, args: &ServeArgs) -> Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
-    let served = match transport.as_str() {
-        "stdio" => runtime.block_on(crate::mcp::server::serve_stdio(
-            root,
-            args.project.clone(),
-            args.dotted_names,
-            profiles,
-        )),
+    let served = crate::mcp::server::Served {
+        constrained: args.project.clone(),
+        dotted_names: args.dotted_names,
+        profiles,
+    };
+    let outcome = match transport.as_str() {
+        "stdio" => runtime.block_on(crate::mcp::server::serve_stdio(root, &served)),
         "http" => {
             let mut tokens: Vec<String> = args
                 .auth_token
@@ -619,9 +619,7 @@ fn serve(root: &std::path::Path, args: &ServeArgs) -> Result<()> {
                     .clone()
                     .or(settings.bind)
                     .unwrap_or_else(|| crate::mcp::http::DEFAULT_BIND.to_string()),
-                constrained: args.project.clone(),
-                dotted_names: args.dotted_names,
-                profiles,
+                served,
                 tokens,
                 public_url: args.public_url.clone().or(settings.public_url),
                 allowed_hosts: args.allow_hosts.clone(),
@@ -641,7 +639,7 @@ fn serve(root: &std::path::Path, args: &ServeArgs) -> Result<()> {
     // The writes are drained by now; a thread still blocked reading stdin (the client sent
     // a signal but kept the pipe open) must not keep the process alive.
     runtime.shutdown_background();
-    served
+    outcome
 }
 
 /// One line of stdin; at a terminal, prompted and not echoed.
@@ -1249,7 +1247,12 @@ fn tool(root: &std::path::Path, name: &str, args: &str, project: Option<String>)
     for p in &projects {
         app.sync_project(p, SyncMode::Incremental, &|_| {})?;
     }
-    let ctx = crate::mcp::tools::ToolCtx::new(app.clone(), project);
+    // Any tool, by any of its names: a shell has no client configuration to match.
+    let ctx = crate::mcp::tools::ToolCtx {
+        dotted_names: true,
+        profiles: crate::mcp::tools::Profiles::ALL,
+        ..crate::mcp::tools::ToolCtx::new(app.clone(), project)
+    };
     let reply = crate::mcp::tools::call(&ctx, name, &args);
     app.shutdown();
     if reply.is_error() {

@@ -7,7 +7,9 @@ use rmcp::schemars::{self, JsonSchema};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
-use super::tools::{parse, schema_of, service_error, tri, Hints, ToolCtx, ToolReply, ToolSpec};
+use super::tools::{
+    array, object, parse, schema_of, service_error, tri, Hints, Icon, ToolCtx, ToolReply, ToolSpec,
+};
 use crate::service::knowledge_graph::{Entity, EntityObservations, GraphRelation};
 
 pub const TOOLS: &[ToolSpec] = &[
@@ -85,6 +87,9 @@ pub const CREATE_ENTITIES: ToolSpec = ToolSpec {
     hints: Hints::WRITES,
     schema: schema_of::<CreateEntitiesArgs>,
     handler: create_entities,
+    dotted: None,
+    icon: Icon::Notebook,
+    output: Some(entities_created),
 };
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -119,6 +124,9 @@ pub const CREATE_RELATIONS: ToolSpec = ToolSpec {
     hints: Hints::WRITES,
     schema: schema_of::<RelationsArgs>,
     handler: create_relations,
+    dotted: None,
+    icon: Icon::Notebook,
+    output: Some(relations_created),
 };
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -149,6 +157,9 @@ pub const ADD_OBSERVATIONS: ToolSpec = ToolSpec {
     hints: Hints::WRITES,
     schema: schema_of::<AddObservationsArgs>,
     handler: add_observations,
+    dotted: None,
+    icon: Icon::Notebook,
+    output: Some(observations_added),
 };
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -191,6 +202,9 @@ pub const DELETE_ENTITIES: ToolSpec = ToolSpec {
     hints: Hints::DESTRUCTIVE.idempotent(true),
     schema: schema_of::<DeleteEntitiesArgs>,
     handler: delete_entities,
+    dotted: None,
+    icon: Icon::Notebook,
+    output: Some(deleted),
 };
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -224,6 +238,9 @@ pub const DELETE_OBSERVATIONS: ToolSpec = ToolSpec {
     hints: Hints::DESTRUCTIVE.idempotent(true),
     schema: schema_of::<DeleteObservationsArgs>,
     handler: delete_observations,
+    dotted: None,
+    icon: Icon::Notebook,
+    output: Some(deleted),
 };
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -277,6 +294,9 @@ pub const DELETE_RELATIONS: ToolSpec = ToolSpec {
     hints: Hints::DESTRUCTIVE.idempotent(true),
     schema: schema_of::<RelationsArgs>,
     handler: delete_relations,
+    dotted: None,
+    icon: Icon::Notebook,
+    output: Some(deleted),
 };
 
 fn delete_relations(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
@@ -299,6 +319,9 @@ pub const READ_GRAPH: ToolSpec = ToolSpec {
     hints: Hints::READ_ONLY.idempotent(true),
     schema: schema_of::<ProjectArg>,
     handler: read_graph,
+    dotted: None,
+    icon: Icon::Notebook,
+    output: Some(graph),
 };
 
 fn read_graph(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
@@ -316,6 +339,9 @@ pub const SEARCH_NODES: ToolSpec = ToolSpec {
     hints: Hints::READ_ONLY.idempotent(true),
     schema: schema_of::<SearchNodesArgs>,
     handler: search_nodes,
+    dotted: None,
+    icon: Icon::Notebook,
+    output: Some(graph),
 };
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -342,6 +368,9 @@ pub const OPEN_NODES: ToolSpec = ToolSpec {
     hints: Hints::READ_ONLY.idempotent(true),
     schema: schema_of::<OpenNodesArgs>,
     handler: open_nodes,
+    dotted: None,
+    icon: Icon::Notebook,
+    output: Some(graph),
 };
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -359,4 +388,43 @@ fn open_nodes(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
         Ok(graph) => reply(&graph, json!(graph)),
         Err(e) => service_error(OPEN_NODES.name, e),
     }
+}
+
+fn entity_schema() -> Value {
+    object(json!({
+        "name": {"type": "string"},
+        "entityType": {"type": "string"},
+        "observations": {"type": "array", "items": {"type": "string"}},
+    }))
+}
+
+fn relation_schema() -> Value {
+    object(json!({
+        "from": {"type": "string"},
+        "to": {"type": "string"},
+        "relationType": {"type": "string"},
+    }))
+}
+
+fn entities_created(_: bool) -> Value {
+    object(json!({ "entities": array(entity_schema()) }))
+}
+
+fn relations_created(_: bool) -> Value {
+    object(json!({ "relations": array(relation_schema()) }))
+}
+
+fn observations_added(_: bool) -> Value {
+    object(json!({ "results": array(object(json!({
+        "entityName": {"type": "string"},
+        "addedObservations": {"type": "array", "items": {"type": "string"}},
+    }))) }))
+}
+
+fn deleted(_: bool) -> Value {
+    object(json!({"success": {"type": "boolean"}, "message": {"type": "string"}}))
+}
+
+fn graph(_: bool) -> Value {
+    object(json!({"entities": array(entity_schema()), "relations": array(relation_schema())}))
 }

@@ -5,7 +5,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::args::{self, FormatArgs, ProjectArgs};
-use super::tools::{answer, parse, schema_of, tri, Hints, ToolCtx, ToolReply, ToolSpec};
+use super::tools::{answer, parse, schema_of, tri, Hints, Icon, ToolCtx, ToolReply, ToolSpec};
 use crate::render::{self, Format};
 
 pub const NOTE_HISTORY: ToolSpec = ToolSpec {
@@ -15,6 +15,9 @@ pub const NOTE_HISTORY: ToolSpec = ToolSpec {
     hints: Hints::READ_ONLY,
     schema: schema_of::<NoteHistoryArgs>,
     handler: note_history,
+    dotted: None,
+    icon: Icon::Notebook,
+    output: None,
 };
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -51,6 +54,9 @@ pub const NOTE_DIFF: ToolSpec = ToolSpec {
     hints: Hints::READ_ONLY,
     schema: schema_of::<NoteDiffArgs>,
     handler: note_diff,
+    dotted: None,
+    icon: Icon::Notebook,
+    output: None,
 };
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -91,6 +97,9 @@ pub const RESTORE_NOTE: ToolSpec = ToolSpec {
     hints: Hints::DESTRUCTIVE.idempotent(true),
     schema: schema_of::<RestoreNoteArgs>,
     handler: restore_note,
+    dotted: None,
+    icon: Icon::Notebook,
+    output: None,
 };
 
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -24,17 +24,23 @@ pub fn server() -> Value {
     icons(NOTEBOOK)
 }
 
-/// The icon of a tool's family.
-pub fn tool(name: &str) -> Value {
-    icons(match name {
-        "search_notes" | "search" | "fetch" | "build_context" | "recent_activity"
-        | "list_directory" => SEARCH,
-        "list_memory_projects"
-        | "create_memory_project"
-        | "delete_project"
-        | "sync_status"
-        | "basic_memory_diagnostics" => FOLDER,
-        "link_folder" | "unlink_folder" | "list_links" | "sync" => LINK,
-        _ => NOTEBOOK,
-    })
+/// The icon of a family of tools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Icon {
+    Notebook,
+    Search,
+    Folder,
+    Link,
+}
+
+impl Icon {
+    /// The MCP icon list of a tool with this icon.
+    pub fn list(self) -> Value {
+        icons(match self {
+            Icon::Notebook => NOTEBOOK,
+            Icon::Search => SEARCH,
+            Icon::Folder => FOLDER,
+            Icon::Link => LINK,
+        })
+    }
 }

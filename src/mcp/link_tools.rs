@@ -5,7 +5,9 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 use super::args;
-use super::tools::{answer, parse, schema_of, tri, Hints, ToolCtx, ToolReply, ToolSpec};
+use super::tools::{
+    answer, list_of, object, parse, schema_of, tri, Hints, Icon, ToolCtx, ToolReply, ToolSpec,
+};
 use crate::render::Rendered;
 use crate::service::gitsync::Direction;
 use crate::service::links::{link_json, LinkOptions};
@@ -17,6 +19,9 @@ pub const LINK_FOLDER: ToolSpec = ToolSpec {
     hints: Hints::WRITES.idempotent(true),
     schema: schema_of::<LinkFolderArgs>,
     handler: link_folder,
+    dotted: Some("project.link_folder"),
+    icon: Icon::Link,
+    output: Some(link),
 };
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -106,6 +111,9 @@ pub const UNLINK_FOLDER: ToolSpec = ToolSpec {
     hints: Hints::DESTRUCTIVE,
     schema: schema_of::<UnlinkFolderArgs>,
     handler: unlink_folder,
+    dotted: Some("project.unlink_folder"),
+    icon: Icon::Link,
+    output: Some(unlinked),
 };
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -134,6 +142,9 @@ pub const LIST_LINKS: ToolSpec = ToolSpec {
     hints: Hints::READ_ONLY,
     schema: schema_of::<ListLinksArgs>,
     handler: list_links,
+    dotted: Some("project.list_links"),
+    icon: Icon::Link,
+    output: Some(links),
 };
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -158,6 +169,9 @@ pub const SYNC: ToolSpec = ToolSpec {
     hints: Hints::WRITES.idempotent(true),
     schema: schema_of::<SyncArgs>,
     handler: sync,
+    dotted: Some("memory.sync"),
+    icon: Icon::Link,
+    output: Some(reports),
 };
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -197,4 +211,31 @@ fn sync(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     answer(TOOL, reports, |reports| {
         Rendered::Json(json!({ "reports": reports }))
     })
+}
+
+fn link(_: bool) -> Value {
+    object(json!({
+        "project": {"type": "string"},
+        "path": {"type": "string"},
+        "displayPath": {"type": "string"},
+        "linkId": {"type": "string"},
+        "mount": {"type": "string"},
+        "include": {"type": "array", "items": {"type": "string"}},
+        "exclude": {"type": "array", "items": {"type": "string"}},
+        "watch": {"type": "object"},
+        "fileCount": {"type": "integer"},
+        "report": {"type": "object"},
+    }))
+}
+
+fn unlinked(_: bool) -> Value {
+    list_of("unlinked")
+}
+
+fn links(_: bool) -> Value {
+    list_of("links")
+}
+
+fn reports(_: bool) -> Value {
+    list_of("reports")
 }

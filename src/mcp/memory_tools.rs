@@ -8,7 +8,9 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 use super::args::{self, ProjectArgs};
-use super::tools::{parse, schema_of, service_error, tri, Hints, ToolCtx, ToolReply, ToolSpec};
+use super::tools::{
+    parse, schema_of, service_error, tri, Hints, Icon, ToolCtx, ToolReply, ToolSpec,
+};
 use crate::service::memory::{MemoryPatch, MemoryQuery, MemorySort, NewMemory};
 
 pub const TOOLS: &[ToolSpec] = &[
@@ -38,6 +40,9 @@ pub const MEMORY_SAVE: ToolSpec = ToolSpec {
     hints: Hints::WRITES,
     schema: schema_of::<SaveArgs>,
     handler: memory_save,
+    dotted: Some("memory.save"),
+    icon: Icon::Notebook,
+    output: None,
 };
 
 pub const MEMORY_CREATE: ToolSpec = ToolSpec {
@@ -47,6 +52,9 @@ pub const MEMORY_CREATE: ToolSpec = ToolSpec {
     hints: Hints::WRITES,
     schema: schema_of::<SaveArgs>,
     handler: memory_save,
+    dotted: Some("memory.create"),
+    icon: Icon::Notebook,
+    output: None,
 };
 
 /// A Basic Memory id, top-level or under `compat`.
@@ -131,6 +139,9 @@ pub const MEMORY_GET: ToolSpec = ToolSpec {
     hints: Hints::READ_ONLY,
     schema: schema_of::<IdArgs>,
     handler: memory_get,
+    dotted: Some("memory.get"),
+    icon: Icon::Notebook,
+    output: None,
 };
 
 fn memory_get(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
@@ -148,6 +159,9 @@ pub const MEMORY_UPDATE: ToolSpec = ToolSpec {
     hints: Hints::WRITES.idempotent(true),
     schema: schema_of::<UpdateArgs>,
     handler: memory_update,
+    dotted: Some("memory.update"),
+    icon: Icon::Notebook,
+    output: None,
 };
 
 /// A field that may be absent (leave it), `null` (clear it) or a value.
@@ -227,6 +241,9 @@ pub const MEMORY_DELETE: ToolSpec = ToolSpec {
     hints: Hints::DESTRUCTIVE.idempotent(true),
     schema: schema_of::<DeleteArgs>,
     handler: memory_delete,
+    dotted: Some("memory.delete"),
+    icon: Icon::Notebook,
+    output: None,
 };
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -257,6 +274,9 @@ pub const MEMORY_SEARCH: ToolSpec = ToolSpec {
     hints: Hints::READ_ONLY,
     schema: schema_of::<SearchArgs>,
     handler: memory_search,
+    dotted: Some("memory.search"),
+    icon: Icon::Notebook,
+    output: None,
 };
 
 #[derive(Debug, Default, Deserialize, JsonSchema)]
@@ -365,6 +385,9 @@ pub const MEMORY_LOOKUP_BASIC_ID: ToolSpec = ToolSpec {
     hints: Hints::READ_ONLY,
     schema: schema_of::<LookupArgs>,
     handler: memory_lookup_basic_id,
+    dotted: Some("memory.lookupBasicId"),
+    icon: Icon::Notebook,
+    output: None,
 };
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -392,6 +415,9 @@ pub const MEMORY_IMPORT_BASIC: ToolSpec = ToolSpec {
     hints: Hints::WRITES.idempotent(true),
     schema: schema_of::<ImportBasicArgs>,
     handler: memory_import_basic,
+    dotted: Some("memory.import.basic"),
+    icon: Icon::Notebook,
+    output: None,
 };
 
 #[derive(Debug, Deserialize, JsonSchema)]

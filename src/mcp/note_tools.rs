@@ -5,7 +5,9 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::args::{self, FormatArgs, PageArgs, ProjectArgs};
-use super::tools::{answer, parse, schema_of, tri, Hints, ToolCtx, ToolReply, ToolSpec};
+use super::tools::{
+    answer, object, parse, schema_of, tri, Hints, Icon, ToolCtx, ToolReply, ToolSpec,
+};
 use crate::render::{self, Format};
 use crate::service::edit::EditNoteRequest;
 use crate::service::notes::WriteNoteRequest;
@@ -19,6 +21,9 @@ pub const WRITE_NOTE: ToolSpec = ToolSpec {
     hints: Hints::DESTRUCTIVE.idempotent(false),
     schema: schema_of::<WriteNoteArgs>,
     handler: write_note,
+    dotted: None,
+    icon: Icon::Notebook,
+    output: None,
 };
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -85,6 +90,9 @@ pub const READ_NOTE: ToolSpec = ToolSpec {
     hints: Hints::READ_ONLY,
     schema: schema_of::<ReadNoteArgs>,
     handler: read_note,
+    dotted: None,
+    icon: Icon::Notebook,
+    output: None,
 };
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -124,6 +132,9 @@ pub const VIEW_NOTE: ToolSpec = ToolSpec {
     hints: Hints::READ_ONLY,
     schema: schema_of::<ViewNoteArgs>,
     handler: view_note,
+    dotted: None,
+    icon: Icon::Notebook,
+    output: None,
 };
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -147,6 +158,9 @@ pub const EDIT_NOTE: ToolSpec = ToolSpec {
     hints: Hints::DESTRUCTIVE,
     schema: schema_of::<EditNoteArgs>,
     handler: edit_note,
+    dotted: None,
+    icon: Icon::Notebook,
+    output: None,
 };
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -242,6 +256,9 @@ pub const MOVE_NOTE: ToolSpec = ToolSpec {
     hints: Hints::WRITES,
     schema: schema_of::<MoveNoteArgs>,
     handler: move_note,
+    dotted: None,
+    icon: Icon::Notebook,
+    output: None,
 };
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -297,6 +314,9 @@ pub const DELETE_NOTE: ToolSpec = ToolSpec {
     hints: Hints::DESTRUCTIVE,
     schema: schema_of::<DeleteNoteArgs>,
     handler: delete_note,
+    dotted: None,
+    icon: Icon::Notebook,
+    output: None,
 };
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -332,6 +352,9 @@ pub const READ_CONTENT: ToolSpec = ToolSpec {
     hints: Hints::READ_ONLY,
     schema: schema_of::<ReadContentArgs>,
     handler: read_content,
+    dotted: None,
+    icon: Icon::Notebook,
+    output: Some(content),
 };
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -352,4 +375,15 @@ fn read_content(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     let a: ReadContentArgs = tri!(parse(READ_CONTENT.name, raw));
     let outcome = ctx.app.read_content(&ctx.choice(&a.project), &a.path);
     answer(READ_CONTENT.name, outcome, render::notes::read_content)
+}
+
+fn content(_: bool) -> Value {
+    object(serde_json::json!({
+        "type": {"type": "string", "enum": ["text", "image", "document", "error"]},
+        "text": {"type": "string"},
+        "content_type": {"type": "string"},
+        "encoding": {"type": "string"},
+        "source": {"type": "object"},
+        "error": {"type": "string"},
+    }))
 }

@@ -5,7 +5,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::args::{self, FormatArgs, ProjectArgs};
-use super::tools::{answer, parse, schema_of, tri, Hints, ToolCtx, ToolReply, ToolSpec};
+use super::tools::{answer, parse, schema_of, tri, Hints, Icon, ToolCtx, ToolReply, ToolSpec};
 use crate::render::{self, Format};
 use crate::service::canvas::CanvasRequest;
 
@@ -16,6 +16,9 @@ pub const LIST_MEMORY_PROJECTS: ToolSpec = ToolSpec {
     hints: Hints::READ_ONLY,
     schema: schema_of::<ListProjectsArgs>,
     handler: list_memory_projects,
+    dotted: None,
+    icon: Icon::Folder,
+    output: None,
 };
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -40,6 +43,9 @@ pub const CREATE_MEMORY_PROJECT: ToolSpec = ToolSpec {
     hints: Hints::WRITES,
     schema: schema_of::<CreateProjectArgs>,
     handler: create_memory_project,
+    dotted: None,
+    icon: Icon::Folder,
+    output: None,
 };
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -78,6 +84,9 @@ pub const DELETE_PROJECT: ToolSpec = ToolSpec {
     hints: Hints::DESTRUCTIVE,
     schema: schema_of::<DeleteProjectArgs>,
     handler: delete_project,
+    dotted: None,
+    icon: Icon::Folder,
+    output: None,
 };
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -109,6 +118,9 @@ pub const CANVAS: ToolSpec = ToolSpec {
     hints: Hints::WRITES.idempotent(true),
     schema: schema_of::<CanvasArgs>,
     handler: canvas,
+    dotted: None,
+    icon: Icon::Notebook,
+    output: None,
 };
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -153,6 +165,9 @@ pub const SYNC_STATUS: ToolSpec = ToolSpec {
     hints: Hints::READ_ONLY,
     schema: schema_of::<SyncStatusArgs>,
     handler: sync_status,
+    dotted: None,
+    icon: Icon::Folder,
+    output: None,
 };
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -174,6 +189,9 @@ pub const DIAGNOSTICS: ToolSpec = ToolSpec {
     hints: Hints::READ_ONLY,
     schema: schema_of::<DiagnosticsArgs>,
     handler: diagnostics,
+    dotted: None,
+    icon: Icon::Folder,
+    output: None,
 };
 
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -4,11 +4,12 @@
 use chrono::Utc;
 use rmcp::schemars::{self, JsonSchema};
 use serde::Deserialize;
-use serde_json::{Map, Value};
+use serde_json::{json, Map, Value};
 
 use super::args::{self, FormatArgs, PageArgs, ProjectArgs};
 use super::tools::{
-    answer, parse, schema_of, service_error, tri, Hints, ToolCtx, ToolReply, ToolSpec,
+    answer, array, object, parse, schema_of, service_error, tri, Hints, Icon, ToolCtx, ToolReply,
+    ToolSpec,
 };
 use crate::render::{self, Format, Rendered};
 use crate::service::context::ContextRequest;
@@ -27,6 +28,9 @@ pub const SEARCH_NOTES: ToolSpec = ToolSpec {
     hints: Hints::READ_ONLY,
     schema: schema_of::<SearchNotesArgs>,
     handler: search_notes,
+    dotted: None,
+    icon: Icon::Search,
+    output: None,
 };
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -179,6 +183,9 @@ pub const RECENT_ACTIVITY: ToolSpec = ToolSpec {
     hints: Hints::READ_ONLY,
     schema: schema_of::<RecentActivityArgs>,
     handler: recent_activity,
+    dotted: None,
+    icon: Icon::Search,
+    output: None,
 };
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -236,6 +243,9 @@ pub const BUILD_CONTEXT: ToolSpec = ToolSpec {
     hints: Hints::READ_ONLY,
     schema: schema_of::<BuildContextArgs>,
     handler: build_context,
+    dotted: None,
+    icon: Icon::Search,
+    output: None,
 };
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -348,6 +358,9 @@ pub const LIST_DIRECTORY: ToolSpec = ToolSpec {
     hints: Hints::READ_ONLY,
     schema: schema_of::<ListDirectoryArgs>,
     handler: list_directory,
+    dotted: None,
+    icon: Icon::Search,
+    output: None,
 };
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -417,6 +430,9 @@ pub const SEARCH: ToolSpec = ToolSpec {
     hints: Hints::READ_ONLY,
     schema: schema_of::<ChatGptSearchArgs>,
     handler: chatgpt_search,
+    dotted: None,
+    icon: Icon::Search,
+    output: Some(search_results),
 };
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -449,6 +465,9 @@ pub const FETCH: ToolSpec = ToolSpec {
     hints: Hints::READ_ONLY,
     schema: schema_of::<ChatGptFetchArgs>,
     handler: chatgpt_fetch,
+    dotted: None,
+    icon: Icon::Search,
+    output: Some(fetched),
 };
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -472,4 +491,30 @@ fn chatgpt_fetch(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
         (Err(e), Some(_)) => service_error(FETCH.name, e),
         (outcome, None) => render::chatgpt::fetch(&a.id, &outcome).into(),
     }
+}
+
+/// Over stdio, Basic Memory's shims answer a list of one text item (wrapped in `result`).
+fn shim_text() -> Value {
+    object(json!({"result": array(object(json!({
+        "type": {"const": "text"}, "text": {"type": "string"},
+    })))}))
+}
+
+fn search_results(connector: bool) -> Value {
+    if !connector {
+        return shim_text();
+    }
+    object(json!({"results": array(object(json!({
+        "id": {"type": "string"}, "title": {"type": "string"}, "url": {"type": "string"},
+    })))}))
+}
+
+fn fetched(connector: bool) -> Value {
+    if !connector {
+        return shim_text();
+    }
+    object(json!({
+        "id": {"type": "string"}, "title": {"type": "string"}, "text": {"type": "string"},
+        "url": {"type": "string"}, "metadata": {"type": "object"},
+    }))
 }

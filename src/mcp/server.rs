@@ -371,38 +371,79 @@ pub fn storage_capabilities() -> Value {
     })
 }
 
-/// `gitmem serve` over stdio.
-pub async fn serve_stdio(
-    root: &Path,
-    constrained: Option<String>,
-    dotted_names: bool,
-    profiles: tools::Profiles,
-) -> anyhow::Result<()> {
-    let root = root.to_path_buf();
-    let app = tokio::task::spawn_blocking(move || App::open(&root)).await??;
-    let app = Arc::new(app);
-    if let Some(name) = &constrained {
-        if app.project(Some(name)).is_err() {
-            anyhow::bail!("No project found named: {name}");
+/// What `gitmem serve` serves, whatever the transport.
+#[derive(Debug, Clone)]
+pub struct Served {
+    /// `--project NAME`: every call uses this project.
+    pub constrained: Option<String>,
+    /// `--dotted-names` (or `[compat] dotted_names`).
+    pub dotted_names: bool,
+    /// `--tools`: the families of tools served.
+    pub profiles: tools::Profiles,
+}
+
+/// A running server's state, the same for both transports: the opened root, the tool context
+/// every session starts from, the change notifier, and the background work of
+/// `service::background` (indexing, watching, polling links, embedding, pulling).
+pub(super) struct Running {
+    pub app: Arc<App>,
+    pub ctx: ToolCtx,
+    pub notifier: Arc<Notifier>,
+    watcher: std::thread::JoinHandle<Option<crate::vault::watch::WatchGuard>>,
+}
+
+impl Running {
+    /// Opens the root and starts the background work; `public_url` is the HTTP transport's.
+    pub async fn start(
+        root: &Path,
+        served: &Served,
+        public_url: Option<String>,
+    ) -> anyhow::Result<Running> {
+        let root = root.to_path_buf();
+        let app = Arc::new(tokio::task::spawn_blocking(move || App::open(&root)).await??);
+        if let Some(name) = &served.constrained {
+            if app.project(Some(name)).is_err() {
+                anyhow::bail!("No project found named: {name}");
+            }
         }
+        let ctx = ToolCtx {
+            dotted_names: served.dotted_names || app.config().compat.dotted_names,
+            profiles: served.profiles,
+            public_url,
+            ..ToolCtx::new(app.clone(), served.constrained.clone())
+        };
+        let watcher = background::index_and_watch(app.clone(), ctx.constrained.clone());
+        background::poll_links(app.clone(), ctx.constrained.clone());
+        background::embed(app.clone());
+        background::pull_remotes(app.clone(), ctx.constrained.clone());
+        let notifier = Arc::new(Notifier::default());
+        notifier.start(app.clone(), ctx.clone());
+        Ok(Running {
+            app,
+            ctx,
+            notifier,
+            watcher,
+        })
     }
-    let dotted_names = dotted_names || app.config().compat.dotted_names;
-    let ctx = ToolCtx {
-        dotted_names,
-        profiles,
-        ..ToolCtx::new(app.clone(), constrained)
-    };
-    let background = background::index_and_watch(app.clone(), ctx.constrained.clone());
-    background::poll_links(app.clone(), ctx.constrained.clone());
-    background::embed(app.clone());
-    background::pull_remotes(app.clone(), ctx.constrained.clone());
+
+    /// Drains both writers, so every acknowledged write reaches the graph and the search index
+    /// before the process ends. The background threads still hold the app: it is drained
+    /// through a shared reference.
+    pub async fn finish(self) -> anyhow::Result<()> {
+        let app = self.app;
+        tokio::task::spawn_blocking(move || app.shutdown()).await?;
+        drop(self.watcher);
+        Ok(())
+    }
+}
+
+/// `gitmem serve` over stdio.
+pub async fn serve_stdio(root: &Path, served: &Served) -> anyhow::Result<()> {
+    let running = Running::start(root, served, None).await?;
     let max_request =
         env_number("GITMEM_MAX_REQUEST_BYTES").unwrap_or(super::stdin::MAX_REQUEST_BYTES);
-    let deadline = call_deadline();
     let input = super::stdin::bounded(tokio::io::stdin(), max_request);
-    let notifier = Arc::new(Notifier::default());
-    notifier.start(app.clone(), ctx.clone());
-    let service = GitmemServer::new(ctx, deadline, &notifier)
+    let service = GitmemServer::new(running.ctx.clone(), call_deadline(), &running.notifier)
         .serve((input, tokio::io::stdout()))
         .await?;
     let cancel = service.cancellation_token();
@@ -413,11 +454,7 @@ pub async fn serve_stdio(
             cancel.cancel();
         }
     }
-    // The background threads still hold the app: drain it through a shared reference, so
-    // every acknowledged write reaches the graph and the search index before the process ends.
-    tokio::task::spawn_blocking(move || app.shutdown()).await?;
-    drop(background);
-    Ok(())
+    running.finish().await
 }
 
 /// How long a tool call may take (`GITMEM_CALL_DEADLINE_MS`, else 60 s).

@@ -15,6 +15,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{json, Map, Value};
 
 use super::args::{FormatArgs, PageArgs, ProjectArgs};
+pub use super::icons::Icon;
 use super::{
     graph_tools, history_tools, link_tools, memory_tools, note_tools, project_tools, query_tools,
 };
@@ -118,17 +119,18 @@ pub struct ToolCtx {
 }
 
 impl ToolCtx {
-    /// A context serving dotted names too, as `gitmem tool` and in-process callers use it.
+    /// A context serving what `gitmem serve` serves by default: Basic Memory's family of tools,
+    /// without the dotted names.
     pub fn new(app: Arc<App>, constrained: Option<String>) -> Self {
         Self {
             app,
             constrained,
             allowed: None,
-            dotted_names: true,
+            dotted_names: false,
             stop: Default::default(),
             public_url: None,
             read_only: false,
-            profiles: Profiles::ALL,
+            profiles: Profiles::BASIC,
         }
     }
 
@@ -179,22 +181,6 @@ impl ToolCtx {
         }
     }
 }
-
-/// Dotted names served with `--dotted-names`, and the tool each one is.
-pub const DOTTED_NAMES: &[(&str, &str)] = &[
-    ("project.link_folder", "link_folder"),
-    ("project.unlink_folder", "unlink_folder"),
-    ("project.list_links", "list_links"),
-    ("memory.sync", "sync"),
-    ("memory.save", "memory_save"),
-    ("memory.create", "memory_create"),
-    ("memory.get", "memory_get"),
-    ("memory.update", "memory_update"),
-    ("memory.delete", "memory_delete"),
-    ("memory.search", "memory_search"),
-    ("memory.lookupBasicId", "memory_lookup_basic_id"),
-    ("memory.import.basic", "memory_import_basic"),
-];
 
 /// A family of tools, served when `serve --tools` names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -313,6 +299,10 @@ impl Hints {
 
 pub type Handler = fn(&ToolCtx, &Map<String, Value>) -> ToolReply;
 
+/// The schema of a tool's structured content; `connector` is the HTTP transport, where
+/// `search` and `fetch` answer in OpenAI's shapes.
+pub type OutputSchema = fn(connector: bool) -> Value;
+
 /// A tool: what `tools/list` shows, and the function that serves it.
 #[derive(Clone, Copy)]
 pub struct ToolSpec {
@@ -322,6 +312,36 @@ pub struct ToolSpec {
     pub hints: Hints,
     pub schema: fn() -> Map<String, Value>,
     pub handler: Handler,
+    /// The name it is also served under with `--dotted-names` (`project.link_folder`, ...).
+    pub dotted: Option<&'static str>,
+    pub icon: Icon,
+    /// Only for the tools whose every answer is JSON. Tools with `output_format` answer text by
+    /// default, and a declared schema obliges structured content in every answer: it would send
+    /// each text answer twice (the note, the context, the search page), which an agent pays
+    /// for in tokens. They carry structured content when JSON is asked for, and no schema.
+    pub output: Option<OutputSchema>,
+}
+
+impl ToolSpec {
+    /// Whether `name` calls this tool: its own name, or its dotted one where those are served.
+    fn answers_to(&self, name: &str, dotted_names: bool) -> bool {
+        self.name == name || (dotted_names && self.dotted == Some(name))
+    }
+}
+
+/// An output schema's object with these properties.
+pub fn object(properties: Value) -> Value {
+    json!({"type": "object", "properties": properties})
+}
+
+/// An output schema's array of these items.
+pub fn array(items: Value) -> Value {
+    json!({"type": "array", "items": items})
+}
+
+/// An object holding one list of objects under `key`.
+pub fn list_of(key: &str) -> Value {
+    object(json!({ key: array(json!({"type": "object"})) }))
 }
 
 /// Every tool of every family, in the order `tools/list` shows them.
@@ -384,18 +404,16 @@ pub fn schema_of<T: JsonSchema>() -> Map<String, Value> {
 
 /// Runs one tool call; every tool is synchronous over files and LMDB.
 pub fn call(ctx: &ToolCtx, name: &str, args: &Map<String, Value>) -> ToolReply {
-    let name = match DOTTED_NAMES.iter().find(|(dotted, _)| *dotted == name) {
-        Some((_, plain)) if ctx.dotted_names => plain,
-        _ => name,
-    };
-    let family = Profile::of(name).or_else(|| {
-        DOTTED_NAMES
-            .iter()
-            .find(|(dotted, _)| *dotted == name)
-            .and_then(|(_, plain)| Profile::of(plain))
-    });
+    let named = specs()
+        .iter()
+        .find(|spec| spec.answers_to(name, ctx.dotted_names));
+    let name = named.map_or(name, |spec| spec.name);
+    let family = specs()
+        .iter()
+        .find(|spec| spec.answers_to(name, true))
+        .and_then(|spec| Profile::of(spec.name));
     let served = |spec: &&ToolSpec| ctx.profiles.serves_tool(spec.name);
-    match specs().iter().filter(served).find(|spec| spec.name == name) {
+    match named.filter(served) {
         Some(spec) if ctx.read_only && !spec.hints.read_only => ToolReply::Error(format!(
             "Error calling tool '{name}': this connection is read-only (its token may call only the tools that change nothing: {})",
             specs()
@@ -514,142 +532,52 @@ impl PageArgs {
     }
 }
 
-/// The tool list of a context: only the read-only tools for a read-only caller, and the
-/// dotted aliases when they are served.
+/// The tool list of a context: the served families, only the read-only tools for a read-only
+/// caller, and the dotted aliases when they are served.
 pub fn tool_list_for(ctx: &ToolCtx) -> Vec<rmcp::model::Tool> {
-    let dotted_names = ctx.dotted_names;
-    let mut tools = tool_list();
-    tools.retain(|t| ctx.profiles.serves_tool(&t.name));
-    for tool in &mut tools {
-        if let Some(Value::Object(schema)) = output_schema(&tool.name, ctx.public_url.is_some()) {
-            tool.output_schema = Some(Arc::new(schema));
-        }
-    }
-    if ctx.read_only {
-        tools.retain(|t| {
-            specs()
+    let listed: Vec<&ToolSpec> = specs()
+        .iter()
+        .filter(|s| ctx.profiles.serves_tool(s.name))
+        .filter(|s| !ctx.read_only || s.hints.read_only)
+        .collect();
+    let connector = ctx.public_url.is_some();
+    let mut tools: Vec<rmcp::model::Tool> = listed
+        .iter()
+        .filter_map(|s| definition(s, s.name, connector))
+        .collect();
+    if ctx.dotted_names {
+        tools.extend(
+            listed
                 .iter()
-                .any(|s| s.name == t.name && s.hints.read_only)
-        });
-    }
-    if dotted_names {
-        for (dotted, plain) in DOTTED_NAMES {
-            if let Some(mut alias) = tools.iter().find(|t| t.name == *plain).cloned() {
-                alias.name = (*dotted).into();
-                tools.push(alias);
-            }
-        }
+                .filter_map(|s| definition(s, s.dotted?, connector)),
+        );
     }
     tools
 }
 
-/// The schema of a tool's structured content, for the tools whose every answer is JSON.
-///
-/// Tools with `output_format` answer text by default, and a declared schema obliges structured
-/// content in every answer: it would send each text answer twice (the note, the context, the
-/// search page), which an agent pays for in tokens. They carry structured content when JSON is
-/// asked for, and no schema. `connector` is the HTTP transport, where `search` and `fetch`
-/// answer in OpenAI's shapes.
-pub fn output_schema(tool: &str, connector: bool) -> Option<Value> {
-    let object = |properties: Value| json!({"type": "object", "properties": properties});
-    let list_of =
-        |key: &str| object(json!({ key: {"type": "array", "items": {"type": "object"}} }));
-    let link = || {
-        object(json!({
-            "project": {"type": "string"},
-            "path": {"type": "string"},
-            "displayPath": {"type": "string"},
-            "linkId": {"type": "string"},
-            "mount": {"type": "string"},
-            "include": {"type": "array", "items": {"type": "string"}},
-            "exclude": {"type": "array", "items": {"type": "string"}},
-            "watch": {"type": "object"},
-            "fileCount": {"type": "integer"},
-            "report": {"type": "object"},
-        }))
-    };
-    let entity = || {
-        object(json!({
-            "name": {"type": "string"},
-            "entityType": {"type": "string"},
-            "observations": {"type": "array", "items": {"type": "string"}},
-        }))
-    };
-    let relation = || {
-        object(json!({
-            "from": {"type": "string"},
-            "to": {"type": "string"},
-            "relationType": {"type": "string"},
-        }))
-    };
-    let array = |items: Value| json!({"type": "array", "items": items});
-    Some(match (tool, connector) {
-        ("create_entities", _) => object(json!({ "entities": array(entity()) })),
-        ("create_relations", _) => object(json!({ "relations": array(relation()) })),
-        ("add_observations", _) => object(json!({ "results": array(object(json!({
-            "entityName": {"type": "string"},
-            "addedObservations": {"type": "array", "items": {"type": "string"}},
-        }))) })),
-        ("delete_entities" | "delete_observations" | "delete_relations", _) => object(json!({
-            "success": {"type": "boolean"}, "message": {"type": "string"},
-        })),
-        ("read_graph" | "search_nodes" | "open_nodes", _) => object(json!({
-            "entities": array(entity()), "relations": array(relation()),
-        })),
-        ("link_folder", _) => link(),
-        ("unlink_folder", _) => list_of("unlinked"),
-        ("list_links", _) => list_of("links"),
-        ("sync", _) => list_of("reports"),
-        ("read_content", _) => object(json!({
-            "type": {"type": "string", "enum": ["text", "image", "document", "error"]},
-            "text": {"type": "string"},
-            "content_type": {"type": "string"},
-            "encoding": {"type": "string"},
-            "source": {"type": "object"},
-            "error": {"type": "string"},
-        })),
-        ("search", true) => object(json!({"results": {"type": "array", "items": object(json!({
-            "id": {"type": "string"}, "title": {"type": "string"}, "url": {"type": "string"},
-        }))}})),
-        ("fetch", true) => object(json!({
-            "id": {"type": "string"}, "title": {"type": "string"}, "text": {"type": "string"},
-            "url": {"type": "string"}, "metadata": {"type": "object"},
-        })),
-        // Over stdio, Basic Memory's shims answer a list of one text item (wrapped in `result`).
-        ("search" | "fetch", false) => {
-            object(json!({"result": {"type": "array", "items": object(json!({
-                "type": {"const": "text"}, "text": {"type": "string"},
-            }))}}))
-        }
-        _ => return None,
-    })
-}
-
-/// The tool definitions as MCP `Tool` objects.
-pub fn tool_list() -> Vec<rmcp::model::Tool> {
-    specs()
-        .iter()
-        .filter_map(|s| {
-            let mut annotations = json!({
-                "title": s.title,
-                "readOnlyHint": s.hints.read_only,
-                "destructiveHint": s.hints.destructive,
-                "openWorldHint": false,
-            });
-            if let Some(idempotent) = s.hints.idempotent {
-                annotations["idempotentHint"] = json!(idempotent);
-            }
-            serde_json::from_value(json!({
-                "name": s.name,
-                "title": s.title,
-                "description": s.description,
-                "inputSchema": (s.schema)(),
-                "annotations": annotations,
-                "icons": super::icons::tool(s.name),
-            }))
-            .ok()
-        })
-        .collect()
+/// A tool's MCP definition under `name`.
+fn definition(s: &ToolSpec, name: &str, connector: bool) -> Option<rmcp::model::Tool> {
+    let mut annotations = json!({
+        "title": s.title,
+        "readOnlyHint": s.hints.read_only,
+        "destructiveHint": s.hints.destructive,
+        "openWorldHint": false,
+    });
+    if let Some(idempotent) = s.hints.idempotent {
+        annotations["idempotentHint"] = json!(idempotent);
+    }
+    let mut tool = json!({
+        "name": name,
+        "title": s.title,
+        "description": s.description,
+        "inputSchema": (s.schema)(),
+        "annotations": annotations,
+        "icons": s.icon.list(),
+    });
+    if let Some(output) = s.output {
+        tool["outputSchema"] = output(connector);
+    }
+    serde_json::from_value(tool).ok()
 }
 
 #[cfg(test)]

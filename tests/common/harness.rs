@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use gitmem::mcp::tools::{self, ToolCtx, ToolReply};
+use gitmem::mcp::tools::{self, Profiles, ToolCtx, ToolReply};
 use gitmem::service::sync::SyncMode;
 use gitmem::service::App;
 use serde_json::{json, Value};
@@ -43,6 +43,14 @@ impl Harness {
             root: root.to_path_buf(),
             _temporary: temporary,
         }
+    }
+
+    /// This harness serving the families `gitmem serve --tools LIST` serves, with their dotted
+    /// names (`--dotted-names`).
+    pub fn serving_tools(mut self, list: &str) -> Self {
+        self.ctx.profiles = Profiles::parse(list).expect("a list of tool families");
+        self.ctx.dotted_names = true;
+        self
     }
 
     pub fn root(&self) -> &Path {

@@ -53,7 +53,7 @@ fn john_and_anthropic(h: &Harness) {
 
 #[test]
 fn entities_are_notes_in_the_folder_of_their_type() {
-    let h = Harness::new();
+    let h = Harness::new().serving_tools("basic,graph");
     let created = h.graph("create_entities",
         json!({"entities": [
             {"name": "John_Smith", "entityType": "person", "observations": ["Speaks fluent Spanish", "Speaks fluent Spanish"]},
@@ -84,7 +84,7 @@ fn entities_are_notes_in_the_folder_of_their_type() {
 
 #[test]
 fn relations_and_observations_are_list_items_of_the_from_entity() {
-    let h = Harness::new();
+    let h = Harness::new().serving_tools("basic,graph");
     john_and_anthropic(&h);
     let duplicate = h.graph(
         "create_relations",
@@ -130,7 +130,7 @@ fn relations_and_observations_are_list_items_of_the_from_entity() {
 
 #[test]
 fn search_and_open_return_entities_with_the_relations_that_touch_them() {
-    let h = Harness::new();
+    let h = Harness::new().serving_tools("basic,graph");
     john_and_anthropic(&h);
     h.write(
         "Ideas",
@@ -169,7 +169,7 @@ fn search_and_open_return_entities_with_the_relations_that_touch_them() {
 
 #[test]
 fn deletes_remove_lines_and_notes_and_report_what_is_not_there() {
-    let h = Harness::new();
+    let h = Harness::new().serving_tools("basic,graph");
     john_and_anthropic(&h);
     let done = h.graph(
         "delete_observations",
@@ -217,7 +217,7 @@ fn deletes_remove_lines_and_notes_and_report_what_is_not_there() {
 
 #[test]
 fn bad_graph_input_is_refused_and_writes_nothing() {
-    let h = Harness::new();
+    let h = Harness::new().serving_tools("basic,graph");
     john_and_anthropic(&h);
     let cases = [
         ("create_entities", json!({}), "entities"),

@@ -38,7 +38,7 @@ fn linked() -> Linked {
     )
     .unwrap();
     Linked {
-        h: Harness::open(&root),
+        h: Harness::open(&root).serving_tools("basic"),
         vault,
         _dir: dir,
     }

@@ -26,7 +26,7 @@ fn search_ids(h: &Harness, args: Value) -> Vec<String> {
 
 #[test]
 fn a_saved_memory_is_a_note_with_its_fields_in_front_matter() {
-    let h = Harness::new();
+    let h = Harness::new().serving_tools("basic,gitmem");
     let saved = h.value(
         "memory_save",
         json!({
@@ -80,7 +80,7 @@ fn a_saved_memory_is_a_note_with_its_fields_in_front_matter() {
 
 #[test]
 fn an_update_patches_only_the_fields_given() {
-    let h = Harness::new();
+    let h = Harness::new().serving_tools("basic,gitmem");
     let saved = h.value("memory_save",
         json!({"content": "Lunch at noon", "title": "Lunch", "tags": "food", "score": 0.3, "source": "chat", "created_at": "2026-01-01T12:00:00Z"}),
     );
@@ -117,7 +117,7 @@ fn an_update_patches_only_the_fields_given() {
 
 #[test]
 fn updating_or_soft_deleting_a_hand_written_note_edits_only_its_changed_keys() {
-    let h = Harness::new();
+    let h = Harness::new().serving_tools("basic,gitmem");
     let written = "---\n# my own notes\ntitle: 'Trip plan'\ntype: note\npermalink: main/trip-plan\nextra:   kept  # aligned by hand\nttl: P1D\n---\n\n# Trip plan\n\nPack light.\n";
     std::fs::write(h.main_dir().join("Trip plan.md"), written).unwrap();
     h.sync();
@@ -143,7 +143,7 @@ fn updating_or_soft_deleting_a_hand_written_note_edits_only_its_changed_keys() {
 
 #[test]
 fn deleted_and_expired_memories_are_hidden_from_every_search() {
-    let h = Harness::new();
+    let h = Harness::new().serving_tools("all");
     let kept = h.value(
         "memory_save",
         json!({"content": "Quokka facts: they smile", "title": "Quokka kept"}),
@@ -222,7 +222,7 @@ fn deleted_and_expired_memories_are_hidden_from_every_search() {
 
 #[test]
 fn search_filters_sorts_and_pages() {
-    let h = Harness::new();
+    let h = Harness::new().serving_tools("basic,gitmem");
     let save = |title: &str, kind: &str, tags: Value, score: f64, created: &str| {
         h.value(
             "memory_save",
@@ -311,7 +311,7 @@ fn search_filters_sorts_and_pages() {
 
 #[test]
 fn bad_memories_are_refused() {
-    let h = Harness::new();
+    let h = Harness::new().serving_tools("basic,gitmem");
     let cases = [
         (json!({}), "content"),
         (json!({"content": "  "}), "content must not be empty"),
@@ -359,7 +359,7 @@ fn a_basic_memory_project_is_imported_once_with_its_ids_kept() {
         "[storage.local]\nallow_outside_home = true\n",
     )
     .unwrap();
-    let h = Harness::open(&root);
+    let h = Harness::open(&root).serving_tools("basic,gitmem");
     let basic = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(basic.path().join("guides")).unwrap();
     std::fs::write(
@@ -415,7 +415,7 @@ fn a_basic_memory_project_is_imported_once_with_its_ids_kept() {
         "is not a directory",
     );
     refused(
-        &Harness::new(),
+        &Harness::new().serving_tools("basic,gitmem"),
         "memory_import_basic",
         json!({"path": path}),
         "is outside your home directory",
@@ -439,7 +439,7 @@ fn a_basic_memory_import_never_reads_gitmems_own_folders() {
     .unwrap();
     std::fs::write(side.join("Secret.md"), "# Secret\n\nside only\n").unwrap();
     // A caller confined to `main` must not read `side` by importing its folder.
-    let h = Harness::constrained(&root, "main");
+    let h = Harness::constrained(&root, "main").serving_tools("basic,gitmem");
     let cases = [
         (side.clone(), "its notes are in gitmem already"),
         (dir.path().to_path_buf(), "overlaps gitmem's data root"),
@@ -458,7 +458,7 @@ fn a_basic_memory_import_never_reads_gitmems_own_folders() {
 
 #[test]
 fn a_memory_is_never_written_where_it_would_be_lost() {
-    let h = Harness::new();
+    let h = Harness::new().serving_tools("basic,gitmem");
     let broken = "---\ntitle: Broken\ntags: [a, b\nimportant: keep me\n---\n\nBody text\n";
     std::fs::create_dir_all(h.main_dir().join("notes")).unwrap();
     std::fs::write(h.main_dir().join("notes/Broken.md"), broken).unwrap();
