@@ -1,7 +1,13 @@
-//! The pages of the OAuth approval step: the form the owner approves a client with, and the
-//! page shown when a request cannot even be sent back to its client.
+//! What the OAuth endpoints answer: the discovery documents (RFC 8414, RFC 9728), a client's
+//! registration (RFC 7591), issued tokens, error bodies, and the pages of the approval step:
+//! the form the owner approves a client with, and the page shown when a request cannot even be
+//! sent back to its client.
 
-use crate::service::oauth::AuthorizationRequest;
+use serde_json::{json, Value};
+
+use crate::service::oauth::{
+    AuthorizationRequest, Client, IssuedTokens, OAuthError, OAuthServer, SCOPES,
+};
 
 const APPROVAL: &str = include_str!("../../templates/oauth_approve.html");
 
@@ -64,6 +70,75 @@ pub fn error_page(message: &str) -> String {
         "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>gitmem: request refused</title></head>\n<body style=\"font-family: system-ui, sans-serif; max-width: 32rem; margin: 3rem auto\">\n<h1>This sign-in request was refused</h1>\n<p>{}</p>\n</body></html>\n",
         escape(message)
     )
+}
+
+/// RFC 8414 metadata of the built-in authorization server.
+pub fn authorization_server_metadata(oauth: &OAuthServer) -> Value {
+    let issuer = &oauth.issuer;
+    json!({
+        "issuer": issuer,
+        "authorization_endpoint": format!("{issuer}/oauth/authorize"),
+        "token_endpoint": format!("{issuer}/oauth/token"),
+        "registration_endpoint": format!("{issuer}/oauth/register"),
+        "revocation_endpoint": format!("{issuer}/oauth/revoke"),
+        "response_types_supported": ["code"],
+        "response_modes_supported": ["query"],
+        "grant_types_supported": ["authorization_code", "refresh_token"],
+        "code_challenge_methods_supported": ["S256"],
+        "token_endpoint_auth_methods_supported": ["none", "client_secret_post", "client_secret_basic"],
+        "revocation_endpoint_auth_methods_supported": ["none", "client_secret_post", "client_secret_basic"],
+        "scopes_supported": SCOPES,
+        "client_id_metadata_document_supported": true,
+        "authorization_response_iss_parameter_supported": true,
+    })
+}
+
+/// RFC 9728 metadata of the MCP endpoint `resource`, whose tokens come from `issuer` (the
+/// built-in authorization server or an external one).
+pub fn protected_resource_metadata(resource: &str, issuer: &str) -> Value {
+    json!({
+        "resource": resource,
+        "authorization_servers": [issuer],
+        "bearer_methods_supported": ["header"],
+        "scopes_supported": SCOPES,
+        "resource_name": "gitmem",
+    })
+}
+
+/// The answer to a registration: the client, and its secret once.
+pub fn registration(client: &Client, secret: Option<&str>) -> Value {
+    let mut answer = json!({
+        "client_id": client.client_id,
+        "client_id_issued_at": client.client_id_issued_at,
+        "redirect_uris": client.redirect_uris,
+        "token_endpoint_auth_method": client.token_endpoint_auth_method,
+        "grant_types": ["authorization_code", "refresh_token"],
+        "response_types": ["code"],
+    });
+    if let Some(name) = &client.client_name {
+        answer["client_name"] = json!(name);
+    }
+    if let Some(secret) = secret {
+        answer["client_secret"] = json!(secret);
+        answer["client_secret_expires_at"] = json!(0);
+    }
+    answer
+}
+
+/// The token endpoint's answer (RFC 6749 section 5.1).
+pub fn tokens(issued: &IssuedTokens) -> Value {
+    json!({
+        "access_token": issued.access_token,
+        "token_type": "Bearer",
+        "expires_in": issued.expires_in,
+        "refresh_token": issued.refresh_token,
+        "scope": issued.scope,
+    })
+}
+
+/// An error answer's body (RFC 6749 section 5.2).
+pub fn error(error: &OAuthError) -> Value {
+    json!({"error": error.code.as_str(), "error_description": error.description})
 }
 
 #[cfg(test)]

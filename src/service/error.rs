@@ -30,6 +30,9 @@ pub enum UserError {
     /// An unknown, duplicate, badly named or overlapping project.
     #[error(transparent)]
     Project(ConfigError),
+    /// `--oauth-issuer` names no provider gitmem can use.
+    #[error(transparent)]
+    Issuer(crate::service::issuer::IssuerError),
     /// The call named no project and there is no default one.
     #[error("No project specified. Either set 'default_project' in config, or use 'project' argument.\nAvailable projects: {available:?}")]
     NoProjectSelected { available: Vec<String> },

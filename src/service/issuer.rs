@@ -14,7 +14,7 @@ use ring::signature::{self, RsaPublicKeyComponents, UnparsedPublicKey};
 use serde_json::Value;
 
 use super::auth::Grant;
-use super::{Result, ServiceError};
+use super::{Result, UserError};
 
 /// Clock difference tolerated on `exp` and `nbf`.
 const LEEWAY_SECS: i64 = 60;
@@ -30,9 +30,67 @@ pub struct ExternalIssuer {
     keys: Mutex<(Vec<Value>, Instant)>,
 }
 
+/// Why a JSON document could not be fetched.
+#[derive(Debug, thiserror::Error)]
+pub enum FetchError {
+    #[error("cannot read {url}: {source}")]
+    Request {
+        url: String,
+        source: Box<ureq::Error>,
+    },
+    #[error("cannot read {url}: {source}")]
+    Read { url: String, source: std::io::Error },
+    #[error("{url} did not answer JSON: {source}")]
+    NotJson {
+        url: String,
+        source: serde_json::Error,
+    },
+}
+
+/// Why `--oauth-issuer` names no provider gitmem can use: the server does not start.
+#[derive(Debug, thiserror::Error)]
+pub enum IssuerError {
+    #[error(transparent)]
+    Unreadable(#[from] FetchError),
+    #[error("the OAuth issuer {issuer} publishes no discovery document (.well-known/openid-configuration)")]
+    NoDiscovery { issuer: String },
+    #[error("the discovery document of {issuer} names another issuer: {named}")]
+    OtherIssuer { issuer: String, named: Value },
+    #[error("the issuer {issuer} publishes no jwks_uri")]
+    NoKeys { issuer: String },
+}
+
+/// Why a JWT access token is refused (logged, never shown to the caller).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TokenRefusal {
+    #[error("not a JWT")]
+    NotJwt,
+    #[error("unreadable {0}")]
+    Unreadable(&'static str),
+    #[error("signed with an unknown key")]
+    UnknownKey,
+    #[error("the key has no '{0}'")]
+    KeyField(&'static str),
+    #[error("algorithm {alg} with a {kty:?} key is not accepted (RS256, ES256)")]
+    Algorithm { alg: String, kty: Option<String> },
+    #[error("bad signature")]
+    BadSignature,
+    #[error("issued by {issued_by}, not {issuer}")]
+    OtherIssuer { issued_by: Value, issuer: String },
+    #[error("meant for {audiences:?}, not {audience}")]
+    OtherAudience {
+        audiences: Vec<String>,
+        audience: String,
+    },
+    #[error("expired (or no exp)")]
+    Expired,
+    #[error("not valid yet")]
+    NotYetValid,
+}
+
 /// A JSON document at `url` (at most `max_bytes`, no redirects followed: a document must be
-/// where its issuer or client says it is), or why not.
-pub(crate) fn fetch_json(url: &str, max_bytes: u64) -> std::result::Result<Value, String> {
+/// where its issuer or client says it is).
+pub(crate) fn fetch_json(url: &str, max_bytes: u64) -> std::result::Result<Value, FetchError> {
     let agent = ureq::AgentBuilder::new()
         .timeout(Duration::from_secs(10))
         .redirects(0)
@@ -41,18 +99,27 @@ pub(crate) fn fetch_json(url: &str, max_bytes: u64) -> std::result::Result<Value
         .get(url)
         .set("Accept", "application/json")
         .call()
-        .map_err(|e| format!("cannot read {url}: {e}"))?;
+        .map_err(|e| FetchError::Request {
+            url: url.into(),
+            source: Box::new(e),
+        })?;
     let mut text = String::new();
     std::io::Read::read_to_string(
         &mut std::io::Read::take(response.into_reader(), max_bytes),
         &mut text,
     )
-    .map_err(|e| format!("cannot read {url}: {e}"))?;
-    serde_json::from_str(&text).map_err(|e| format!("{url} did not answer JSON: {e}"))
+    .map_err(|source| FetchError::Read {
+        url: url.into(),
+        source,
+    })?;
+    serde_json::from_str(&text).map_err(|source| FetchError::NotJson {
+        url: url.into(),
+        source,
+    })
 }
 
-fn get_json(url: &str) -> Result<Value> {
-    fetch_json(url, 1024 * 1024).map_err(ServiceError::invalid)
+fn get_json(url: &str) -> std::result::Result<Value, IssuerError> {
+    Ok(fetch_json(url, 1024 * 1024)?)
 }
 
 fn b64(part: &str) -> Option<Vec<u8>> {
@@ -65,6 +132,10 @@ impl ExternalIssuer {
     /// Reads the provider's discovery document and keys; a provider that cannot be read
     /// stops the server from starting rather than refusing every request later.
     pub fn discover(issuer: &str, audience: &str) -> Result<Self> {
+        Self::discovered(issuer, audience).map_err(|e| UserError::Issuer(e).into())
+    }
+
+    fn discovered(issuer: &str, audience: &str) -> std::result::Result<Self, IssuerError> {
         let issuer = issuer.trim_end_matches('/').to_string();
         let discovery = [
             "/.well-known/openid-configuration",
@@ -72,25 +143,23 @@ impl ExternalIssuer {
         ]
         .iter()
         .find_map(|path| get_json(&format!("{issuer}{path}")).ok())
-        .ok_or_else(|| {
-            ServiceError::invalid(format!(
-                "the OAuth issuer {issuer} publishes no discovery document (.well-known/openid-configuration)"
-            ))
+        .ok_or_else(|| IssuerError::NoDiscovery {
+            issuer: issuer.clone(),
         })?;
         if discovery["issuer"]
             .as_str()
             .map(|i| i.trim_end_matches('/'))
             != Some(&issuer)
         {
-            return Err(ServiceError::invalid(format!(
-                "the discovery document of {issuer} names another issuer: {}",
-                discovery["issuer"]
-            )));
+            return Err(IssuerError::OtherIssuer {
+                issuer,
+                named: discovery["issuer"].clone(),
+            });
         }
         let jwks_uri = discovery["jwks_uri"]
             .as_str()
-            .ok_or_else(|| {
-                ServiceError::invalid(format!("the issuer {issuer} publishes no jwks_uri"))
+            .ok_or_else(|| IssuerError::NoKeys {
+                issuer: issuer.clone(),
             })?
             .to_string();
         let keys = Self::fetch_keys(&jwks_uri)?;
@@ -102,7 +171,7 @@ impl ExternalIssuer {
         })
     }
 
-    fn fetch_keys(jwks_uri: &str) -> Result<Vec<Value>> {
+    fn fetch_keys(jwks_uri: &str) -> std::result::Result<Vec<Value>, IssuerError> {
         let set = get_json(jwks_uri)?;
         Ok(set["keys"].as_array().cloned().unwrap_or_default())
     }
@@ -133,23 +202,23 @@ impl ExternalIssuer {
     }
 
     /// The grant of a JWT access token, or why it is refused (for the log).
-    pub fn check(&self, token: &str) -> std::result::Result<Grant, String> {
+    pub fn check(&self, token: &str) -> std::result::Result<Grant, TokenRefusal> {
         let mut parts = token.split('.');
         let (Some(head), Some(body), Some(sig), None) =
             (parts.next(), parts.next(), parts.next(), parts.next())
         else {
-            return Err("not a JWT".into());
+            return Err(TokenRefusal::NotJwt);
         };
         let header: Value = b64(head)
             .and_then(|h| serde_json::from_slice(&h).ok())
-            .ok_or("unreadable header")?;
+            .ok_or(TokenRefusal::Unreadable("header"))?;
         let claims: Value = b64(body)
             .and_then(|c| serde_json::from_slice(&c).ok())
-            .ok_or("unreadable claims")?;
-        let signature = b64(sig).ok_or("unreadable signature")?;
+            .ok_or(TokenRefusal::Unreadable("claims"))?;
+        let signature = b64(sig).ok_or(TokenRefusal::Unreadable("signature"))?;
         let key = self
             .key(header["kid"].as_str())
-            .ok_or("signed with an unknown key")?;
+            .ok_or(TokenRefusal::UnknownKey)?;
         let signed = format!("{head}.{body}");
         verify(
             header["alg"].as_str().unwrap_or(""),
@@ -159,7 +228,10 @@ impl ExternalIssuer {
         )?;
         let now = chrono::Utc::now().timestamp();
         if claims["iss"].as_str().map(|i| i.trim_end_matches('/')) != Some(&self.issuer) {
-            return Err(format!("issued by {}, not {}", claims["iss"], self.issuer));
+            return Err(TokenRefusal::OtherIssuer {
+                issued_by: claims["iss"].clone(),
+                issuer: self.issuer.clone(),
+            });
         }
         let audiences: Vec<&str> = match &claims["aud"] {
             Value::String(one) => vec![one.as_str()],
@@ -170,17 +242,20 @@ impl ExternalIssuer {
             .iter()
             .any(|a| a.trim_end_matches('/') == self.audience)
         {
-            return Err(format!("meant for {audiences:?}, not {}", self.audience));
+            return Err(TokenRefusal::OtherAudience {
+                audiences: audiences.into_iter().map(String::from).collect(),
+                audience: self.audience.clone(),
+            });
         }
         match claims["exp"].as_i64() {
             Some(exp) if exp + LEEWAY_SECS > now => {}
-            _ => return Err("expired (or no exp)".into()),
+            _ => return Err(TokenRefusal::Expired),
         }
         if claims["nbf"]
             .as_i64()
             .is_some_and(|nbf| nbf - LEEWAY_SECS > now)
         {
-            return Err("not valid yet".into());
+            return Err(TokenRefusal::NotYetValid);
         }
         let scopes: Vec<String> = match (&claims["scope"], &claims["scp"]) {
             (Value::String(s), _) | (_, Value::String(s)) => {
@@ -203,12 +278,17 @@ impl ExternalIssuer {
 }
 
 /// Checks a JWS signature with a JWK: RS256 (RSA n, e) or ES256 (P-256 x, y; r || s).
-fn verify(alg: &str, key: &Value, signed: &[u8], sig: &[u8]) -> std::result::Result<(), String> {
-    let field = |name: &str| {
+fn verify(
+    alg: &str,
+    key: &Value,
+    signed: &[u8],
+    sig: &[u8],
+) -> std::result::Result<(), TokenRefusal> {
+    let field = |name: &'static str| {
         key[name]
             .as_str()
             .and_then(b64)
-            .ok_or(format!("the key has no '{name}'"))
+            .ok_or(TokenRefusal::KeyField(name))
     };
     let checked = match (alg, key["kty"].as_str()) {
         ("RS256", Some("RSA")) => RsaPublicKeyComponents {
@@ -223,10 +303,11 @@ fn verify(alg: &str, key: &Value, signed: &[u8], sig: &[u8]) -> std::result::Res
             UnparsedPublicKey::new(&signature::ECDSA_P256_SHA256_FIXED, point).verify(signed, sig)
         }
         (alg, kty) => {
-            return Err(format!(
-                "algorithm {alg} with a {kty:?} key is not accepted (RS256, ES256)"
-            ))
+            return Err(TokenRefusal::Algorithm {
+                alg: alg.into(),
+                kty: kty.map(String::from),
+            })
         }
     };
-    checked.map_err(|_| "bad signature".to_string())
+    checked.map_err(|_| TokenRefusal::BadSignature)
 }
