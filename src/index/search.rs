@@ -14,7 +14,7 @@ use serde_json::{json, Map, Value};
 use super::graph::Tables;
 use super::model::{NoteKind, NoteRecord};
 use super::IndexError;
-use crate::note::permalink::{generate_permalink, normalize_note_type};
+use crate::note::permalink::normalize_note_type;
 
 /// Threads milli indexes with (the machine budget is two cores).
 const INDEXING_THREADS: usize = 2;
@@ -128,28 +128,6 @@ fn common_fields(note: &NoteRecord) -> Map<String, Value> {
         m.insert("expires".into(), json!(seconds(expires.timestamp_millis())));
     }
     m
-}
-
-/// The observation's synthetic permalink (compat 4.4).
-pub fn observation_permalink(note_permalink: &str, category: &str, content: &str) -> String {
-    let content = if content.chars().count() > 200 {
-        format!(
-            "{}-{}",
-            truncate_chars(content, 200),
-            &crate::vault::scan::sha256_hex(content.as_bytes())[..12]
-        )
-    } else {
-        content.to_string()
-    };
-    generate_permalink(
-        &format!("{note_permalink}/observations/{category}/{content}"),
-        false,
-    )
-}
-
-/// The relation's synthetic permalink (compat 4.5).
-pub fn relation_permalink(from_permalink: &str, relation_type: &str, to: &str) -> String {
-    generate_permalink(&format!("{from_permalink}/{relation_type}/{to}"), false)
 }
 
 /// An observation's search title: `category: first 100 chars...` (compat 6.1).
@@ -671,27 +649,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn synthetic_permalinks_follow_compat() {
-        assert_eq!(
-            observation_permalink(
-                "main/specs/search-design",
-                "tech",
-                "Uses SQLite FTS5 #search #db"
-            ),
-            "main/specs/search-design/observations/tech/uses-sqlite-fts5-search-db"
-        );
-        let long = "word ".repeat(60);
-        let permalink = observation_permalink("main/n", "fact", &long);
-        let hash = &crate::vault::scan::sha256_hex(long.as_bytes())[..12];
-        assert!(permalink.ends_with(hash), "{permalink}");
-        assert_eq!(
-            relation_permalink(
-                "main/person/alice-smith",
-                "works_at",
-                "main/organization/acme-corp"
-            ),
-            "main/person/alice-smith/works-at/main/organization/acme-corp"
-        );
+    fn observation_titles_follow_compat() {
         assert_eq!(
             observation_title("tech", "Uses SQLite FTS5 #search #db"),
             "tech: Uses SQLite FTS5 #search #db..."

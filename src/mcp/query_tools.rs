@@ -324,27 +324,15 @@ fn build_context(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     let notes: Vec<(String, String)> = outcome.as_ref().map_or_else(
         |_| Vec::new(),
         |(_, context)| {
-            let mut notes = Vec::new();
-            for primary in &context.primaries {
-                let named =
-                    std::iter::once((primary.note.title.clone(), primary.note.permalink.clone()))
-                        .chain(primary.related.iter().cloned());
-                for (title, permalink) in named {
-                    if let Some(permalink) = permalink {
-                        if !notes.iter().any(|(p, _)| *p == permalink) {
-                            notes.push((permalink, title));
-                        }
-                    }
-                }
-            }
-            notes
+            let named = context.notes_named().into_iter();
+            named.map(|(title, permalink)| (permalink, title)).collect()
         },
     );
     answer(TOOL, outcome, |(project, context)| {
         Rendered::either(
             format,
             || render::context::text(context, &project.name),
-            || context.json.clone(),
+            || render::context::json(context),
         )
     })
     .linking(notes)

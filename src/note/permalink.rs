@@ -1,4 +1,7 @@
-//! Permalink slugs, ported from Basic Memory's `generate_permalink` (compat 4.6).
+//! Permalink slugs, ported from Basic Memory's `generate_permalink` (compat 4.6), and the
+//! synthetic permalinks of observations and relations.
+
+use sha2::{Digest, Sha256};
 
 /// Extensions Python's `mimetypes` knows; only these are dropped from a path before slugging,
 /// so `Version 2.0.0` keeps its dots.
@@ -167,9 +170,58 @@ pub fn normalize_note_type(note_type: &str) -> String {
     out.to_lowercase()
 }
 
+/// The observation's synthetic permalink (compat 4.4).
+pub fn observation_permalink(note_permalink: &str, category: &str, content: &str) -> String {
+    let content = if content.chars().count() > 200 {
+        format!(
+            "{}-{}",
+            &content[..content
+                .char_indices()
+                .nth(200)
+                .map_or(content.len(), |(i, _)| i)],
+            &hex::encode(Sha256::digest(content.as_bytes()))[..12]
+        )
+    } else {
+        content.to_string()
+    };
+    generate_permalink(
+        &format!("{note_permalink}/observations/{category}/{content}"),
+        false,
+    )
+}
+
+/// The relation's synthetic permalink (compat 4.5).
+pub fn relation_permalink(from_permalink: &str, relation_type: &str, to: &str) -> String {
+    generate_permalink(&format!("{from_permalink}/{relation_type}/{to}"), false)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn synthetic_permalinks_follow_compat() {
+        assert_eq!(
+            observation_permalink(
+                "main/specs/search-design",
+                "tech",
+                "Uses SQLite FTS5 #search #db"
+            ),
+            "main/specs/search-design/observations/tech/uses-sqlite-fts5-search-db"
+        );
+        let long = "word ".repeat(60);
+        let permalink = observation_permalink("main/n", "fact", &long);
+        let hash = &hex::encode(Sha256::digest(long.as_bytes()))[..12];
+        assert!(permalink.ends_with(hash), "{permalink}");
+        assert_eq!(
+            relation_permalink(
+                "main/person/alice-smith",
+                "works_at",
+                "main/organization/acme-corp"
+            ),
+            "main/person/alice-smith/works-at/main/organization/acme-corp"
+        );
+    }
 
     #[test]
     fn slugs_match_upstream_examples() {

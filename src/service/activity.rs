@@ -6,8 +6,8 @@ use serde::Serialize;
 use super::scope::ProjectChoice;
 use super::{App, Result, ServiceError};
 use crate::config::Project;
-use crate::index::search::observation_permalink;
 use crate::index::NoteRecord;
+use crate::note::permalink::observation_permalink;
 use crate::service::search::iso_from_ms;
 
 pub const ACTIVITY_TYPES: [&str; 3] = ["entity", "observation", "relation"];

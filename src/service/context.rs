@@ -4,14 +4,11 @@
 use std::collections::{BTreeSet, HashMap};
 
 use chrono::{DateTime, Utc};
-use serde_json::{json, Value};
 
 use super::notes::Lookup;
 use super::scope::ProjectChoice;
-use super::search::iso_from_ms;
 use super::{App, Result};
 use crate::config::Project;
-use crate::index::search::observation_permalink;
 use crate::index::NoteRecord;
 use crate::note::permalink::generate_permalink;
 
@@ -35,21 +32,65 @@ pub struct ContextRequest {
     pub stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
-/// GraphContext as JSON (compat 2.10), plus what text rendering needs.
+/// What build_context found (compat 2.10): a page of primary notes, each with the notes and
+/// relations around it.
 #[derive(Debug, Clone)]
 pub struct GraphContext {
-    pub json: Value,
-    pub primaries: Vec<ContextPrimary>,
+    /// The canonical path asked for.
+    pub uri: String,
+    pub depth: usize,
+    pub since: Option<DateTime<Utc>>,
+    pub generated_at: DateTime<Utc>,
+    pub results: Vec<ContextResult>,
+    pub page: usize,
+    pub page_size: usize,
+    pub has_more: bool,
 }
 
+/// One primary note and the walk around it.
 #[derive(Debug, Clone)]
-pub struct ContextPrimary {
-    pub note: NoteRecord,
+pub struct ContextResult {
+    pub primary: NoteRecord,
+    /// The primary's body, cut to [`CONTENT_LIMIT`] characters.
     pub content: String,
-    /// Related notes as (title, permalink).
-    pub related: Vec<(String, Option<String>)>,
-    /// Relations of the primary as (type, target shown).
+    /// What the walk met, nearest first: at most `max_related` rows.
+    pub related: Vec<Related>,
+    /// The primary's relations as (type, the target's title, else the link as written), sorted.
     pub relations: Vec<(String, String)>,
+}
+
+/// A row of the walk: a relation (the note holding it, its index there, the note it points
+/// to when that resolves), or a note reached through one.
+#[derive(Debug, Clone)]
+pub enum Related {
+    Relation {
+        from: NoteRecord,
+        index: usize,
+        to: Option<Box<NoteRecord>>,
+    },
+    Note(NoteRecord),
+}
+
+impl GraphContext {
+    /// The notes a client may want to open: each primary, then the notes its walk reached,
+    /// as (title, permalink) without repeats.
+    pub fn notes_named(&self) -> Vec<(String, String)> {
+        let mut named: Vec<(String, String)> = Vec::new();
+        for result in &self.results {
+            let reached = result.related.iter().filter_map(|row| match row {
+                Related::Note(note) => Some(note),
+                Related::Relation { .. } => None,
+            });
+            for note in std::iter::once(&result.primary).chain(reached) {
+                if let Some(permalink) = &note.permalink {
+                    if !named.iter().any(|(_, p)| p == permalink) {
+                        named.push((note.title.clone(), permalink.clone()));
+                    }
+                }
+            }
+        }
+        named
+    }
 }
 
 fn truncate(s: &str, n: usize) -> String {
@@ -57,19 +98,6 @@ fn truncate(s: &str, n: usize) -> String {
         Some((i, _)) => s[..i].to_string(),
         None => s.to_string(),
     }
-}
-
-fn entity_row(note: &NoteRecord, content: Option<String>) -> Value {
-    json!({
-        "type": "entity",
-        "external_id": note.id,
-        "entity_id": note.id,
-        "permalink": note.permalink,
-        "title": note.title,
-        "content": content,
-        "file_path": note.path,
-        "created_at": iso_from_ms(note.created_ms),
-    })
 }
 
 impl App {
@@ -169,38 +197,16 @@ impl App {
             Ok(cache[id].clone())
         };
         let mut results = Vec::new();
-        let mut rendered = Vec::new();
-        let (mut total_observations, mut total_relations, mut related_count) =
-            (0usize, 0usize, 0usize);
         for primary in &primaries {
             let content = self.note_content(project, primary);
-            let observations: Vec<Value> = primary
-                .observations
-                .iter()
-                .enumerate()
-                .map(|(i, obs)| {
-                    json!({
-                        "type": "observation",
-                        "observation_id": format!("{}-o{i}", primary.id),
-                        "entity_id": primary.id,
-                        "entity_external_id": primary.id,
-                        "title": primary.title,
-                        "file_path": primary.path,
-                        "permalink": observation_permalink(primary.permalink.as_deref().unwrap_or(""), &obs.category, &obs.content),
-                        "category": obs.category,
-                        "content": obs.content,
-                        "created_at": iso_from_ms(primary.created_ms),
-                    })
-                })
-                .collect();
-            total_observations += observations.len();
 
             // Breadth-first over links in both directions; a relation is one step, the note
             // at its other end is one more.
             let mut visited: BTreeSet<String> = BTreeSet::from([primary.id.clone()]);
             let mut seen_relations: BTreeSet<(String, usize)> = BTreeSet::new();
             let mut frontier = vec![primary.clone()];
-            let mut related: Vec<(usize, u8, String, Value)> = Vec::new();
+            // Sorted by (distance, notes after relations at one distance, id).
+            let mut related: Vec<(usize, u8, String, Related)> = Vec::new();
             for hop in 1..=request.depth {
                 let mut next = Vec::new();
                 for note in &frontier {
@@ -240,7 +246,6 @@ impl App {
                         if !seen_relations.insert((from.id.clone(), i)) {
                             continue;
                         }
-                        let rel = &from.relations[i];
                         let other = if from.id == note.id {
                             to.clone()
                         } else {
@@ -255,23 +260,11 @@ impl App {
                             2 * hop - 1,
                             1,
                             format!("{}-r{i}", from.id),
-                            json!({
-                                "type": "relation",
-                                "relation_id": format!("{}-r{i}", from.id),
-                                "entity_id": null,
-                                "title": format!("{}: {}", rel.relation.relation_type, to.as_ref().map(|t| t.title.clone()).unwrap_or_else(|| rel.relation.target.clone())),
-                                "file_path": from.path,
-                                "permalink": "",
-                                "relation_type": rel.relation.relation_type,
-                                "from_entity": from.title,
-                                "from_entity_id": from.id,
-                                "from_entity_external_id": from.id,
-                                "to_entity": to.as_ref().map(|t| t.title.clone()),
-                                "to_name": rel.relation.target,
-                                "to_entity_id": to.as_ref().map(|t| t.id.clone()),
-                                "to_entity_external_id": to.as_ref().map(|t| t.id.clone()),
-                                "created_at": iso_from_ms(from.created_ms),
-                            }),
+                            Related::Relation {
+                                from: from.clone(),
+                                index: i,
+                                to: to.clone().map(Box::new),
+                            },
                         ));
                         if let Some(other) = other {
                             if visited.insert(other.id.clone()) {
@@ -279,7 +272,7 @@ impl App {
                                     2 * hop,
                                     0,
                                     other.id.clone(),
-                                    entity_row(&other, None),
+                                    Related::Note(other.clone()),
                                 ));
                                 next.push(other);
                             }
@@ -295,27 +288,6 @@ impl App {
             }
             related.sort_by(|a, b| (a.0, a.1, &a.2).cmp(&(b.0, b.1, &b.2)));
             related.truncate(request.max_related);
-            let related_values: Vec<Value> = related.into_iter().map(|r| r.3).collect();
-            total_relations += related_values
-                .iter()
-                .filter(|v| v["type"] == "relation")
-                .count();
-            related_count += related_values.len();
-            let related_shown: Vec<(String, Option<String>)> = related_values
-                .iter()
-                .filter(|v| v["type"] == "entity")
-                .map(|v| {
-                    (
-                        v["title"].as_str().unwrap_or_default().to_string(),
-                        v["permalink"].as_str().map(String::from),
-                    )
-                })
-                .collect();
-            results.push(json!({
-                "primary_result": entity_row(primary, Some(content.clone())),
-                "observations": observations,
-                "related_results": related_values,
-            }));
             let mut relations_shown = Vec::new();
             for rel in &primary.relations {
                 let shown = match &rel.to_id {
@@ -327,34 +299,22 @@ impl App {
                 relations_shown.push((rel.relation.relation_type.clone(), shown));
             }
             relations_shown.sort();
-            rendered.push(ContextPrimary {
-                note: primary.clone(),
+            results.push(ContextResult {
+                primary: primary.clone(),
                 content,
-                related: related_shown,
+                related: related.into_iter().map(|row| row.3).collect(),
                 relations: relations_shown,
             });
         }
-        let json = json!({
-            "results": results,
-            "metadata": {
-                "uri": request.uri,
-                "types": null,
-                "depth": request.depth,
-                "timeframe": request.since.map(|s| s.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)),
-                "generated_at": Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
-                "primary_count": primaries.len(),
-                "related_count": related_count,
-                "total_results": primaries.len() + related_count,
-                "total_relations": total_relations,
-                "total_observations": total_observations,
-            },
-            "page": request.page,
-            "page_size": request.page_size,
-            "has_more": has_more,
-        });
         Ok(GraphContext {
-            json,
-            primaries: rendered,
+            uri: request.uri.clone(),
+            depth: request.depth,
+            since: request.since,
+            generated_at: Utc::now(),
+            results,
+            page: request.page,
+            page_size: request.page_size,
+            has_more,
         })
     }
 }

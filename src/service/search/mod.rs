@@ -15,10 +15,11 @@ use serde_json::{Map, Value};
 use super::scope::ProjectChoice;
 use super::{App, Result, ServiceError, UserError};
 use crate::config::Project;
-use crate::index::search::{observation_permalink, relation_permalink, Hit, Matching, Query};
+use crate::index::search::{Hit, Matching, Query};
 use crate::index::NoteRecord;
 use crate::note::chunk::{best_matching, passages};
 use crate::note::permalink::{generate_permalink, normalize_note_type};
+use crate::note::permalink::{observation_permalink, relation_permalink};
 use regex::Regex;
 
 pub use metadata::{metadata_matches, validate_metadata_filters};

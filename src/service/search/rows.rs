@@ -8,9 +8,10 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use super::super::{App, Result};
-use crate::index::search::{observation_permalink, relation_permalink, Hit};
+use crate::index::search::Hit;
 use crate::index::{NoteKind, NoteRecord};
 use crate::note::permalink::normalize_note_type;
+use crate::note::permalink::{observation_permalink, relation_permalink};
 
 const CONTENT_LIMIT: usize = 4000;
 
