@@ -1,5 +1,7 @@
 //! write_note, read_note, view_note, edit_note, read_content and canvas.
 
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine as _;
 use serde_json::{json, Value};
 
 use super::{Format, Rendered};
@@ -7,6 +9,7 @@ use crate::note::edit::EditError;
 use crate::note::identifier::normalize_identifier;
 use crate::note::permalink::generate_permalink;
 use crate::service::canvas::CanvasWritten;
+use crate::service::content::Content;
 use crate::service::edit::{EditRefusal, NoteEdited};
 use crate::service::notes::{split_note_text, NoteFile, NoteWritten, WriteRefusal};
 use crate::service::read::{NoteView, ReadRefusal};
@@ -452,14 +455,29 @@ pub fn edit_note(outcome: &Outcome<NoteEdited, EditRefusal>, format: Format) -> 
     }
 }
 
-/// read_content's answer: the payload, or an error object (compat 2.7).
-pub fn read_content(outcome: &Outcome<Value, OutsideProject>) -> Rendered {
-    match outcome {
-        Outcome::Done(payload) => Rendered::Json(payload.clone()),
-        Outcome::Refused(refusal) => {
-            Rendered::Json(json!({"type": "error", "error": refusal.to_string()}))
+/// read_content's answer: the payload, or an error object (compat 2.7). Binary content is
+/// sent as base64.
+pub fn read_content(outcome: &Outcome<Content, OutsideProject>) -> Rendered {
+    let base64 = |media_type: &str, bytes: &[u8]| json!({"type": "base64", "media_type": media_type, "data": STANDARD.encode(bytes)});
+    Rendered::Json(match outcome {
+        Outcome::Done(Content::Text { text, mime }) => json!({
+            "type": "text",
+            "text": text,
+            "content_type": format!("{mime}; charset=utf-8"),
+            "encoding": "utf-8",
+        }),
+        Outcome::Done(Content::Image { jpeg }) => {
+            json!({"type": "image", "source": base64("image/jpeg", jpeg)})
         }
-    }
+        Outcome::Done(Content::Document { bytes, media_type }) => {
+            json!({"type": "document", "source": base64(media_type, bytes)})
+        }
+        Outcome::Done(Content::TooLarge { size }) => json!({
+            "type": "error",
+            "error": format!("Document size {size} bytes exceeds maximum allowed size"),
+        }),
+        Outcome::Refused(refusal) => json!({"type": "error", "error": refusal.to_string()}),
+    })
 }
 
 /// canvas's answer.
@@ -478,4 +496,49 @@ pub fn canvas(outcome: &Outcome<CanvasWritten, OutsideProject>) -> Rendered {
 pub fn identifier_suggestions(identifier: &str) -> (String, String) {
     let ident = normalize_identifier(identifier);
     (capitalize(&ident), generate_permalink(&ident, false))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn read_content_answers_in_basic_memorys_shapes() {
+        let cases = [
+            (
+                Content::Text {
+                    text: "# Title\n".into(),
+                    mime: "text/markdown".into(),
+                },
+                json!({"type": "text", "text": "# Title\n",
+                       "content_type": "text/markdown; charset=utf-8", "encoding": "utf-8"}),
+            ),
+            (
+                Content::Image {
+                    jpeg: vec![0xFF, 0xD8],
+                },
+                json!({"type": "image",
+                       "source": {"type": "base64", "media_type": "image/jpeg", "data": "/9g="}}),
+            ),
+            (
+                Content::Document {
+                    bytes: b"%PDF".to_vec(),
+                    media_type: "application/pdf".into(),
+                },
+                json!({"type": "document",
+                       "source": {"type": "base64", "media_type": "application/pdf", "data": "JVBERg=="}}),
+            ),
+            (
+                Content::TooLarge { size: 350_001 },
+                json!({"type": "error",
+                       "error": "Document size 350001 bytes exceeds maximum allowed size"}),
+            ),
+        ];
+        for (content, expected) in cases {
+            let Rendered::Json(answer) = read_content(&Outcome::Done(content)) else {
+                panic!("read_content answers JSON");
+            };
+            assert_eq!(answer, expected);
+        }
+    }
 }

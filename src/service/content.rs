@@ -1,15 +1,12 @@
-//! `read_content`: the payload returned for a file's raw bytes (compat 2.7).
+//! `read_content`: what a file's raw bytes are returned as (compat 2.7).
 //!
 //! Text is returned as text, images are re-encoded as JPEG small enough for a model's context,
-//! and anything else is returned base64-encoded as a document, up to a size limit.
+//! and anything else is returned whole as a document, up to a size limit.
 
 use std::io::Cursor;
 
-use base64::engine::general_purpose::STANDARD;
-use base64::Engine as _;
 use image::imageops::FilterType;
 use image::{DynamicImage, ImageReader, RgbImage};
-use serde_json::{json, Value};
 
 /// The largest document (non-text, non-image file) returned, in bytes.
 pub const MAX_DOCUMENT_BYTES: usize = 350_000;
@@ -21,8 +18,21 @@ const MIN_QUALITY: u8 = 20;
 /// The smallest longest side (in pixels) tried.
 const MIN_DIMENSION: u32 = 300;
 
-/// The read_content payload for a file's bytes (compat 2.7).
-pub fn read_content_payload(bytes: &[u8], content_type: &str) -> Value {
+/// What read_content returns for a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Content {
+    /// text/*, JSON and SVG, decoded lossily, with the content type without parameters.
+    Text { text: String, mime: String },
+    /// An image, re-encoded as JPEG under the size limit.
+    Image { jpeg: Vec<u8> },
+    /// Any other file, whole, with its media type.
+    Document { bytes: Vec<u8>, media_type: String },
+    /// A document over [`MAX_DOCUMENT_BYTES`], of this many bytes.
+    TooLarge { size: usize },
+}
+
+/// What a file's bytes of `content_type` are returned as (compat 2.7).
+pub fn content_of(bytes: Vec<u8>, content_type: &str) -> Content {
     let mime = content_type
         .split(';')
         .next()
@@ -32,12 +42,8 @@ pub fn read_content_payload(bytes: &[u8], content_type: &str) -> Value {
     // A file typed text/plain by its unknown extension may be binary: then it is a document.
     let binary = mime == "text/plain" && bytes.iter().take(8192).any(|&b| b == 0);
     if is_text(&mime) && !binary {
-        return json!({
-            "type": "text",
-            "text": String::from_utf8_lossy(bytes),
-            "content_type": format!("{mime}; charset=utf-8"),
-            "encoding": "utf-8",
-        });
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        return Content::Text { text, mime };
     }
     let mime = if binary {
         "application/octet-stream".to_string()
@@ -45,18 +51,11 @@ pub fn read_content_payload(bytes: &[u8], content_type: &str) -> Value {
         mime
     };
     if mime.starts_with("image/") {
-        if let Some(jpeg) = optimized_jpeg(bytes) {
-            return json!({
-                "type": "image",
-                "source": {
-                    "type": "base64",
-                    "media_type": "image/jpeg",
-                    "data": STANDARD.encode(jpeg),
-                },
-            });
+        if let Some(jpeg) = optimized_jpeg(&bytes) {
+            return Content::Image { jpeg };
         }
     }
-    document_payload(bytes, &mime)
+    document(bytes, mime)
 }
 
 /// True for content types returned as text: text/*, JSON and SVG.
@@ -67,27 +66,17 @@ fn is_text(mime: &str) -> bool {
         || mime == "image/svg+xml"
 }
 
-/// A file returned as base64, or an error when it is too large.
-fn document_payload(bytes: &[u8], mime: &str) -> Value {
+/// A file returned whole, unless it is too large.
+fn document(bytes: Vec<u8>, mime: String) -> Content {
     if bytes.len() > MAX_DOCUMENT_BYTES {
-        return json!({
-            "type": "error",
-            "error": format!("Document size {} bytes exceeds maximum allowed size", bytes.len()),
-        });
+        return Content::TooLarge { size: bytes.len() };
     }
     let media_type = if mime.is_empty() {
-        "application/octet-stream"
+        "application/octet-stream".to_string()
     } else {
         mime
     };
-    json!({
-        "type": "document",
-        "source": {
-            "type": "base64",
-            "media_type": media_type,
-            "data": STANDARD.encode(bytes),
-        },
-    })
+    Content::Document { bytes, media_type }
 }
 
 /// The starting JPEG quality and longest side for an input of `len` bytes.
@@ -167,10 +156,6 @@ mod tests {
     use super::*;
     use image::{GenericImageView, ImageFormat, RgbaImage};
 
-    fn decode_b64(s: &str) -> Vec<u8> {
-        STANDARD.decode(s).expect("valid base64")
-    }
-
     struct XorShift(u64);
 
     impl XorShift {
@@ -204,58 +189,57 @@ mod tests {
         }))
     }
 
-    fn image_jpeg(payload: &Value) -> Vec<u8> {
-        assert_eq!(payload["type"], "image", "{payload}");
-        assert_eq!(payload["source"]["type"], "base64");
-        assert_eq!(payload["source"]["media_type"], "image/jpeg");
-        decode_b64(payload["source"]["data"].as_str().unwrap())
+    fn image_jpeg(content: Content) -> Vec<u8> {
+        match content {
+            Content::Image { jpeg } => jpeg,
+            other => panic!("not an image: {other:?}"),
+        }
+    }
+
+    fn text(text: &str, mime: &str) -> Content {
+        Content::Text {
+            text: text.into(),
+            mime: mime.into(),
+        }
+    }
+
+    fn document_of(bytes: &[u8], media_type: &str) -> Content {
+        Content::Document {
+            bytes: bytes.to_vec(),
+            media_type: media_type.into(),
+        }
     }
 
     #[test]
     fn markdown_is_text() {
-        let p = read_content_payload("# Title\n\nhé\n".as_bytes(), "text/markdown");
-        assert_eq!(
-            p,
-            json!({
-                "type": "text",
-                "text": "# Title\n\nhé\n",
-                "content_type": "text/markdown; charset=utf-8",
-                "encoding": "utf-8",
-            })
-        );
+        let p = content_of("# Title\n\nhé\n".into(), "text/markdown; charset=utf-8");
+        assert_eq!(p, text("# Title\n\nhé\n", "text/markdown"));
     }
 
     #[test]
     fn invalid_utf8_text_is_lossy() {
-        let p = read_content_payload(b"a\xffb", "text/plain");
-        assert_eq!(p["text"], "a\u{FFFD}b");
-        assert_eq!(p["content_type"], "text/plain; charset=utf-8");
+        let p = content_of(b"a\xffb".to_vec(), "text/plain");
+        assert_eq!(p, text("a\u{FFFD}b", "text/plain"));
     }
 
     #[test]
     fn json_is_text() {
-        let p = read_content_payload(br#"{"nodes":[]}"#, "application/json");
-        assert_eq!(p["type"], "text");
-        assert_eq!(p["text"], r#"{"nodes":[]}"#);
-        assert_eq!(p["content_type"], "application/json; charset=utf-8");
-        assert_eq!(p["encoding"], "utf-8");
+        let p = content_of(br#"{"nodes":[]}"#.to_vec(), "application/json");
+        assert_eq!(p, text(r#"{"nodes":[]}"#, "application/json"));
     }
 
     #[test]
     fn svg_is_text() {
         let svg = r#"<svg xmlns="http://www.w3.org/2000/svg"/>"#;
-        let p = read_content_payload(svg.as_bytes(), "image/svg+xml");
-        assert_eq!(p["type"], "text");
-        assert_eq!(p["text"], svg);
-        assert_eq!(p["content_type"], "image/svg+xml; charset=utf-8");
+        let p = content_of(svg.into(), "image/svg+xml");
+        assert_eq!(p, text(svg, "image/svg+xml"));
     }
 
     #[test]
     fn large_noisy_png_is_shrunk_below_limit() {
         let bytes = noise_png(2000, 1500);
         assert!(bytes.len() > MAX_IMAGE_BYTES, "noise should not compress");
-        let p = read_content_payload(&bytes, "image/png");
-        let jpeg = image_jpeg(&p);
+        let jpeg = image_jpeg(content_of(bytes, "image/png"));
         assert!(jpeg.len() < 350_000, "{} bytes", jpeg.len());
         let decoded = image::load_from_memory_with_format(&jpeg, ImageFormat::Jpeg).unwrap();
         let (w, h) = decoded.dimensions();
@@ -274,8 +258,7 @@ mod tests {
                 if x < 20 { 255 } else { 0 },
             ])
         }));
-        let p = read_content_payload(&bytes, "image/png");
-        let jpeg = image_jpeg(&p);
+        let jpeg = image_jpeg(content_of(bytes, "image/png"));
         assert!(jpeg.len() < 350_000);
         let decoded = image::load_from_memory(&jpeg).unwrap();
         assert_eq!(decoded.dimensions(), (40, 30), "never upscaled nor shrunk");
@@ -287,11 +270,8 @@ mod tests {
     #[test]
     fn undecodable_image_falls_back_to_document() {
         let bytes = XorShift(42).bytes(1000);
-        let p = read_content_payload(&bytes, "image/png");
-        assert_eq!(p["type"], "document");
-        assert_eq!(p["source"]["type"], "base64");
-        assert_eq!(p["source"]["media_type"], "image/png");
-        assert_eq!(decode_b64(p["source"]["data"].as_str().unwrap()), bytes);
+        let p = content_of(bytes.clone(), "image/png");
+        assert_eq!(p, document_of(&bytes, "image/png"));
     }
 
     #[test]
@@ -299,31 +279,22 @@ mod tests {
         let mut bytes = b"%PDF-1.7\n".to_vec();
         bytes.extend(XorShift(7).bytes(5000));
         bytes.extend_from_slice(b"\n%%EOF\n");
-        let p = read_content_payload(&bytes, "application/pdf");
-        assert_eq!(p["type"], "document");
-        assert_eq!(p["source"]["type"], "base64");
-        assert_eq!(p["source"]["media_type"], "application/pdf");
-        assert_eq!(decode_b64(p["source"]["data"].as_str().unwrap()), bytes);
+        let p = content_of(bytes.clone(), "application/pdf");
+        assert_eq!(p, document_of(&bytes, "application/pdf"));
     }
 
     #[test]
     fn document_at_limit_is_returned() {
         let bytes = vec![0u8; MAX_DOCUMENT_BYTES];
-        let p = read_content_payload(&bytes, "application/octet-stream");
-        assert_eq!(p["type"], "document");
+        let p = content_of(bytes.clone(), "application/octet-stream");
+        assert_eq!(p, document_of(&bytes, "application/octet-stream"));
     }
 
     #[test]
     fn oversize_document_is_an_error() {
         let bytes = vec![0u8; MAX_DOCUMENT_BYTES + 1];
-        let p = read_content_payload(&bytes, "application/pdf");
-        assert_eq!(
-            p,
-            json!({
-                "type": "error",
-                "error": "Document size 350001 bytes exceeds maximum allowed size",
-            })
-        );
+        let p = content_of(bytes, "application/pdf");
+        assert_eq!(p, Content::TooLarge { size: 350_001 });
     }
 
     #[test]

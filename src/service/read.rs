@@ -3,6 +3,7 @@
 
 use serde_json::Value;
 
+use super::content::Content;
 use super::notes::{Lookup, NoteFile};
 use super::scope::ProjectChoice;
 use super::search::{SearchRequest, SearchResult};
@@ -173,7 +174,7 @@ impl App {
         &self,
         choice: &ProjectChoice,
         path: &str,
-    ) -> Result<Outcome<Value, OutsideProject>> {
+    ) -> Result<Outcome<Content, OutsideProject>> {
         let project = self.project_for_identifier(choice, path)?;
         if let Err(refusal) = check_identifier(path, PathArg::Path) {
             return Ok(Outcome::Refused(refusal));
@@ -198,8 +199,8 @@ impl App {
             return Ok(Outcome::Refused(OutsideProject::new(PathArg::Path, path)));
         };
         match std::fs::read(&file) {
-            Ok(bytes) => Ok(Outcome::Done(super::content::read_content_payload(
-                &bytes,
+            Ok(bytes) => Ok(Outcome::Done(super::content::content_of(
+                bytes,
                 &content_type,
             ))),
             Err(_) => Err(ServiceError::invalid(format!(
