@@ -1,6 +1,8 @@
 //! A note's body cut into passages for embedding: by heading, then by paragraph, each passage
 //! carrying the note's title and its heading so that it reads on its own.
 
+use super::markdown::{fenced_flags, heading_level, BOM};
+
 /// Longest passage body in characters; about 200 tokens of English, within what small
 /// sentence-embedding models read (256 tokens for all-MiniLM-L6-v2).
 pub const MAX_CHARS: usize = 800;
@@ -69,31 +71,20 @@ pub fn best_matching(passages: &[Passage], terms: &[String]) -> Option<usize> {
 /// The body split at ATX headings outside code fences: (heading text, section text).
 fn sections(body: &str) -> Vec<(Option<String>, String)> {
     let mut out: Vec<(Option<String>, String)> = vec![(None, String::new())];
-    let mut fence: Option<&str> = None;
-    for line in body.lines() {
-        let trimmed = line.trim_start();
-        let marker = ["```", "~~~"].into_iter().find(|m| trimmed.starts_with(m));
-        match (fence, marker) {
-            (None, Some(m)) => fence = Some(m),
-            (Some(open), Some(m)) if open == m => fence = None,
-            _ => {}
-        }
-        let level = trimmed.chars().take_while(|c| *c == '#').count();
-        let is_heading = fence.is_none()
-            && marker.is_none()
-            && (1..=6).contains(&level)
-            && trimmed[level..].starts_with([' ', '\t']);
-        if is_heading {
-            let text = trimmed[level..]
-                .trim()
-                .trim_end_matches('#')
-                .trim()
-                .to_string();
-            out.push((Some(text), String::new()));
-        } else {
-            let current = &mut out.last_mut().expect("never empty").1;
-            current.push_str(line);
-            current.push('\n');
+    let lines: Vec<&str> = body.lines().collect();
+    let fenced = fenced_flags(&lines, 0);
+    for (line, fenced) in lines.into_iter().zip(fenced) {
+        match heading_level(line).filter(|_| !fenced) {
+            Some(level) => {
+                let marks = line.strip_prefix(BOM).unwrap_or(line).trim_start();
+                let text = marks[level..].trim().trim_end_matches('#').trim();
+                out.push((Some(text.to_string()), String::new()));
+            }
+            None => {
+                let current = &mut out.last_mut().expect("never empty").1;
+                current.push_str(line);
+                current.push('\n');
+            }
         }
     }
     out.retain(|(heading, text)| heading.is_some() || !text.trim().is_empty());
@@ -176,6 +167,16 @@ mod tests {
             ]
         );
         assert_eq!(got[1].heading.as_deref(), Some("Setup"));
+    }
+
+    #[test]
+    fn sections_are_found_by_the_rules_edits_use() {
+        // A ```` fence is not closed by ```, and four spaces make code, not a heading: the
+        // same lines edit_note's sections skip.
+        let body = "````\n```\n# in code\n````\n    # indented\n## Real #\nText.\n";
+        let headings: Vec<Option<String>> =
+            passages("T", body).into_iter().map(|p| p.heading).collect();
+        assert_eq!(headings, [None, Some("Real".to_string())]);
     }
 
     #[test]

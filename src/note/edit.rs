@@ -6,11 +6,11 @@
 //! file), and heading lines inside the front matter are never taken for sections. A file whose
 //! every line ends with `\r\n` is edited as if it used `\n` and written back with `\r\n`.
 
+use super::markdown::{fenced_flags, heading_level, BOM};
+use super::section::{insert_relative, normalize_header, replace_section};
 use serde_json::{Map, Value};
 
 use super::frontmatter;
-
-const BOM: &str = "\u{feff}";
 
 /// One `edit_note` operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -238,16 +238,6 @@ fn required_section<'a>(req: &EditRequest<'a>) -> Result<&'a str, EditError> {
         .ok_or(EditError::MissingSection(req.operation.name()))
 }
 
-/// A section given without `#` means a level-2 heading.
-fn normalize_header(section: &str) -> String {
-    let section = section.trim();
-    if section.starts_with('#') {
-        section.to_string()
-    } else {
-        format!("## {section}")
-    }
-}
-
 /// Prepend: after the front matter (kept byte for byte) comes one blank line, the content, and
 /// the old body without its leading blank lines. Without front matter the content goes first.
 fn prepend(text: &str, content: &str) -> String {
@@ -284,173 +274,6 @@ fn skip_blank_lines(mut s: &str) -> &str {
             None => return if s.trim().is_empty() { "" } else { s },
         }
     }
-}
-
-/// Lines of `text` that can be headings: not front matter, not inside fenced code.
-fn heading_candidates(lines: &[&str], text: &str) -> Vec<bool> {
-    let body_start = frontmatter::locate(text).map_or(0, |block| block.body_start);
-    let mut offset = 0;
-    let mut first_body_line = lines.len();
-    for (index, line) in lines.iter().enumerate() {
-        if offset >= body_start {
-            first_body_line = index;
-            break;
-        }
-        offset += line.len() + 1;
-    }
-    fenced_flags(lines, first_body_line)
-        .into_iter()
-        .map(|fenced| !fenced)
-        .collect()
-}
-
-/// For each line, whether it belongs to fenced code (fences included). Lines before `from`
-/// count as fenced so that they are never headings.
-fn fenced_flags(lines: &[&str], from: usize) -> Vec<bool> {
-    let mut flags = vec![true; from.min(lines.len())];
-    let mut open: Option<(char, usize)> = None;
-    for line in lines.iter().skip(from) {
-        let line = line.strip_suffix('\r').unwrap_or(line);
-        let marker = fence_marker(line);
-        match open {
-            None => match marker {
-                Some((c, _, suffix)) if c == '`' && suffix.contains('`') => flags.push(false),
-                Some((c, len, _)) => {
-                    flags.push(true);
-                    open = Some((c, len));
-                }
-                None => flags.push(false),
-            },
-            Some((open_char, open_len)) => {
-                flags.push(true);
-                if let Some((c, len, suffix)) = marker {
-                    if c == open_char && len >= open_len && suffix.trim().is_empty() {
-                        open = None;
-                    }
-                }
-            }
-        }
-    }
-    flags
-}
-
-/// A code fence: at most three spaces, then three or more backticks or tildes.
-fn fence_marker(line: &str) -> Option<(char, usize, &str)> {
-    let candidate = line.trim_start_matches(' ');
-    if line.len() - candidate.len() > 3 {
-        return None;
-    }
-    let c = candidate
-        .chars()
-        .next()
-        .filter(|c| *c == '`' || *c == '~')?;
-    let rest = candidate.trim_start_matches(c);
-    let len = candidate.len() - rest.len();
-    (len >= 3).then_some((c, len, rest))
-}
-
-/// The level of an ATX heading line (`#` to `######`, at most three spaces of indent).
-fn heading_level(line: &str) -> Option<usize> {
-    let line = line.strip_prefix(BOM).unwrap_or(line);
-    let line = line.strip_suffix('\r').unwrap_or(line);
-    let candidate = line.trim_start_matches(' ');
-    if line.len() - candidate.len() > 3 {
-        return None;
-    }
-    let rest = candidate.trim_start_matches('#');
-    let level = candidate.len() - rest.len();
-    let ok = (1..=6).contains(&level) && (rest.is_empty() || rest.starts_with([' ', '\t']));
-    ok.then_some(level)
-}
-
-/// Indices of the lines that are the section header.
-fn find_header(lines: &[&str], candidates: &[bool], header: &str) -> Vec<usize> {
-    let header = header.trim();
-    lines
-        .iter()
-        .enumerate()
-        .filter(|(index, line)| {
-            candidates[*index] && line.strip_prefix(BOM).unwrap_or(line).trim() == header
-        })
-        .map(|(index, _)| index)
-        .collect()
-}
-
-fn replace_section(
-    text: &str,
-    header: &str,
-    content: &str,
-    replace_subsections: bool,
-) -> Result<String, EditError> {
-    let mut content = content;
-    let lead = content.trim_start();
-    let (first, rest) = lead.split_once('\n').unwrap_or((lead, ""));
-    if first.trim() == header.trim() {
-        content = rest.trim_start();
-    }
-    let lines: Vec<&str> = text.split('\n').collect();
-    let candidates = heading_candidates(&lines, text);
-    let matches = find_header(&lines, &candidates, header);
-    if matches.len() > 1 {
-        return Err(EditError::DuplicateSection(header.to_string()));
-    }
-    let Some(&index) = matches.first() else {
-        let sep = if text.is_empty() || text.ends_with("\n\n") {
-            ""
-        } else if text.ends_with('\n') {
-            "\n"
-        } else {
-            "\n\n"
-        };
-        return Ok(format!("{text}{sep}{header}\n{content}"));
-    };
-    let target = header.len() - header.trim_start_matches('#').len();
-    let end = (index + 1..lines.len())
-        .find(|&i| {
-            candidates[i]
-                && heading_level(lines[i]).is_some_and(|l| !replace_subsections || l <= target)
-        })
-        .unwrap_or(lines.len());
-    let mut out: Vec<&str> = lines[..=index].to_vec();
-    out.push(content);
-    out.extend_from_slice(&lines[end..]);
-    Ok(out.join("\n"))
-}
-
-fn insert_relative(
-    text: &str,
-    header: &str,
-    content: &str,
-    before: bool,
-) -> Result<String, EditError> {
-    let lines: Vec<&str> = text.split('\n').collect();
-    let candidates = heading_candidates(&lines, text);
-    let matches = find_header(&lines, &candidates, header);
-    let index = match matches.as_slice() {
-        [] => return Err(EditError::SectionNotFound(header.to_string())),
-        [index] => *index,
-        _ => return Err(EditError::DuplicateSection(header.to_string())),
-    };
-    let inserted = content.trim_end_matches('\n').split('\n');
-    let mut out: Vec<&str> = Vec::with_capacity(lines.len() + 4);
-    if before {
-        out.extend_from_slice(&lines[..index]);
-        if out.last().is_some_and(|l| !l.trim().is_empty()) {
-            out.push("");
-        }
-        out.extend(inserted);
-        out.push("");
-        out.extend_from_slice(&lines[index..]);
-    } else {
-        out.extend_from_slice(&lines[..=index]);
-        out.extend(inserted);
-        let after = &lines[index + 1..];
-        if after.first().is_some_and(|l| !l.trim().is_empty()) {
-            out.push("");
-        }
-        out.extend_from_slice(after);
-    }
-    Ok(out.join("\n"))
 }
 
 #[cfg(test)]

@@ -6,11 +6,13 @@ pub mod entity;
 pub mod filename;
 pub mod frontmatter;
 pub mod identifier;
+pub mod markdown;
 pub mod memory;
 pub mod memory_url;
 pub mod merge;
 pub mod parse;
 pub mod permalink;
+mod section;
 
 use chrono::{DateTime, FixedOffset, Local, NaiveDate, NaiveDateTime, TimeZone};
 use serde_json::{Map, Value};
