@@ -1,0 +1,106 @@
+//! `gitmem git` and `gitmem sync`: versioning a project, a note's history, the remote.
+
+use anyhow::{Context, Result};
+
+use super::{format_of, print, print_json, GitCommand};
+use crate::render::{self, Format, Rendered};
+use crate::service::gitsync::Direction;
+use crate::service::scope::ProjectChoice;
+use crate::service::sync::SyncMode;
+use crate::service::App;
+
+pub(super) fn git(app: &App, cmd: GitCommand) -> Result<()> {
+    match cmd {
+        GitCommand::Init { project, remote } => version(app, &project, remote.as_deref()),
+        GitCommand::History {
+            identifier,
+            project,
+            limit,
+            json,
+        } => history(app, project.as_deref(), |choice| {
+            let history = app.note_history(choice, &identifier, limit)?;
+            Ok(render::history::note_history(&history, format_of(json)))
+        }),
+        GitCommand::Diff {
+            identifier,
+            project,
+            from,
+            to,
+        } => history(app, project.as_deref(), |choice| {
+            let diff = app.note_diff(choice, &identifier, from.as_deref(), to.as_deref())?;
+            Ok(render::history::note_diff(&diff, Format::Text))
+        }),
+        GitCommand::Restore {
+            identifier,
+            version,
+            project,
+        } => history(app, project.as_deref(), |choice| {
+            let restored = app.restore_note(choice, &identifier, &version)?;
+            Ok(render::history::restored(&restored, Format::Text))
+        }),
+    }
+}
+
+pub(super) fn version(app: &App, project: &str, remote: Option<&str>) -> Result<()> {
+    let (project, prepared) = app.version_project(project, remote)?;
+    let how = match prepared {
+        crate::git::Prepared::Existing => "uses the git work tree already there",
+        crate::git::Prepared::Initialised => "is now a git repository",
+        crate::git::Prepared::Cloned => "holds a clone of its remote",
+    };
+    println!(
+        "project '{}' {how}; gitmem commits every change it makes ({})",
+        project.name,
+        project.path.display()
+    );
+    Ok(())
+}
+
+/// Runs a history command once the project's index knows its current files (notes are named
+/// as read_note names them).
+fn history(
+    app: &App,
+    project: Option<&str>,
+    run: impl FnOnce(&ProjectChoice) -> crate::service::Result<Rendered>,
+) -> Result<()> {
+    let choice = ProjectChoice::named(project);
+    let selected = app.select_project(&choice)?;
+    app.sync_project(&selected, SyncMode::Incremental, &|_| {})?;
+    print(run(&choice)?)
+}
+
+pub(super) fn git_sync(
+    app: &App,
+    direction: &str,
+    project: Option<&str>,
+    json: bool,
+) -> Result<()> {
+    let direction = Direction::parse(direction).context("direction is push, pull or both")?;
+    let choice = ProjectChoice::named(project);
+    let selected = app.select_project(&choice)?;
+    app.sync_project(&selected, SyncMode::Incremental, &|_| {})?;
+    let report = app.git_sync(&choice, direction)?;
+    if json {
+        return print_json(&report);
+    }
+    if let Some(pull) = &report.pull {
+        println!(
+            "pulled '{}': {} ({} updated, {} deleted, {} local edits kept)",
+            report.project,
+            pull.result,
+            pull.updated.len(),
+            pull.deleted.len(),
+            pull.kept.len()
+        );
+        for conflict in &pull.conflicts {
+            println!(
+                "conflict: {} kept as it is here, tagged `conflict`; the remote's version is {}",
+                conflict.path, conflict.copy
+            );
+        }
+    }
+    if report.pushed {
+        println!("pushed '{}'", report.project);
+    }
+    Ok(())
+}
