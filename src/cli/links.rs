@@ -2,61 +2,14 @@
 
 use anyhow::Result;
 
-use super::{print_json, LinkArgs};
+use super::{emit, format_of, LinkArgs};
+use crate::render;
+use crate::service::links::LinkOptions;
 use crate::service::scope::ProjectChoice;
 use crate::service::App;
 
-fn print_link(link: &crate::vault::links::LinkRecord) {
-    let v = crate::service::links::link_json(link);
-    println!(
-        "{} -> {}/{}  [{}]  {}",
-        link.display_path,
-        link.project,
-        link.mount,
-        v["status"].as_str().unwrap_or(""),
-        link.id
-    );
-    println!(
-        "  files: {}  bytes: {}  last scan: {} ({} ms)  watch: {} every {} ms",
-        link.file_count,
-        link.total_bytes,
-        link.last_scan.as_deref().unwrap_or("never"),
-        link.last_runtime_ms,
-        v["watch"]["mode"].as_str().unwrap_or(""),
-        v["watch"]["effectivePollIntervalMs"]
-    );
-    let [created, updated, deleted, moved] = link.last_changes;
-    println!(
-        "  last changes: {created} created, {updated} updated, {deleted} deleted, {moved} moved"
-    );
-    if let Some(e) = &link.last_error {
-        println!("  last error: {e}");
-    }
-}
-
-fn print_report(r: &crate::service::links::ScanReport) {
-    println!(
-        "{}: scanned {} files ({} bytes) in {} ms: {} created, {} updated, {} deleted, {} moved{}",
-        r.display_path,
-        r.scanned,
-        r.total_bytes,
-        r.runtime_ms,
-        r.created,
-        r.updated,
-        r.deleted,
-        r.moved,
-        r.last_error
-            .as_ref()
-            .map(|e| format!("; error: {e}"))
-            .unwrap_or_default()
-    );
-    for w in &r.warnings {
-        eprintln!("warning: {}: {}", w.path, w.message);
-    }
-}
-
 pub(super) fn link_folder(app: &App, args: &LinkArgs) -> Result<()> {
-    let options = crate::service::links::LinkOptions {
+    let options = LinkOptions {
         path: args.path.clone(),
         include: args.include.clone(),
         exclude: args.exclude.clone(),
@@ -66,13 +19,11 @@ pub(super) fn link_folder(app: &App, args: &LinkArgs) -> Result<()> {
         mount: args.mount.clone(),
     };
     let (link, report) = app.link_folder(&ProjectChoice::named(Some(&args.project)), &options)?;
-    if args.json {
-        let mut v = crate::service::links::link_json(&link);
-        v["report"] = serde_json::to_value(&report)?;
-        return print_json(&v);
-    }
-    print_link(&link);
-    print_report(&report);
+    emit(render::links::link_folder(
+        &link,
+        &report,
+        format_of(args.json),
+    ));
     Ok(())
 }
 
@@ -83,34 +34,13 @@ pub(super) fn unlink_folder(
     json: bool,
 ) -> Result<()> {
     let removed = app.unlink_folder(&ProjectChoice::named(Some(project)), path)?;
-    if json {
-        let v: Vec<_> = removed
-            .iter()
-            .map(crate::service::links::link_json)
-            .collect();
-        return print_json(&serde_json::json!({ "unlinked": v }));
-    }
-    for link in &removed {
-        println!(
-            "unlinked {} from {} (its files are untouched)",
-            link.display_path, link.project
-        );
-    }
+    emit(render::links::unlink_folder(&removed, format_of(json)));
     Ok(())
 }
 
 pub(super) fn list_links(app: &App, project: Option<&str>, json: bool) -> Result<()> {
     let all = app.list_links(&ProjectChoice::named(project))?;
-    if json {
-        let v: Vec<_> = all.iter().map(crate::service::links::link_json).collect();
-        return print_json(&serde_json::json!({ "links": v }));
-    }
-    if all.is_empty() {
-        println!("no linked folders");
-    }
-    for link in &all {
-        print_link(link);
-    }
+    emit(render::links::list_links(&all, format_of(json)));
     Ok(())
 }
 
@@ -121,15 +51,8 @@ pub(super) fn rescan_links(
     json: bool,
 ) -> Result<()> {
     let reports = app.rescan_links_across(project, path)?;
-    let failed = reports.iter().any(|r| r.last_error.is_some());
-    if json {
-        print_json(&serde_json::json!({ "reports": reports }))?;
-    } else {
-        for r in &reports {
-            print_report(r);
-        }
-    }
-    if failed {
+    emit(render::links::rescan_links(&reports, format_of(json)));
+    if reports.iter().any(|r| r.last_error.is_some()) {
         anyhow::bail!("some linked folders could not be scanned");
     }
     Ok(())

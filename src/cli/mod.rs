@@ -20,7 +20,7 @@ use anyhow::{Context, Result};
 
 pub use args::*;
 
-use crate::render::{Format, Rendered};
+use crate::render::{Format, Output, Rendered, Stream};
 use crate::service::App;
 
 pub fn run(cli: Cli) -> Result<()> {
@@ -128,4 +128,14 @@ pub(super) fn print(rendered: Rendered) -> Result<()> {
 pub(super) fn print_json<T: serde::Serialize>(value: &T) -> Result<()> {
     println!("{}", serde_json::to_string_pretty(value)?);
     Ok(())
+}
+
+/// Writes a command's output, each piece to its stream.
+pub(super) fn emit(output: Output) {
+    for (stream, text) in output.pieces {
+        match stream {
+            Stream::Stdout => print!("{text}"),
+            Stream::Stderr => eprint!("{text}"),
+        }
+    }
 }

@@ -1,11 +1,11 @@
 //! Project tools, sync_status and diagnostics.
 
-use serde_json::json;
+use serde_json::{json, Value};
 
 use super::{Format, Rendered};
 use crate::config::Project;
 use crate::service::progress::ProjectSync;
-use crate::service::projects::{ProjectCreated, ProjectListing, ProjectRefusal};
+use crate::service::projects::{ProjectCreated, ProjectListing, ProjectRefusal, ProjectStatistics};
 use crate::service::status::{Diagnostics, SyncStatus};
 use crate::service::Outcome;
 
@@ -108,6 +108,23 @@ pub fn delete_project(outcome: &Outcome<Project, ProjectRefusal>, delete_notes: 
         Outcome::Refused(ProjectRefusal::Constrained { project }) => format!(
             "# Error\n\nProject deletion disabled - MCP server is constrained to project '{project}'.\nUse the CLI to delete projects: `gitmem project remove \"name\"`"
         ),
+    })
+}
+
+/// The statistics of a project's info resource.
+pub fn statistics(stats: &ProjectStatistics) -> Value {
+    json!({
+        "total_entities": stats.total_entities,
+        "total_observations": stats.total_observations,
+        "total_relations": stats.total_relations,
+        "total_unresolved_relations": stats.total_unresolved_relations,
+        "note_types": stats.note_types,
+        "observation_categories": stats.observation_categories,
+        "relation_types": stats.relation_types,
+        "most_connected_entities": stats.most_connected_entities.iter().map(|e| json!({
+            "title": e.title, "permalink": e.permalink, "relation_count": e.relation_count,
+        })).collect::<Vec<_>>(),
+        "isolated_entities": stats.isolated_entities,
     })
 }
 
