@@ -1,10 +1,13 @@
 //! `gitmem token` and `gitmem auth`: bearer tokens and the owner password of the HTTP server.
 
 use std::io::IsTerminal;
+use std::path::Path;
 
 use anyhow::{Context, Result};
 
-use super::TokenCommand;
+use super::{emit, format_of, TokenCommand};
+use crate::render;
+use crate::service::auth::TokenStore;
 use crate::service::App;
 
 /// One line of stdin; at a terminal, prompted and not echoed.
@@ -35,17 +38,15 @@ fn read_secret(prompt: &str) -> Result<String> {
     Ok(line.trim_end_matches(['\n', '\r']).to_string())
 }
 
-pub(super) fn set_password(root: &std::path::Path) -> Result<()> {
+pub(super) fn set_password(root: &Path) -> Result<()> {
     let password = read_secret("New owner password (at least 8 characters): ")?;
     crate::service::oauth::set_owner_password(root, &password)?;
-    println!(
-        "owner password set; the OAuth approval page of `gitmem serve --transport http` accepts it"
-    );
+    emit(render::auth::password_set());
     Ok(())
 }
 
-pub(super) fn token(root: &std::path::Path, cmd: &TokenCommand) -> Result<()> {
-    let store = crate::service::auth::TokenStore::at(root);
+pub(super) fn token(root: &Path, cmd: &TokenCommand) -> Result<()> {
+    let store = TokenStore::at(root);
     match cmd {
         TokenCommand::Create {
             name,
@@ -64,58 +65,16 @@ pub(super) fn token(root: &std::path::Path, cmd: &TokenCommand) -> Result<()> {
                 names = known?;
             }
             let made = store.create(name, *read_only, &names)?;
-            println!("{}", made.token);
-            eprintln!(
-                "token '{}' created ({}{}); it is shown only now: keep it in a password manager or a file (--auth-token-file)",
-                made.record.name,
-                if made.record.read_only { "read only" } else { "read and write" },
-                if made.record.projects.is_empty() {
-                    String::new()
-                } else {
-                    format!(", projects {}", made.record.projects.join(", "))
-                }
-            );
+            emit(render::auth::token_created(&made));
         }
         TokenCommand::List { json } => {
-            let tokens = store.list()?;
-            if *json {
-                let shown: Vec<serde_json::Value> = tokens
-                    .iter()
-                    .map(|t| {
-                        serde_json::json!({
-                            "name": t.name, "read_only": t.read_only,
-                            "projects": t.projects, "created": t.created,
-                        })
-                    })
-                    .collect();
-                println!("{}", serde_json::to_string_pretty(&shown)?);
-            } else if tokens.is_empty() {
-                println!("No tokens. `gitmem token create NAME` makes one.");
-            } else {
-                for t in tokens {
-                    println!(
-                        "{}\t{}\t{}\tcreated {}",
-                        t.name,
-                        if t.read_only {
-                            "read-only"
-                        } else {
-                            "read-write"
-                        },
-                        if t.projects.is_empty() {
-                            "all projects".to_string()
-                        } else {
-                            t.projects.join(",")
-                        },
-                        t.created
-                    );
-                }
-            }
+            emit(render::auth::tokens(&store.list()?, format_of(*json)));
         }
         TokenCommand::Revoke { name } => {
             if !store.revoke(name)? {
                 anyhow::bail!("no token named '{name}' (`gitmem token list` shows them)");
             }
-            println!("token '{name}' revoked");
+            emit(render::auth::token_revoked(name));
         }
     }
     Ok(())

@@ -1,43 +1,36 @@
 //! `gitmem bench`: the sample vault and the search-quality benchmark.
 
+use std::path::Path;
+
 use anyhow::{Context, Result};
 
-use super::{print_json, progress};
+use super::{emit, format_of, progress};
+use crate::render;
+use crate::service::retrieval;
 
-pub(super) fn generate_vault(out: &std::path::Path, notes: usize, seed: u64) -> Result<()> {
+pub(super) fn generate_vault(out: &Path, notes: usize, seed: u64) -> Result<()> {
     let spec = crate::vault::generate::VaultSpec { notes, seed };
     let made = crate::vault::generate::generate(out, spec)
         .with_context(|| format!("writing the vault to {}", out.display()))?;
-    println!(
-        "wrote {} notes and {} attachments to {}",
-        made.notes,
-        made.attachments,
-        out.display()
-    );
+    emit(render::retrieval::generated(&made, out));
     Ok(())
 }
 
 pub(super) fn retrieval(
-    vault: &std::path::Path,
-    golden: &std::path::Path,
+    vault: &Path,
+    golden: &Path,
     search_types: &[String],
     model: Option<&str>,
     misses: bool,
     json: bool,
 ) -> Result<()> {
-    use crate::service::retrieval;
     let text = std::fs::read_to_string(golden)
         .with_context(|| format!("reading the golden set {}", golden.display()))?;
     let queries: Vec<retrieval::GoldenQuery> = serde_json::from_str(&text)
         .with_context(|| format!("{} is not a list of graded queries", golden.display()))?;
-    let missing = retrieval::missing_paths(vault, &queries);
-    if !missing.is_empty() {
-        eprintln!(
-            "warning: {} golden paths name no file of the vault, e.g. {}",
-            missing.len(),
-            missing[0]
-        );
-    }
+    emit(render::retrieval::missing_golden(
+        &retrieval::missing_paths(vault, &queries),
+    ));
     let bar = progress::SyncBar::new("bench");
     let embedding = progress::CountBar::new("embedding", "notes");
     let reports = retrieval::benchmark(
@@ -50,9 +43,6 @@ pub(super) fn retrieval(
     )?;
     bar.finish();
     embedding.finish();
-    if json {
-        return print_json(&reports);
-    }
-    print!("{}", crate::render::retrieval::report(&reports, misses));
+    emit(render::retrieval::bench(&reports, misses, format_of(json)));
     Ok(())
 }

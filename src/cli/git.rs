@@ -2,7 +2,7 @@
 
 use anyhow::{Context, Result};
 
-use super::{format_of, print, print_json, GitCommand};
+use super::{emit, format_of, GitCommand};
 use crate::render::{self, Format, Rendered};
 use crate::service::gitsync::Direction;
 use crate::service::scope::ProjectChoice;
@@ -43,16 +43,7 @@ pub(super) fn git(app: &App, cmd: GitCommand) -> Result<()> {
 
 pub(super) fn version(app: &App, project: &str, remote: Option<&str>) -> Result<()> {
     let (project, prepared) = app.version_project(project, remote)?;
-    let how = match prepared {
-        crate::git::Prepared::Existing => "uses the git work tree already there",
-        crate::git::Prepared::Initialised => "is now a git repository",
-        crate::git::Prepared::Cloned => "holds a clone of its remote",
-    };
-    println!(
-        "project '{}' {how}; gitmem commits every change it makes ({})",
-        project.name,
-        project.path.display()
-    );
+    emit(render::projects::versioned(&project, prepared));
     Ok(())
 }
 
@@ -66,7 +57,8 @@ fn history(
     let choice = ProjectChoice::named(project);
     let selected = app.select_project(&choice)?;
     app.sync_project(&selected, SyncMode::Incremental, &|_| {})?;
-    print(run(&choice)?)
+    emit(run(&choice)?.into());
+    Ok(())
 }
 
 pub(super) fn git_sync(
@@ -80,27 +72,6 @@ pub(super) fn git_sync(
     let selected = app.select_project(&choice)?;
     app.sync_project(&selected, SyncMode::Incremental, &|_| {})?;
     let report = app.git_sync(&choice, direction)?;
-    if json {
-        return print_json(&report);
-    }
-    if let Some(pull) = &report.pull {
-        println!(
-            "pulled '{}': {} ({} updated, {} deleted, {} local edits kept)",
-            report.project,
-            pull.result,
-            pull.updated.len(),
-            pull.deleted.len(),
-            pull.kept.len()
-        );
-        for conflict in &pull.conflicts {
-            println!(
-                "conflict: {} kept as it is here, tagged `conflict`; the remote's version is {}",
-                conflict.path, conflict.copy
-            );
-        }
-    }
-    if report.pushed {
-        println!("pushed '{}'", report.project);
-    }
+    emit(render::gitsync::sync(&report, format_of(json)));
     Ok(())
 }

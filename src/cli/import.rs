@@ -2,7 +2,7 @@
 
 use anyhow::{Context, Result};
 
-use super::{format_of, print, progress, ImportArgs};
+use super::{emit, format_of, progress, ImportArgs};
 use crate::render;
 use crate::service::scope::ProjectChoice;
 use crate::service::sync::SyncMode;
@@ -27,8 +27,6 @@ pub(super) fn import(app: &App, args: &ImportArgs) -> Result<()> {
         bar.set(done, total)
     });
     bar.finish();
-    print(render::import::import_report(
-        &report?,
-        format_of(args.json),
-    ))
+    emit(render::import::import_report(&report?, format_of(args.json)).into());
+    Ok(())
 }

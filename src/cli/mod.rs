@@ -20,7 +20,7 @@ use anyhow::{Context, Result};
 
 pub use args::*;
 
-use crate::render::{Format, Output, Rendered, Stream};
+use crate::render::{Format, Output, Stream};
 use crate::service::App;
 
 pub fn run(cli: Cli) -> Result<()> {
@@ -115,19 +115,6 @@ pub(super) fn format_of(json: bool) -> Format {
     } else {
         Format::Text
     }
-}
-
-pub(super) fn print(rendered: Rendered) -> Result<()> {
-    match rendered {
-        Rendered::Text(text) => println!("{}", text.trim_end()),
-        Rendered::Json(value) => print_json(&value)?,
-    }
-    Ok(())
-}
-
-pub(super) fn print_json<T: serde::Serialize>(value: &T) -> Result<()> {
-    println!("{}", serde_json::to_string_pretty(value)?);
-    Ok(())
 }
 
 /// Writes a command's output, each piece to its stream.

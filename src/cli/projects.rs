@@ -2,7 +2,7 @@
 
 use anyhow::Result;
 
-use super::{format_of, git::version, print, print_json, progress, ProjectCommand};
+use super::{emit, format_of, git::version, progress, ProjectCommand};
 use crate::render;
 use crate::service::sync::SyncMode;
 use crate::service::App;
@@ -17,12 +17,7 @@ pub(super) fn project(app: &App, cmd: ProjectCommand) -> Result<()> {
             remote,
         } => {
             let p = app.add_project(&name, &path, default)?;
-            println!(
-                "added project '{}' at {}{}",
-                p.name,
-                p.path.display(),
-                if p.is_default { " (default)" } else { "" }
-            );
+            emit(render::projects::added(&p));
             if git {
                 if let Err(e) = version(app, &name, remote.as_deref()) {
                     // A project that cannot be versioned is not left half set up.
@@ -33,37 +28,15 @@ pub(super) fn project(app: &App, cmd: ProjectCommand) -> Result<()> {
         }
         ProjectCommand::List { json } => {
             let projects = app.projects(None)?;
-            if json {
-                return print_json(&projects);
-            }
-            for p in projects {
-                println!(
-                    "{}{}\t{}",
-                    p.name,
-                    if p.is_default { " (default)" } else { "" },
-                    p.path.display()
-                );
-            }
+            emit(render::projects::projects(&projects, format_of(json)));
         }
         ProjectCommand::Remove { name, delete_notes } => {
             let p = app.remove_project(&name, delete_notes)?;
-            if delete_notes {
-                println!(
-                    "removed project '{}' and deleted {}",
-                    p.name,
-                    p.path.display()
-                );
-            } else {
-                println!(
-                    "removed project '{}' (its files stay in {})",
-                    p.name,
-                    p.path.display()
-                );
-            }
+            emit(render::projects::removed(&p, delete_notes));
         }
         ProjectCommand::Default { name } => {
             let p = app.set_default_project(&name)?;
-            println!("default project is now '{}'", p.name);
+            emit(render::projects::default_set(&p));
         }
         ProjectCommand::ImportBasicMemory { config, json } => {
             let report = app.import_basic_memory(config.as_deref())?;
@@ -74,10 +47,7 @@ pub(super) fn project(app: &App, cmd: ProjectCommand) -> Result<()> {
                 app.sync_project(&project, SyncMode::Incremental, &|e| bar.event(e))?;
                 bar.finish();
             }
-            print(render::import::basic_memory_import(
-                &report,
-                format_of(json),
-            ))?;
+            emit(render::import::basic_memory_import(&report, format_of(json)).into());
         }
     }
     Ok(())

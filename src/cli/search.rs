@@ -4,8 +4,9 @@ use std::io::IsTerminal;
 
 use anyhow::Result;
 
-use super::{print_json, progress, SearchArgs};
-use crate::service::search::{SearchRequest, SearchResponse};
+use super::{emit, format_of, progress, SearchArgs};
+use crate::render;
+use crate::service::search::SearchRequest;
 use crate::service::sync::SyncMode;
 use crate::service::App;
 
@@ -18,11 +19,10 @@ pub(super) fn search(app: &App, args: &SearchArgs) -> Result<()> {
     app.embed_pending(&|p| bar.set(p.done, p.total))?;
     bar.finish();
     if !report.warnings.is_empty() && std::io::stderr().is_terminal() {
-        eprintln!(
-            "note: {} files in '{}' have warnings; `gitmem status` lists them",
+        emit(render::search::warnings_note(
             report.warnings.len(),
-            project.name
-        );
+            &project.name,
+        ));
     }
     let request = SearchRequest {
         query: Some(args.query.clone()),
@@ -30,13 +30,12 @@ pub(super) fn search(app: &App, args: &SearchArgs) -> Result<()> {
         page_size: args.page_size,
         ..Default::default()
     };
-    let response: SearchResponse = app.search(&project, &request)?;
-    if args.json {
-        return print_json(&response);
-    }
-    println!(
-        "{}",
-        crate::render::search::text(&response, Some(&args.query), &project.name, false)
-    );
+    let response = app.search(&project, &request)?;
+    emit(render::search::command(
+        &response,
+        &args.query,
+        &project.name,
+        format_of(args.json),
+    ));
     Ok(())
 }

@@ -2,6 +2,8 @@
 
 use anyhow::{Context, Result};
 
+use super::emit;
+use crate::render::Output;
 use crate::service::sync::SyncMode;
 use crate::service::App;
 
@@ -36,6 +38,6 @@ pub(super) fn tool(
     if reply.is_error() {
         anyhow::bail!("{}", reply.text());
     }
-    println!("{}", reply.text());
+    emit(Output::line(&reply.text()));
     Ok(())
 }

@@ -193,7 +193,7 @@ fn sync(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
             .app
             .git_sync(&ctx.choice_of(a.project.as_deref()), direction);
         return answer(TOOL, report, |report| {
-            Rendered::Json(json!({ "reports": [report] }))
+            Rendered::Json(render::gitsync::reports(report))
         });
     }
     if a.direction != "external" {

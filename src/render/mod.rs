@@ -3,18 +3,22 @@
 //! outcome here.
 
 pub mod activity;
+pub mod auth;
 pub mod chatgpt;
 pub mod context;
 pub mod directory;
+pub mod gitsync;
 pub mod history;
 pub mod import;
 pub mod links;
+pub mod models;
 pub mod notes;
 pub mod oauth;
 pub mod projects;
 pub mod relocate;
 pub mod retrieval;
 pub mod search;
+pub mod status;
 
 use serde_json::Value;
 
@@ -76,6 +80,18 @@ impl Output {
     pub fn out(text: impl Into<String>) -> Output {
         let mut output = Output::default();
         output.push(Stream::Stdout, text);
+        output
+    }
+
+    /// `text` and a newline on stdout.
+    pub fn line(text: &str) -> Output {
+        Output::out(format!("{text}\n"))
+    }
+
+    /// `text` on stderr: a warning or a note beside the results.
+    pub fn err(text: impl Into<String>) -> Output {
+        let mut output = Output::default();
+        output.push(Stream::Stderr, text);
         output
     }
 
