@@ -8,9 +8,9 @@ use super::args;
 use super::tools::{
     answer, list_of, object, parse, schema_of, tri, Hints, Icon, ToolCtx, ToolReply, ToolSpec,
 };
-use crate::render::Rendered;
+use crate::render::{self, Rendered};
 use crate::service::gitsync::Direction;
-use crate::service::links::{link_json, LinkOptions};
+use crate::service::links::LinkOptions;
 
 pub const LINK_FOLDER: ToolSpec = ToolSpec {
     name: "link_folder",
@@ -98,9 +98,7 @@ fn link_folder(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
         .app
         .link_folder(&ctx.choice_of(a.project.as_deref()), &options);
     answer(TOOL, linked, |(link, report)| {
-        let mut v = link_json(link);
-        v["report"] = serde_json::to_value(report).unwrap_or_default();
-        Rendered::Json(v)
+        Rendered::Json(render::links::linked(link, report))
     })
 }
 
@@ -131,7 +129,7 @@ fn unlink_folder(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
         .app
         .unlink_folder(&ctx.choice_of(a.project.as_deref()), a.path.as_deref());
     answer(UNLINK_FOLDER.name, removed, |removed| {
-        Rendered::Json(json!({"unlinked": removed.iter().map(link_json).collect::<Vec<_>>()}))
+        Rendered::Json(render::links::unlinked(removed))
     })
 }
 
@@ -158,7 +156,7 @@ fn list_links(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     let a: ListLinksArgs = tri!(parse(LIST_LINKS.name, raw));
     let links = ctx.app.list_links(&ctx.choice_of(a.project.as_deref()));
     answer(LIST_LINKS.name, links, |links| {
-        Rendered::Json(json!({ "links": links.iter().map(link_json).collect::<Vec<_>>() }))
+        Rendered::Json(render::links::links(links))
     })
 }
 
@@ -195,7 +193,7 @@ fn sync(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
             .app
             .git_sync(&ctx.choice_of(a.project.as_deref()), direction);
         return answer(TOOL, report, |report| {
-            Rendered::Json(json!({ "reports": [report] }))
+            Rendered::Json(render::gitsync::reports(report))
         });
     }
     if a.direction != "external" {
@@ -209,7 +207,7 @@ fn sync(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
         .app
         .rescan_links_of(&ctx.choice_of(a.project.as_deref()), &paths);
     answer(TOOL, reports, |reports| {
-        Rendered::Json(json!({ "reports": reports }))
+        Rendered::Json(render::links::reports(reports))
     })
 }
 

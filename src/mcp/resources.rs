@@ -211,7 +211,7 @@ pub fn read(ctx: &ToolCtx, uri: &str) -> Result<(String, String), String> {
         "project_path": project.path,
         "available_projects": available,
         "default_project": ctx.app.project(None).ok().map(|p| p.name),
-        "statistics": stats,
+        "statistics": crate::render::projects::statistics(&stats),
         "activity": {"recently_created": [], "recently_updated": recently, "monthly_growth": {}},
         "system": {
             "version": env!("CARGO_PKG_VERSION"),

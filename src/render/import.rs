@@ -1,10 +1,10 @@
 //! Reports of imports: `gitmem import …` and `gitmem project import-basic-memory`.
 
-use serde_json::json;
+use serde_json::{json, Value};
 
 use super::{Format, Rendered};
 use crate::service::import::ImportReport;
-use crate::service::projects::BasicMemoryImport;
+use crate::service::projects::{BasicMemoryImport, BasicProject};
 
 /// What an import did, or would do (`--dry-run`).
 pub fn import_report(report: &ImportReport, format: Format) -> Rendered {
@@ -67,6 +67,20 @@ pub fn basic_memory_import(report: &BasicMemoryImport, format: Format) -> Render
             }
             out
         },
-        || json!(report),
+        || {
+            json!({
+                "config": report.config,
+                "projects": report.projects.iter().map(basic_project).collect::<Vec<_>>(),
+                "default_project": report.default_project,
+            })
+        },
     )
+}
+
+fn basic_project(p: &BasicProject) -> Value {
+    let mut v = json!({"name": p.name, "path": p.path, "outcome": p.outcome});
+    if let Some(detail) = &p.detail {
+        v["detail"] = json!(detail);
+    }
+    v
 }

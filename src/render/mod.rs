@@ -1,18 +1,24 @@
-//! Basic Memory's text and JSON renderings of service outcomes. Pure functions: a tool adapter
-//! picks the format, calls the service once and hands the outcome here.
+//! Basic Memory's text and JSON renderings of service outcomes, and what the `gitmem` commands
+//! print. Pure functions: an adapter picks the format, calls the service once and hands the
+//! outcome here.
 
 pub mod activity;
+pub mod auth;
 pub mod chatgpt;
 pub mod context;
 pub mod directory;
+pub mod gitsync;
 pub mod history;
 pub mod import;
+pub mod links;
+pub mod models;
 pub mod notes;
 pub mod oauth;
 pub mod projects;
 pub mod relocate;
 pub mod retrieval;
 pub mod search;
+pub mod status;
 
 use serde_json::Value;
 
@@ -41,5 +47,80 @@ impl Rendered {
             Format::Text => Rendered::Text(text()),
             Format::Json => Rendered::Json(json()),
         }
+    }
+}
+
+impl From<Rendered> for Output {
+    /// A tool's answer as a command prints it: the text without trailing blank lines, or the
+    /// JSON pretty-printed, on stdout.
+    fn from(rendered: Rendered) -> Output {
+        match rendered {
+            Rendered::Text(text) => Output::out(format!("{}\n", text.trim_end())),
+            Rendered::Json(value) => Output::json(&value),
+        }
+    }
+}
+
+/// Where a piece of a command's output goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stream {
+    Stdout,
+    Stderr,
+}
+
+/// What a command prints, piece by piece in the order it is written: results on stdout,
+/// warnings and notes on stderr, each beside the result it belongs to.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Output {
+    pub pieces: Vec<(Stream, String)>,
+}
+
+impl Output {
+    /// `text` on stdout, as it is (lines end in their own newlines).
+    pub fn out(text: impl Into<String>) -> Output {
+        let mut output = Output::default();
+        output.push(Stream::Stdout, text);
+        output
+    }
+
+    /// `text` and a newline on stdout.
+    pub fn line(text: &str) -> Output {
+        Output::out(format!("{text}\n"))
+    }
+
+    /// `text` on stderr: a warning or a note beside the results.
+    pub fn err(text: impl Into<String>) -> Output {
+        let mut output = Output::default();
+        output.push(Stream::Stderr, text);
+        output
+    }
+
+    /// `value` pretty-printed on stdout.
+    pub fn json(value: &Value) -> Output {
+        let text = serde_json::to_string_pretty(value).expect("a JSON value always serialises");
+        Output::out(format!("{text}\n"))
+    }
+
+    /// `text`, or `value` pretty-printed, as `format` asks.
+    pub fn either(
+        format: Format,
+        text: impl FnOnce() -> String,
+        json: impl FnOnce() -> Value,
+    ) -> Output {
+        match format {
+            Format::Text => Output::out(text()),
+            Format::Json => Output::json(&json()),
+        }
+    }
+
+    pub fn push(&mut self, stream: Stream, text: impl Into<String>) {
+        let text = text.into();
+        if !text.is_empty() {
+            self.pieces.push((stream, text));
+        }
+    }
+
+    pub fn append(&mut self, other: Output) {
+        self.pieces.extend(other.pieces);
     }
 }

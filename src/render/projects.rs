@@ -1,11 +1,12 @@
-//! Project tools, sync_status and diagnostics.
+//! Project tools, sync_status, diagnostics, and `gitmem project`.
 
-use serde_json::json;
+use serde_json::{json, Value};
 
-use super::{Format, Rendered};
+use super::{Format, Output, Rendered};
 use crate::config::Project;
+use crate::git::Prepared;
 use crate::service::progress::ProjectSync;
-use crate::service::projects::{ProjectCreated, ProjectListing, ProjectRefusal};
+use crate::service::projects::{ProjectCreated, ProjectListing, ProjectRefusal, ProjectStatistics};
 use crate::service::status::{Diagnostics, SyncStatus};
 use crate::service::Outcome;
 
@@ -108,6 +109,23 @@ pub fn delete_project(outcome: &Outcome<Project, ProjectRefusal>, delete_notes: 
         Outcome::Refused(ProjectRefusal::Constrained { project }) => format!(
             "# Error\n\nProject deletion disabled - MCP server is constrained to project '{project}'.\nUse the CLI to delete projects: `gitmem project remove \"name\"`"
         ),
+    })
+}
+
+/// The statistics of a project's info resource.
+pub fn statistics(stats: &ProjectStatistics) -> Value {
+    json!({
+        "total_entities": stats.total_entities,
+        "total_observations": stats.total_observations,
+        "total_relations": stats.total_relations,
+        "total_unresolved_relations": stats.total_unresolved_relations,
+        "note_types": stats.note_types,
+        "observation_categories": stats.observation_categories,
+        "relation_types": stats.relation_types,
+        "most_connected_entities": stats.most_connected_entities.iter().map(|e| json!({
+            "title": e.title, "permalink": e.permalink, "relation_count": e.relation_count,
+        })).collect::<Vec<_>>(),
+        "isolated_entities": stats.isolated_entities,
     })
 }
 
@@ -229,4 +247,71 @@ pub fn diagnostics(d: &Diagnostics) -> Rendered {
         Err(e) => out.push_str(&format!("- unavailable: {e}\n")),
     }
     Rendered::Text(out.trim_end().to_string())
+}
+
+/// `gitmem project add`.
+pub fn added(p: &Project) -> Output {
+    Output::line(&format!(
+        "added project '{}' at {}{}",
+        p.name,
+        p.path.display(),
+        if p.is_default { " (default)" } else { "" }
+    ))
+}
+
+/// A project now versioned in git (`git init`, `project add --git`).
+pub fn versioned(p: &Project, prepared: Prepared) -> Output {
+    let how = match prepared {
+        Prepared::Existing => "uses the git work tree already there",
+        Prepared::Initialised => "is now a git repository",
+        Prepared::Cloned => "holds a clone of its remote",
+    };
+    Output::line(&format!(
+        "project '{}' {how}; gitmem commits every change it makes ({})",
+        p.name,
+        p.path.display()
+    ))
+}
+
+/// `gitmem project list`.
+pub fn projects(projects: &[Project], format: Format) -> Output {
+    Output::either(
+        format,
+        || {
+            projects
+                .iter()
+                .map(|p| {
+                    format!(
+                        "{}{}\t{}\n",
+                        p.name,
+                        if p.is_default { " (default)" } else { "" },
+                        p.path.display()
+                    )
+                })
+                .collect()
+        },
+        || json!(projects),
+    )
+}
+
+/// `gitmem project remove`.
+pub fn removed(p: &Project, deleted_notes: bool) -> Output {
+    Output::line(&if deleted_notes {
+        format!(
+            "removed project '{}' and deleted {}",
+            p.name,
+            p.path.display()
+        )
+    } else {
+        format!(
+            "removed project '{}' (its files stay in {})",
+            p.name,
+            p.path.display()
+        )
+    })
+}
+
+/// `gitmem project default`.
+pub fn default_set(p: &Project) -> Output {
+    Output::line(&format!("default project is now '{}'", p.name))
 }

@@ -1,8 +1,14 @@
-//! `gitmem bench retrieval` as a table: one block per search type, a row per category.
+//! What `gitmem bench` prints: the sample vault written, and `bench retrieval` as a table (one
+//! block per search type, a row per category).
 
 use std::fmt::Write;
+use std::path::Path;
 
+use serde_json::json;
+
+use super::{Format, Output};
 use crate::service::retrieval::{RetrievalReport, Scores};
+use crate::vault::generate::GeneratedVault;
 
 fn row(out: &mut String, name: &str, count: usize, s: &Scores) {
     let _ = writeln!(
@@ -54,4 +60,30 @@ pub fn report(reports: &[RetrievalReport], misses: bool) -> String {
         out.push('\n');
     }
     out
+}
+
+/// `gitmem bench retrieval`.
+pub fn bench(reports: &[RetrievalReport], misses: bool, format: Format) -> Output {
+    Output::either(format, || report(reports, misses), || json!(reports))
+}
+
+/// The golden set names files the vault does not have: its scores would be wrong.
+pub fn missing_golden(missing: &[String]) -> Output {
+    let Some(first) = missing.first() else {
+        return Output::default();
+    };
+    Output::err(format!(
+        "warning: {} golden paths name no file of the vault, e.g. {first}\n",
+        missing.len()
+    ))
+}
+
+/// `gitmem bench generate`.
+pub fn generated(made: &GeneratedVault, out: &Path) -> Output {
+    Output::line(&format!(
+        "wrote {} notes and {} attachments to {}",
+        made.notes,
+        made.attachments,
+        out.display()
+    ))
 }

@@ -2,7 +2,7 @@
 
 use serde_json::json;
 
-use super::{Format, Rendered};
+use super::{Format, Output, Rendered};
 use crate::service::search::{ScopedSearch, SearchResponse, SearchScope, SEARCH_TYPES};
 use crate::service::{ServiceError, UserError};
 
@@ -131,4 +131,20 @@ pub fn answer(
             format!("Error searching for '{shown}': {e}"),
         ),
     }
+}
+
+/// `gitmem search QUERY` in one project.
+pub fn command(response: &SearchResponse, query: &str, project: &str, format: Format) -> Output {
+    Output::either(
+        format,
+        || format!("{}\n", text(response, Some(query), project, false)),
+        || json!(response),
+    )
+}
+
+/// The note a search at a terminal starts with when its project's files have warnings.
+pub fn warnings_note(files: usize, project: &str) -> Output {
+    Output::err(format!(
+        "note: {files} files in '{project}' have warnings; `gitmem status` lists them\n"
+    ))
 }

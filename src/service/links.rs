@@ -6,8 +6,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime};
 
-use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::json;
 
 use super::changes::{self, Target};
 use super::scope::ProjectChoice;
@@ -15,8 +14,8 @@ use super::{App, Result, ServiceError};
 use crate::config::Project;
 use crate::index::{FileWarning, NoteInput, OpOutcome, WriteOp};
 use crate::vault::links::{
-    self, effective_interval_ms, link_id, LinkRecord, LinkRules, LinkStatus, Mapping, WatchMode,
-    WatchSettings, FAILURES_FOR_ERROR,
+    self, link_id, LinkRecord, LinkRules, LinkStatus, Mapping, WatchMode, WatchSettings,
+    FAILURES_FOR_ERROR,
 };
 use crate::vault::scan::{self, Change, FileStat, Known, Observed};
 
@@ -33,8 +32,7 @@ pub struct LinkOptions {
 }
 
 /// One scan of a linked folder.
-#[derive(Debug, Clone, Default, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Default)]
 pub struct ScanReport {
     pub project: String,
     pub link_id: String,
@@ -50,42 +48,7 @@ pub struct ScanReport {
     pub total_bytes: u64,
     pub runtime_ms: u64,
     pub last_error: Option<String>,
-    #[serde(skip)]
     pub warnings: Vec<FileWarning>,
-}
-
-/// A link as responses show it (design 6: camelCase, no mappings).
-pub fn link_json(link: &LinkRecord) -> Value {
-    json!({
-        "project": link.project,
-        "path": link.resolved_path,
-        "displayPath": link.display_path,
-        "resolvedPath": link.resolved_path,
-        "linkId": link.id,
-        "mount": link.mount,
-        "include": link.include,
-        "exclude": link.exclude,
-        "watch": {
-            "mode": link.watch.mode,
-            "pollIntervalMs": link.watch.poll_interval_ms,
-            "jitterPct": link.watch.jitter_pct,
-            "effectivePollIntervalMs": effective_interval_ms(link.watch.poll_interval_ms, link.watch.jitter_pct, &link.id),
-            "platform": link.watch.platform,
-        },
-        "createdAt": link.created_at,
-        "lastScan": link.last_scan,
-        "lastError": link.last_error,
-        "fileCount": link.file_count,
-        "totalBytes": link.total_bytes,
-        "lastRuntimeMs": link.last_runtime_ms,
-        "lastChanges": {
-            "created": link.last_changes[0],
-            "updated": link.last_changes[1],
-            "deleted": link.last_changes[2],
-            "moved": link.last_changes[3],
-        },
-        "status": link.status,
-    })
 }
 
 fn now_iso() -> String {

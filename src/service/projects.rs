@@ -3,7 +3,6 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
 use serde_json::Value;
 
 use super::progress::ProjectSync;
@@ -12,7 +11,7 @@ use super::sync::{SyncMode, SyncReport};
 use super::{App, Outcome, Result, ServiceError};
 use crate::config::Project;
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct ProjectStatistics {
     pub total_entities: usize,
     pub total_observations: usize,
@@ -21,8 +20,16 @@ pub struct ProjectStatistics {
     pub note_types: BTreeMap<String, usize>,
     pub observation_categories: BTreeMap<String, usize>,
     pub relation_types: BTreeMap<String, usize>,
-    pub most_connected_entities: Vec<serde_json::Value>,
+    /// The ten notes with the most relations, in or out, most first.
+    pub most_connected_entities: Vec<ConnectedEntity>,
     pub isolated_entities: usize,
+}
+
+#[derive(Debug, Clone)]
+pub struct ConnectedEntity {
+    pub title: String,
+    pub permalink: Option<String>,
+    pub relation_count: usize,
 }
 
 #[derive(Debug, Clone)]
@@ -207,7 +214,11 @@ impl App {
         stats.most_connected_entities = ranked
             .into_iter()
             .take(10)
-            .map(|(d, n)| serde_json::json!({"title": n.title, "permalink": n.permalink, "relation_count": d}))
+            .map(|(relation_count, n)| ConnectedEntity {
+                title: n.title.clone(),
+                permalink: n.permalink.clone(),
+                relation_count,
+            })
             .collect();
         Ok(stats)
     }
@@ -236,19 +247,18 @@ pub fn basic_memory_config() -> Option<PathBuf> {
 }
 
 /// One project of a Basic Memory configuration, and what became of it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BasicProject {
     pub name: String,
     pub path: String,
     /// `registered`, `already registered`, or `skipped`.
     pub outcome: &'static str,
     /// Why it was skipped, or the gitmem project it already is.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
 }
 
 /// What `project import-basic-memory` did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BasicMemoryImport {
     pub config: String,
     pub projects: Vec<BasicProject>,

@@ -1,0 +1,144 @@
+//! `gitmem status`, `status --check`, `repair` and `reindex`: the index and its health.
+
+use serde_json::json;
+
+use super::{Format, Output, Stream};
+use crate::service::health::Health;
+use crate::service::status::Status;
+use crate::service::sync::SyncReport;
+
+/// What the index holds, project by project, and semantic search's state.
+pub fn status(status: &Status, format: Format) -> Output {
+    Output::either(
+        format,
+        || {
+            let mut out = String::new();
+            for p in &status.projects {
+                out.push_str(&format!(
+                    "{}{}  {}\n",
+                    p.project,
+                    if p.is_default { " (default)" } else { "" },
+                    p.path
+                ));
+                out.push_str(&format!(
+                    "  notes: {}  other files: {}  observations: {}  relations: {} ({} unresolved)\n",
+                    p.notes, p.files, p.observations, p.relations, p.unresolved_relations
+                ));
+                match &p.last_scan {
+                    Some(at) => out.push_str(&format!(
+                        "  last scan: {at} ({} ms)\n",
+                        p.last_scan_ms.unwrap_or(0)
+                    )),
+                    None => out.push_str("  last scan: never (run `gitmem reindex`)\n"),
+                }
+                out.push_str(&format!("  warnings: {}\n", p.warnings.len()));
+                for w in &p.warnings {
+                    out.push_str(&format!("    {}: {}\n", w.path, w.message));
+                }
+            }
+            out.push_str(&format!(
+                "index: {:.1} MB in {}/index\n",
+                status.index_bytes as f64 / 1e6,
+                status.root
+            ));
+            out.push_str(&format!("{}\n", status.semantic.describe()));
+            out
+        },
+        || json!(status),
+    )
+}
+
+/// `status --check`: files, graph and search compared.
+pub fn health(health: &Health, format: Format) -> Output {
+    Output::either(format, || health_text(health), || json!(health))
+}
+
+/// `repair`: the drift found, and what is left after the repair.
+pub fn repair(before: &Health, after: &Health, format: Format) -> Output {
+    Output::either(
+        format,
+        || {
+            format!(
+                "before:\n{}after:\n{}",
+                health_text(before),
+                health_text(after)
+            )
+        },
+        || json!({ "before": before, "after": after }),
+    )
+}
+
+fn health_text(health: &Health) -> String {
+    let mut out = String::new();
+    for p in &health.projects {
+        if p.is_clean() {
+            out.push_str(&format!("  {}: consistent\n", p.project));
+            continue;
+        }
+        out.push_str(&format!("  {}:\n", p.project));
+        let lists = [
+            ("files not indexed", &p.not_indexed),
+            ("files changed since indexed", &p.changed),
+            ("index entries without a file", &p.stale),
+            ("notes missing from search", &p.not_searchable),
+            ("notes whose text the index lost", &p.text_lost),
+            ("temp files of interrupted writes", &p.temp_files),
+        ];
+        for (what, paths) in lists {
+            if !paths.is_empty() {
+                let shown: Vec<&str> = paths.iter().take(5).map(String::as_str).collect();
+                let more = paths.len().saturating_sub(shown.len());
+                let more = if more > 0 {
+                    format!(", and {more} more")
+                } else {
+                    String::new()
+                };
+                out.push_str(&format!(
+                    "    {} {what}: {}{more}\n",
+                    paths.len(),
+                    shown.join(", ")
+                ));
+            }
+        }
+        if p.pending_search > 0 {
+            out.push_str(&format!(
+                "    {} notes waiting for search indexing\n",
+                p.pending_search
+            ));
+        }
+        if p.interrupted_reindex {
+            out.push_str("    a reindex stopped half-way\n");
+        }
+    }
+    if health.orphan_search_documents > 0 {
+        out.push_str(&format!(
+            "  {} search documents of notes that no longer exist\n",
+            health.orphan_search_documents
+        ));
+    }
+    out
+}
+
+/// A project rebuilt from its files: its warnings on stderr, then its line.
+pub fn reindexed(report: &SyncReport) -> Output {
+    let mut output = Output::default();
+    for w in &report.warnings {
+        let warning = if w.path.is_empty() {
+            format!("warning: {}\n", w.message)
+        } else {
+            format!("warning: {}: {}\n", w.path, w.message)
+        };
+        output.push(Stream::Stderr, warning);
+    }
+    output.push(
+        Stream::Stdout,
+        format!(
+            "{}: indexed {} files in {:.2} s ({} warnings)\n",
+            report.project,
+            report.scanned,
+            report.runtime_ms as f64 / 1000.0,
+            report.warnings.len()
+        ),
+    );
+    output
+}
