@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use common::git::{log, set_option};
-use common::mcp::{eventually, Mcp};
-use common::{assert_mentions, gitmem, Run};
+use common::mcp::Mcp;
+use common::{assert_mentions, eventually, gitmem, Run, SLOW};
 use git2::Repository;
 use serde_json::{json, Value};
 
@@ -304,7 +304,7 @@ fn an_unreachable_remote_never_fails_a_write_and_the_push_is_retried() {
         .ok();
     assert_mentions(&written.text, "Offline");
     assert!(
-        eventually(Duration::from_secs(10), || log(&dir)[0]
+        eventually(Duration::from_secs(60), || log(&dir)[0]
             .starts_with("feat(mem): add Offline")),
         "the write is committed although the remote is unreachable: {:?}",
         log(&dir)
@@ -322,7 +322,7 @@ fn an_unreachable_remote_never_fails_a_write_and_the_push_is_retried() {
             .unwrap_or(false)
     };
     assert!(
-        eventually(Duration::from_secs(30), remote_has_it),
+        eventually(SLOW, remote_has_it),
         "the failed push was not retried"
     );
 }
@@ -358,7 +358,7 @@ fn a_running_server_pulls_periodically_and_serves_what_it_pulled() {
 
     laptop.write("Fresh", "news about lighthouses");
     laptop.sync("push");
-    let pulled = eventually(Duration::from_secs(20), || {
+    let pulled = eventually(Duration::from_secs(60), || {
         server
             .call("search_notes", json!({"query": "lighthouses"}))
             .text
