@@ -93,6 +93,41 @@ fn a_note_written_and_edited_within_one_batch_is_one_addition() {
 }
 
 #[test]
+fn a_note_moved_or_deleted_in_the_batch_that_wrote_it_is_committed_as_it_ends() {
+    let root = tempfile::tempdir().unwrap();
+    std::fs::write(
+        root.path().join("config.toml"),
+        "[projects.main]\npath = \"projects/main\"\n\n[projects.main.git]\ncommit_batch_ms = 600000\n",
+    )
+    .unwrap();
+    let h = Harness::open(root.path());
+    h.app()
+        .version_project("main", None)
+        .expect("versioning the default project");
+    h.write("Recipe", "food", "flour");
+    h.call(
+        "move_note",
+        json!({"identifier": "food/recipe", "destination_path": "kitchen/Recipe.md"}),
+    )
+    .ok();
+    h.write("Draft", "tmp", "x");
+    h.call("delete_note", json!({"identifier": "tmp/draft"}))
+        .ok();
+    // Reading the history commits what is queued.
+    h.json("note_history", json!({"identifier": "kitchen/recipe"}));
+    let commits = crate::common::git::log(&h.main_dir());
+    assert_eq!(commits.len(), 2, "{commits:?}");
+    let repo = git2::Repository::open(h.main_dir()).unwrap();
+    let tree = repo.head().unwrap().peel_to_tree().unwrap();
+    assert!(tree
+        .get_path(std::path::Path::new("kitchen/Recipe.md"))
+        .is_ok());
+    for gone in ["food/Recipe.md", "tmp/Draft.md"] {
+        assert!(tree.get_path(std::path::Path::new(gone)).is_err(), "{gone}");
+    }
+}
+
+#[test]
 fn history_tools_explain_what_they_cannot_do() {
     let h = versioned();
     h.write("Plan", "work", "step one");
