@@ -2,15 +2,7 @@
 
 use serde_json::json;
 
-use crate::{Harness, ReplyExt};
-
-fn versioned() -> Harness {
-    let h = Harness::new();
-    h.app()
-        .version_project("main", None)
-        .expect("versioning the default project");
-    h
-}
+use crate::{versioned, versioned_with, Harness, ReplyExt};
 
 #[test]
 fn a_note_s_versions_its_diff_and_a_restore() {
@@ -65,17 +57,8 @@ fn a_note_s_versions_its_diff_and_a_restore() {
 
 #[test]
 fn a_note_written_and_edited_within_one_batch_is_one_addition() {
-    let root = tempfile::tempdir().unwrap();
     // A batch window no test run outlasts: both changes fall in it.
-    std::fs::write(
-        root.path().join("config.toml"),
-        "[projects.main]\npath = \"projects/main\"\n\n[projects.main.git]\ncommit_batch_ms = 600000\n",
-    )
-    .unwrap();
-    let h = Harness::open(root.path());
-    h.app()
-        .version_project("main", None)
-        .expect("versioning the default project");
+    let h = versioned_with(&["commit_batch_ms = 600000"]);
     h.write("Quick", "work", "first");
     h.call(
         "edit_note",
@@ -90,41 +73,6 @@ fn a_note_written_and_edited_within_one_batch_is_one_addition() {
         .map(|v| v["message"].as_str().unwrap())
         .collect();
     assert_eq!(messages, ["feat(mem): add Quick"], "{history}");
-}
-
-#[test]
-fn a_note_moved_or_deleted_in_the_batch_that_wrote_it_is_committed_as_it_ends() {
-    let root = tempfile::tempdir().unwrap();
-    std::fs::write(
-        root.path().join("config.toml"),
-        "[projects.main]\npath = \"projects/main\"\n\n[projects.main.git]\ncommit_batch_ms = 600000\n",
-    )
-    .unwrap();
-    let h = Harness::open(root.path());
-    h.app()
-        .version_project("main", None)
-        .expect("versioning the default project");
-    h.write("Recipe", "food", "flour");
-    h.call(
-        "move_note",
-        json!({"identifier": "food/recipe", "destination_path": "kitchen/Recipe.md"}),
-    )
-    .ok();
-    h.write("Draft", "tmp", "x");
-    h.call("delete_note", json!({"identifier": "tmp/draft"}))
-        .ok();
-    // Reading the history commits what is queued.
-    h.json("note_history", json!({"identifier": "kitchen/recipe"}));
-    let commits = crate::common::git::log(&h.main_dir());
-    assert_eq!(commits.len(), 2, "{commits:?}");
-    let repo = git2::Repository::open(h.main_dir()).unwrap();
-    let tree = repo.head().unwrap().peel_to_tree().unwrap();
-    assert!(tree
-        .get_path(std::path::Path::new("kitchen/Recipe.md"))
-        .is_ok());
-    for gone in ["food/Recipe.md", "tmp/Draft.md"] {
-        assert!(tree.get_path(std::path::Path::new(gone)).is_err(), "{gone}");
-    }
 }
 
 #[test]
