@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::mcp::Mcp;
+use common::mcp::{ready, Mcp};
 use common::*;
 use serde_json::json;
 
@@ -107,9 +107,7 @@ fn without_a_default_project_recent_activity_looks_everywhere() {
     .unwrap();
 
     let mut mcp = Mcp::start(root);
-    common::mcp::eventually(std::time::Duration::from_secs(10), || {
-        mcp.text("sync_status", json!({})).contains("ready for use")
-    });
+    ready(&mut mcp, SLOW);
     let summary = mcp.text("recent_activity", json!({}));
     assert!(
         summary.starts_with("## Recent Activity Summary (7d)"),

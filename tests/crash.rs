@@ -10,6 +10,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use common::*;
@@ -55,12 +56,13 @@ fn write_request(i: u64) -> String {
     )
 }
 
-/// Collects the ids of write_note calls the server answered "Created note".
-fn acknowledged(child: &mut Child) -> Arc<Mutex<BTreeSet<u64>>> {
+/// Collects the ids of write_note calls the server answered "Created note", on a thread that
+/// ends with the server's stdout.
+fn acknowledged(child: &mut Child) -> (Arc<Mutex<BTreeSet<u64>>>, JoinHandle<()>) {
     let acked = Arc::new(Mutex::new(BTreeSet::new()));
     let stdout = child.stdout.take().unwrap();
     let sink = acked.clone();
-    std::thread::spawn(move || {
+    let reader = std::thread::spawn(move || {
         for l in BufReader::new(stdout).lines().map_while(Result::ok) {
             let Ok(v) = serde_json::from_str::<Value>(&l) else {
                 continue;
@@ -73,7 +75,7 @@ fn acknowledged(child: &mut Child) -> Arc<Mutex<BTreeSet<u64>>> {
             }
         }
     });
-    acked
+    (acked, reader)
 }
 
 /// Titles of every note the CLI finds for `word` (which picks up changes on disk first).
@@ -115,13 +117,14 @@ fn assert_all_kept(root: &Path, acked: &BTreeSet<u64>, context: &str) {
 fn writes_answered_before_stdin_closes_are_searchable_afterwards() {
     let dir = tempfile::tempdir().unwrap();
     let mut child = serve(dir.path());
-    let acked = acknowledged(&mut child);
+    let (acked, reader) = acknowledged(&mut child);
     let mut stdin = child.stdin.take().unwrap();
     stdin
         .write_all(initialize_and_twenty_writes().as_bytes())
         .unwrap();
     drop(stdin);
     assert!(child.wait().unwrap().success());
+    reader.join().unwrap();
     let acked = acked.lock().unwrap().clone();
     assert_eq!(acked.len(), 20, "every write was answered");
     assert_all_kept(dir.path(), &acked, "stdin closed");
@@ -131,18 +134,19 @@ fn writes_answered_before_stdin_closes_are_searchable_afterwards() {
 fn writes_answered_before_sigterm_are_searchable_afterwards() {
     let dir = tempfile::tempdir().unwrap();
     let mut child = serve(dir.path());
-    let acked = acknowledged(&mut child);
+    let (acked, reader) = acknowledged(&mut child);
     let mut stdin = child.stdin.take().unwrap();
     stdin
         .write_all(initialize_and_twenty_writes().as_bytes())
         .unwrap();
-    let start = Instant::now();
-    while acked.lock().unwrap().len() < 20 && start.elapsed() < Duration::from_secs(30) {
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    assert!(
+        eventually(SLOW, || acked.lock().unwrap().len() == 20),
+        "every write was answered"
+    );
     // SAFETY: signalling a child process this test started.
     unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
     assert!(child.wait().unwrap().success(), "SIGTERM is a clean stop");
+    reader.join().unwrap();
     drop(stdin);
     let acked = acked.lock().unwrap().clone();
     assert_all_kept(dir.path(), &acked, "SIGTERM");
@@ -150,10 +154,10 @@ fn writes_answered_before_sigterm_are_searchable_afterwards() {
 
 #[test]
 fn writes_answered_before_kill_9_are_searchable_after_a_restart() {
-    for (run, delay_ms) in [300u64, 700, 1200].into_iter().enumerate() {
+    for delay_ms in [0u64, 400, 900] {
         let dir = tempfile::tempdir().unwrap();
         let mut child = serve(dir.path());
-        let acked = acknowledged(&mut child);
+        let (acked, reader) = acknowledged(&mut child);
         let mut stdin = child.stdin.take().unwrap();
         stdin.write_all(initialize().as_bytes()).unwrap();
         let writer = std::thread::spawn(move || {
@@ -164,14 +168,22 @@ fn writes_answered_before_kill_9_are_searchable_after_a_restart() {
                 std::thread::sleep(Duration::from_millis(1));
             }
         });
+        // Killed at several points of a stream of writes, each after the first was answered.
+        assert!(
+            eventually(SLOW, || !acked.lock().unwrap().is_empty()),
+            "no write was answered"
+        );
         std::thread::sleep(Duration::from_millis(delay_ms));
         child.kill().unwrap();
         child.wait().unwrap();
         writer.join().unwrap();
-        std::thread::sleep(Duration::from_millis(100));
+        reader.join().unwrap();
         let acked = acked.lock().unwrap().clone();
-        assert!(!acked.is_empty(), "run {run}: nothing was written");
-        assert_all_kept(dir.path(), &acked, &format!("kill -9 after {delay_ms} ms"));
+        assert_all_kept(
+            dir.path(),
+            &acked,
+            &format!("kill -9 {delay_ms} ms after the first answer"),
+        );
     }
 }
 

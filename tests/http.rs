@@ -4,9 +4,10 @@
 mod common;
 
 use std::path::Path;
+use std::time::Duration;
 
 use common::http::{get, post, HttpMcp, HttpServer};
-use common::{assert_mentions, gitmem};
+use common::{assert_mentions, eventually, gitmem};
 use serde_json::json;
 
 const SESSION_VERSIONS: [&str; 2] = ["2025-06-18", "2025-11-25"];
@@ -554,15 +555,13 @@ fn logs_are_json_with_a_request_id_and_never_hold_the_token() {
             .any(|l| l["span"]["id"] == json!(id) && l["fields"]["status"] == json!(401))
     };
     // The line is written before the answer leaves, but read from the pipe by another thread.
-    let mut stderr = String::new();
-    for _ in 0..100 {
-        stderr = server.stderr.lock().unwrap().clone();
-        if logged(&stderr) {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    assert!(logged(&stderr), "no log line for request {id}:\n{stderr}");
+    let stderr = || server.stderr.lock().unwrap().clone();
+    assert!(
+        eventually(Duration::from_secs(60), || logged(&stderr())),
+        "no log line for request {id}:\n{}",
+        stderr()
+    );
+    let stderr = stderr();
     let token_text = token.clone();
     let stderr_without_banner: String = stderr.lines().filter(|l| l.starts_with('{')).collect();
     assert!(!stderr_without_banner.contains(&token_text));

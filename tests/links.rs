@@ -5,7 +5,8 @@ mod common;
 use std::fs;
 use std::time::Duration;
 
-use common::mcp::{eventually, Mcp};
+use common::eventually;
+use common::mcp::Mcp;
 use common::*;
 use serde_json::json;
 
@@ -487,7 +488,7 @@ fn over_mcp_linked_notes_are_searched_read_walked_and_edited_in_place() {
 
     // A change on disk shows up after the next poll; `sync` rescans on demand.
     fs::write(f.vault.join("Polled.md"), "# Polled\n\nquoll\n").unwrap();
-    assert!(eventually(Duration::from_secs(5), || mcp
+    assert!(eventually(Duration::from_secs(60), || mcp
         .call(
             "search_notes",
             json!({"query": "quoll", "output_format": "json"})
@@ -611,7 +612,7 @@ fn a_native_link_follows_file_events() {
     assert_eq!(link["watch"]["mode"], "native");
     fs::write(f.vault.join("Evented.md"), "# Evented\n\ndibbler\n").unwrap();
     assert!(
-        eventually(Duration::from_secs(5), || mcp
+        eventually(Duration::from_secs(60), || mcp
             .call(
                 "search_notes",
                 json!({"query": "dibbler", "output_format": "json"})

@@ -208,9 +208,11 @@ fn rs256_tokens_are_checked_too() {
 
 #[test]
 fn an_unreachable_issuer_stops_the_server_from_starting() {
+    // An issuer that hangs up on every connection without an answer; the port stays taken for
+    // the whole test, so nothing else can answer on it.
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let dead = format!("http://{}", listener.local_addr().unwrap());
-    drop(listener);
+    std::thread::spawn(move || listener.incoming().for_each(drop));
     let root = tempfile::tempdir().unwrap();
     let refused = HttpServer::try_start(root.path(), &["--oauth-issuer", &dead], &[])
         .err()

@@ -5,9 +5,8 @@
 mod common;
 
 use std::path::Path;
-use std::time::Duration;
 
-use common::mcp::{eventually, Mcp};
+use common::mcp::Mcp;
 use common::*;
 use serde_json::{json, Value};
 
@@ -271,7 +270,7 @@ fn the_server_embeds_writes_edits_and_deletes_in_the_background() {
         titles(&reply.json())
     };
     let soon_first = |mcp: &mut Mcp, query: &str| {
-        eventually(Duration::from_secs(60), || {
+        eventually(SLOW, || {
             vector(mcp, query).first().map(String::as_str) == Some("Telescope night")
         })
     };
@@ -293,11 +292,8 @@ fn the_server_embeds_writes_edits_and_deletes_in_the_background() {
     )
     .ok();
     assert!(
-        eventually(Duration::from_secs(60), || !vector(
-            &mut mcp,
-            "making warm clothes with yarn"
-        )
-        .contains(&"Telescope night".to_string())),
+        eventually(SLOW, || !vector(&mut mcp, "making warm clothes with yarn")
+            .contains(&"Telescope night".to_string())),
         "a deleted note is no longer found; the server logged:\n{}",
         mcp.log()
     );

@@ -118,6 +118,10 @@ pub fn commit(
 /// HEAD's tree with `paths` as the work tree holds them now (a path changed several times in
 /// a batch counts once; the file on disk decides), the index following them.
 fn updated_tree(repo: &Repository, dir: &Path, paths: &[String]) -> Result<Oid, GitError> {
+    let base = match repo.head().ok().and_then(|h| h.peel_to_commit().ok()) {
+        Some(commit) => commit.tree()?,
+        None => repo.find_tree(repo.treebuilder(None)?.write()?)?,
+    };
     let mut index = repo.index()?;
     let mut update = git2::build::TreeUpdateBuilder::new();
     let mut paths: Vec<&str> = paths.iter().map(String::as_str).collect();
@@ -134,17 +138,17 @@ fn updated_tree(repo: &Repository, dir: &Path, paths: &[String]) -> Result<Oid, 
             update.upsert(path, blob, git2::FileMode::Blob);
             index.add_path(path)?;
         } else {
-            update.remove(path);
+            // A note written and moved or deleted within one batch was never committed:
+            // libgit2 refuses to remove what the tree does not hold.
+            if base.get_path(path).is_ok() {
+                update.remove(path);
+            }
             if index.get_path(path, 0).is_some() {
                 index.remove_path(path)?;
             }
         }
     }
     index.write()?;
-    let base = match repo.head().ok().and_then(|h| h.peel_to_commit().ok()) {
-        Some(commit) => commit.tree()?,
-        None => repo.find_tree(repo.treebuilder(None)?.write()?)?,
-    };
     Ok(update.create_updated(repo, &base)?)
 }
 

@@ -51,16 +51,10 @@ pub fn watch(
     let thread = std::thread::Builder::new()
         .name("gitmem-watch".into())
         .spawn(move || {
-            // root name -> (first event, last event)
-            let mut pending: HashMap<String, (Instant, Instant)> = HashMap::new();
+            let mut bursts = Bursts::default();
             loop {
-                let timeout = pending
-                    .values()
-                    .map(|(first, last)| {
-                        let due = (*last + QUIET).min(*first + MAX_DELAY);
-                        due.saturating_duration_since(Instant::now())
-                    })
-                    .min()
+                let timeout = bursts
+                    .wait(Instant::now())
                     .unwrap_or(Duration::from_secs(3600));
                 match rx.recv_timeout(timeout) {
                     Ok(Ok(event)) => {
@@ -70,11 +64,7 @@ pub fn watch(
                         for path in &event.paths {
                             for (name, root) in &roots {
                                 if path.starts_with(root) && interesting(root, path) {
-                                    let now = Instant::now();
-                                    pending
-                                        .entry(name.clone())
-                                        .and_modify(|e| e.1 = now)
-                                        .or_insert((now, now));
+                                    bursts.event(name, Instant::now());
                                 }
                             }
                         }
@@ -83,14 +73,7 @@ pub fn watch(
                     Err(mpsc::RecvTimeoutError::Timeout) => {}
                     Err(mpsc::RecvTimeoutError::Disconnected) => return,
                 }
-                let now = Instant::now();
-                let due: Vec<String> = pending
-                    .iter()
-                    .filter(|(_, (first, last))| now >= *last + QUIET || now >= *first + MAX_DELAY)
-                    .map(|(name, _)| name.clone())
-                    .collect();
-                for name in due {
-                    pending.remove(&name);
+                for name in bursts.take_due(Instant::now()) {
                     on_change(&name);
                 }
             }
@@ -100,6 +83,49 @@ pub fn watch(
         _watcher: Box::new(watcher),
         _thread: thread,
     })
+}
+
+/// The debounce: per root, when its current burst of events began and when it last grew. Kept
+/// apart from the thread so that it runs on given instants.
+#[derive(Default)]
+struct Bursts {
+    pending: HashMap<String, (Instant, Instant)>,
+}
+
+impl Bursts {
+    fn event(&mut self, root: &str, now: Instant) {
+        self.pending
+            .entry(root.to_string())
+            .and_modify(|(_, last)| *last = now)
+            .or_insert((now, now));
+    }
+
+    /// How long until the next burst is due; `None` while nothing is pending.
+    fn wait(&self, now: Instant) -> Option<Duration> {
+        self.pending
+            .values()
+            .map(|&(first, last)| Self::due(first, last).saturating_duration_since(now))
+            .min()
+    }
+
+    /// The roots whose bursts are due at `now`, which then start afresh.
+    fn take_due(&mut self, now: Instant) -> Vec<String> {
+        let mut due: Vec<String> = self
+            .pending
+            .iter()
+            .filter(|(_, &(first, last))| now >= Self::due(first, last))
+            .map(|(root, _)| root.clone())
+            .collect();
+        due.sort();
+        for root in &due {
+            self.pending.remove(root);
+        }
+        due
+    }
+
+    fn due(first: Instant, last: Instant) -> Instant {
+        (last + QUIET).min(first + MAX_DELAY)
+    }
 }
 
 /// Keeps a watch running.
@@ -130,21 +156,73 @@ mod tests {
         }
     }
 
+    /// Milliseconds on a test's clock, and a root.
+    type Timed<'a> = Vec<(u64, &'a str)>;
+
+    /// Runs the watcher's loop on a clock of milliseconds: events arrive at their times, and
+    /// between them the loop sleeps as long as `wait` says. The reports, with their times.
+    fn reports(events: &[(u64, &str)]) -> Vec<(u64, String)> {
+        let start = Instant::now();
+        let at = |ms: u64| start + Duration::from_millis(ms);
+        let mut bursts = Bursts::default();
+        let mut reported = Vec::new();
+        let mut events = events.iter().peekable();
+        let mut now = 0;
+        loop {
+            let wake = bursts
+                .wait(at(now))
+                .map(|wait| now + wait.as_millis() as u64);
+            match (events.peek(), wake) {
+                (Some(&&(time, root)), wake) if wake.is_none_or(|wake| time <= wake) => {
+                    now = time;
+                    bursts.event(root, at(now));
+                    events.next();
+                }
+                (_, Some(wake)) => now = wake,
+                (_, None) => return reported,
+            }
+            for root in bursts.take_due(at(now)) {
+                reported.push((now, root));
+            }
+        }
+    }
+
     #[test]
-    fn a_burst_of_writes_is_reported_once() {
+    fn a_root_is_reported_once_its_events_go_quiet_or_at_most_after_the_longest_delay() {
+        // (events: milliseconds and root, reports: milliseconds and root)
+        #[rustfmt::skip]
+        let cases: Vec<(Timed, Timed)> = vec![
+            (vec![(0, "p")], vec![(150, "p")]),
+            // A burst is one report, 150 ms after its last event.
+            (vec![(0, "p"), (1, "p"), (2, "p"), (3, "p"), (4, "p")], vec![(154, "p")]),
+            // Events 200 ms apart are two bursts.
+            (vec![(0, "p"), (200, "p")], vec![(150, "p"), (350, "p")]),
+            // Events that never go quiet are reported every 500 ms.
+            (
+                (0..=9).map(|i| (i * 100, "p")).collect(),
+                vec![(500, "p"), (1050, "p")],
+            ),
+            // Each root has its own burst.
+            (vec![(0, "p"), (100, "q"), (120, "p")], vec![(250, "q"), (270, "p")]),
+        ];
+        for (events, expected) in cases {
+            let expected: Vec<(u64, String)> = expected
+                .into_iter()
+                .map(|(t, r)| (t, r.to_string()))
+                .collect();
+            assert_eq!(reports(&events), expected, "{events:?}");
+        }
+    }
+
+    #[test]
+    fn a_write_under_a_watched_root_is_reported() {
         let dir = tempfile::tempdir().unwrap();
         let (tx, rx) = mpsc::channel();
         let _guard = watch(vec![("p".into(), dir.path().to_path_buf())], move |name| {
             let _ = tx.send(name.to_string());
         })
         .unwrap();
-        for i in 0..5 {
-            std::fs::write(dir.path().join(format!("{i}.md")), "x").unwrap();
-        }
-        assert_eq!(rx.recv_timeout(Duration::from_secs(3)).unwrap(), "p");
-        assert!(
-            rx.recv_timeout(Duration::from_millis(400)).is_err(),
-            "one report per burst"
-        );
+        std::fs::write(dir.path().join("a.md"), "x").unwrap();
+        assert_eq!(rx.recv_timeout(Duration::from_secs(60)).unwrap(), "p");
     }
 }

@@ -21,6 +21,8 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientMetadata
 
 CALLBACK = "http://127.0.0.1:9/callback"
+# Seconds an HTTP request may take: httpx's default of 5 is too short on a loaded machine.
+TIMEOUT = 120
 
 
 class MemoryStorage:
@@ -46,7 +48,7 @@ def oauth_provider(url, secret):
     redirect = {}
 
     async def open_browser(authorization_url):
-        async with httpx2.AsyncClient(follow_redirects=False) as http:
+        async with httpx2.AsyncClient(follow_redirects=False, timeout=TIMEOUT) as http:
             page = await http.get(authorization_url)
             if page.status_code != 200 or "Allow" not in page.text:
                 raise RuntimeError(f"no approval page: {page.status_code} {page.text[:200]}")
@@ -89,9 +91,9 @@ def text_of(result):
 
 async def main(url, mode, secret):
     if mode == "token":
-        http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {secret}"})
+        http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {secret}"}, timeout=TIMEOUT)
     else:
-        http = httpx2.AsyncClient(auth=oauth_provider(url, secret))
+        http = httpx2.AsyncClient(auth=oauth_provider(url, secret), timeout=TIMEOUT)
     async with http:
         async with streamable_http_client(url, http_client=http) as streams:
             read, write = streams[0], streams[1]

@@ -31,6 +31,26 @@ impl Harness {
         Self::serving(root, None, None)
     }
 
+    /// The data root in `dir`, which the caller prepared (config, files); removed with the
+    /// harness.
+    pub fn prepared(dir: TempDir) -> Self {
+        let root = dir.path().to_path_buf();
+        Self::serving(&root, None, Some(dir))
+    }
+
+    /// The same root opened again, as by the next process: this one finishes its work first
+    /// (commits, search index) and lets go of the index.
+    pub fn reopen(self) -> Self {
+        self.ctx.app.shutdown();
+        let Harness {
+            ctx,
+            root,
+            _temporary,
+        } = self;
+        drop(ctx);
+        Self::serving(&root, None, _temporary)
+    }
+
     /// The data root at `root` restricted to one project, as `gitmem serve --project NAME`.
     pub fn constrained(root: &Path, project: &str) -> Self {
         Self::serving(root, Some(project), None)

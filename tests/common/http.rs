@@ -69,12 +69,19 @@ impl HttpServer {
         });
         let mut base = None;
         let mut one_time = None;
-        while let Ok(line) = received.recv_timeout(Duration::from_secs(60)) {
+        while let Ok(line) = received.recv_timeout(super::SLOW) {
             if let Some(rest) = line.strip_prefix("gitmem: serving MCP at ") {
                 base = Some(rest.trim_end_matches("/mcp").to_string());
-                // The one-time token, when there is one, follows within two lines.
-                for _ in 0..2 {
-                    match received.recv_timeout(Duration::from_millis(300)) {
+                // The one-time code follows on a line of its own, unless a credential exists;
+                // log lines of other threads may come in between.
+                let wait = if credential_configured(root, extra, envs) {
+                    Duration::from_secs(1)
+                } else {
+                    super::SLOW
+                };
+                let until = std::time::Instant::now() + wait;
+                while let Some(left) = until.checked_duration_since(std::time::Instant::now()) {
+                    match received.recv_timeout(left) {
                         Ok(next) if next.trim().starts_with("gmt_") => {
                             one_time = Some(next.trim().to_string());
                             break;
@@ -115,14 +122,26 @@ impl HttpServer {
         unsafe {
             libc::kill(self.child.id() as i32, libc::SIGTERM);
         }
-        for _ in 0..600 {
-            if let Ok(Some(status)) = self.child.try_wait() {
-                return status.code();
+        let mut code = None;
+        super::eventually(super::SLOW, || match self.child.try_wait() {
+            Ok(Some(status)) => {
+                code = status.code();
+                true
             }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        None
+            _ => false,
+        });
+        code
     }
+}
+
+/// Whether `gitmem serve` will find a credential (then it prints no one-time code): a token
+/// given or stored, an external issuer, or an owner password for the built-in OAuth server.
+fn credential_configured(root: &Path, extra: &[&str], envs: &[(&str, &str)]) -> bool {
+    let given = ["--auth-token", "--auth-token-file", "--oauth-issuer"];
+    extra.iter().any(|arg| given.contains(arg))
+        || envs.iter().any(|(name, _)| *name == "GITMEM_AUTH_TOKEN")
+        || root.join("auth/tokens.json").is_file()
+        || (root.join("auth/owner-password").is_file() && !extra.contains(&"--no-oauth"))
 }
 
 impl Drop for HttpServer {

@@ -135,7 +135,7 @@ impl Mcp {
         loop {
             let line = self
                 .lines
-                .recv_timeout(Duration::from_secs(30))
+                .recv_timeout(super::SLOW)
                 .unwrap_or_else(|_| panic!("no answer to {method}"));
             let v: Value = serde_json::from_str(&line)
                 .unwrap_or_else(|e| panic!("stdout carries only JSON-RPC, got {line:?}: {e}"));
@@ -205,21 +205,24 @@ impl Mcp {
     }
 }
 
+/// Waits until sync_status says the initial indexing is done. A call that fails meanwhile (a
+/// server with a short call deadline answers the health check with an error while it is busy)
+/// counts as not ready yet.
+pub fn ready(mcp: &mut Mcp, timeout: Duration) {
+    let ready = super::eventually(timeout, || {
+        let status = mcp.call("sync_status", json!({}));
+        !status.is_error && status.text.contains("ready for use")
+    });
+    assert!(
+        ready,
+        "sync_status never said the knowledge base is ready; the server logged:\n{}",
+        mcp.log()
+    );
+}
+
 impl Drop for Mcp {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-/// Polls `check` until it is true or `timeout` passes; returns whether it became true.
-pub fn eventually(timeout: Duration, mut check: impl FnMut() -> bool) -> bool {
-    let start = std::time::Instant::now();
-    while start.elapsed() < timeout {
-        if check() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    check()
 }

@@ -5,8 +5,26 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
+
+/// How long a test waits for something that takes a moment on an idle machine (a server
+/// starting, a watcher noticing, a background commit): long enough for a loaded 2-core machine,
+/// since a test never measures speed (the benchmarks do).
+pub const SLOW: Duration = Duration::from_secs(120);
+
+/// Polls `check` until it is true or `timeout` passes; returns whether it became true.
+pub fn eventually(timeout: Duration, mut check: impl FnMut() -> bool) -> bool {
+    let start = Instant::now();
+    while start.elapsed() < timeout {
+        if check() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    check()
+}
 
 /// Fails, showing the whole text, unless `text` contains `needle`.
 #[track_caller]

@@ -1,6 +1,7 @@
 //! list_directory: depth, globs, sorting and paging over a project's folders and files.
 
-use std::time::Duration;
+use std::fs;
+use std::time::{Duration, SystemTime};
 
 use serde_json::{json, Value};
 
@@ -9,9 +10,19 @@ use crate::Harness;
 #[test]
 fn list_directory_honours_depth_glob_sort_and_paging() {
     let h = Harness::new();
-    h.write("Apple", "/", "a");
-    std::thread::sleep(Duration::from_millis(20));
-    h.write("Banana", "/", "b");
+    // Apple changed a minute before Banana: saved by another program with those times.
+    fs::create_dir_all(h.main_dir()).unwrap();
+    for (name, age) in [("Apple", 60), ("Banana", 0)] {
+        let path = h.main_dir().join(format!("{name}.md"));
+        fs::write(&path, format!("# {name}\n")).unwrap();
+        fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(SystemTime::now() - Duration::from_secs(age))
+            .unwrap();
+    }
+    h.sync();
     h.write("Cherry", "fruit", "c");
     h.write("Deep", "fruit/deep", "d");
     h.text(

@@ -2,15 +2,7 @@
 
 use serde_json::json;
 
-use crate::{Harness, ReplyExt};
-
-fn versioned() -> Harness {
-    let h = Harness::new();
-    h.app()
-        .version_project("main", None)
-        .expect("versioning the default project");
-    h
-}
+use crate::{versioned, versioned_with, Harness, ReplyExt};
 
 #[test]
 fn a_note_s_versions_its_diff_and_a_restore() {
@@ -65,17 +57,8 @@ fn a_note_s_versions_its_diff_and_a_restore() {
 
 #[test]
 fn a_note_written_and_edited_within_one_batch_is_one_addition() {
-    let root = tempfile::tempdir().unwrap();
     // A batch window no test run outlasts: both changes fall in it.
-    std::fs::write(
-        root.path().join("config.toml"),
-        "[projects.main]\npath = \"projects/main\"\n\n[projects.main.git]\ncommit_batch_ms = 600000\n",
-    )
-    .unwrap();
-    let h = Harness::open(root.path());
-    h.app()
-        .version_project("main", None)
-        .expect("versioning the default project");
+    let h = versioned_with(&["commit_batch_ms = 600000"]);
     h.write("Quick", "work", "first");
     h.call(
         "edit_note",

@@ -16,6 +16,7 @@ mod chatgpt;
 mod context;
 mod coverage;
 mod directory;
+mod git;
 mod graph;
 mod history;
 mod imports;
@@ -27,6 +28,7 @@ mod projects;
 mod reliability;
 mod safety;
 mod search;
+mod sync;
 
 use harness::{Harness, ReplyExt};
 use serde_json::{json, Value};
@@ -46,6 +48,27 @@ fn titles(v: &Value) -> Vec<String> {
         .iter()
         .map(|r| r["title"].as_str().unwrap_or_default().to_string())
         .collect()
+}
+
+/// A fresh root whose default project is versioned, with these lines in its
+/// `[projects.main.git]` table; its history starts with one commit.
+fn versioned_with(options: &[&str]) -> Harness {
+    let dir = tempfile::tempdir().expect("a temporary root");
+    let config = format!(
+        "[projects.main]\npath = \"projects/main\"\n\n[projects.main.git]\n{}\n",
+        options.join("\n")
+    );
+    std::fs::write(dir.path().join("config.toml"), config).expect("writing config.toml");
+    let h = Harness::prepared(dir);
+    h.app()
+        .version_project("main", None)
+        .expect("versioning the default project");
+    h
+}
+
+/// A fresh root whose default project is versioned.
+fn versioned() -> Harness {
+    versioned_with(&[])
 }
 
 /// The note most compat checks start from (compat 13, item 2); the reply's text.

@@ -1,16 +1,16 @@
-//! Sync between devices: two data roots share one project through a bare remote on the file
-//! system (`file://`), as two machines share one through GitHub.
-
-mod common;
+//! Sync between devices in process: two data roots share one project through a bare remote on
+//! the file system (`file://`), as two machines share one through GitHub, and exchange commits
+//! with the `sync` tool.
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
-use common::git::{log, set_option};
-use common::mcp::{eventually, Mcp};
-use common::{assert_mentions, gitmem, Run};
 use git2::Repository;
 use serde_json::{json, Value};
+
+use crate::common::assert_mentions;
+use crate::common::git::{log, set_option};
+use crate::common::{eventually, SLOW};
+use crate::{Harness, ReplyExt};
 
 /// A bare repository acting as the shared remote; its `file://` URL.
 fn bare_remote(dir: &Path) -> String {
@@ -21,81 +21,36 @@ fn bare_remote(dir: &Path) -> String {
 
 /// One device: a data root whose default project `notes` is a clone of the remote.
 struct Device {
-    root: tempfile::TempDir,
+    h: Harness,
     dir: PathBuf,
 }
 
 impl Device {
     fn join(url: &str, name: &str) -> Device {
-        let root = tempfile::tempdir().unwrap();
-        let dir = root.path().join("notes");
-        gitmem(
-            root.path(),
-            &[
-                "project",
-                "add",
-                "notes",
-                dir.to_str().unwrap(),
-                "--default",
-                "--git",
-                "--remote",
-                url,
-            ],
-        )
-        .ok();
-        set_option(root.path(), "notes", &format!("device = \"{name}\""));
-        Device { root, dir }
-    }
-
-    fn run(&self, args: &[&str]) -> Run {
-        gitmem(self.root.path(), args)
-    }
-
-    fn tool(&self, name: &str, args: Value) -> String {
-        self.run(&["tool", name, "--args", &args.to_string()])
-            .ok()
-            .stdout
+        let h = Harness::new();
+        let dir = h.root().join("notes");
+        h.app().add_project("notes", &dir, true).unwrap();
+        h.app().version_project("notes", Some(url)).unwrap();
+        set_option(h.root(), "notes", &format!("device = \"{name}\""));
+        // Indexed from the files of the clone, as a server's first scan does.
+        let h = h.reopen();
+        h.sync();
+        Device { h, dir }
     }
 
     fn write(&self, title: &str, content: &str) {
-        self.tool(
-            "write_note",
-            json!({"title": title, "directory": "shared", "content": content, "overwrite": true}),
-        );
+        self.h
+            .write_with(title, "shared", content, json!({"overwrite": true}));
     }
 
-    /// `gitmem sync DIRECTION --json`: the report.
+    /// The `sync` tool in `direction`: its report.
     fn sync(&self, direction: &str) -> Value {
-        self.run(&["sync", direction, "--json"]).ok().json()
+        self.h.value("sync", json!({"direction": direction}))["reports"][0].clone()
     }
 
     fn file(&self, relative: &str) -> String {
         std::fs::read_to_string(self.dir.join(relative)).unwrap()
     }
-}
-
-/// A default project `notes` that already holds `file` when `git init --remote url` versions
-/// it (so the remote is set, not cloned); its directory.
-fn versioned_with(root: &Path, file: &str, text: &str, url: &str) -> PathBuf {
-    let dir = root.join("notes");
-    gitmem(
-        root,
-        &[
-            "project",
-            "add",
-            "notes",
-            dir.to_str().unwrap(),
-            "--default",
-        ],
-    )
-    .ok();
-    std::fs::write(dir.join(file), text).unwrap();
-    gitmem(
-        root,
-        &["git", "init", "--project", "notes", "--remote", url],
-    )
-    .ok();
-    dir
 }
 
 /// Two devices sharing a project that holds one note, `shared/Alpha.md`.
@@ -138,7 +93,7 @@ fn different_notes_edited_on_two_devices_merge_cleanly_and_are_searchable() {
         assert_mentions(&device.file("shared/From desktop.md"), "gliders");
     }
     // The pulled note is in the laptop's index without a rescan of the project.
-    let found = laptop.tool("search_notes", json!({"query": "gliders"}));
+    let found = laptop.h.text("search_notes", json!({"query": "gliders"}));
     assert_mentions(&found, "From desktop");
     let status = Repository::open(&laptop.dir)
         .unwrap()
@@ -177,10 +132,12 @@ fn the_same_lines_edited_on_both_devices_keep_both_texts() {
         );
     }
 
-    let status = desktop.tool("sync_status", json!({}));
+    let status = desktop.h.text("sync_status", json!({}));
     assert_mentions(&status, &copy);
     // The note keeps its permalink; the copy has its own.
-    let read = desktop.tool("read_note", json!({"identifier": "notes/shared/alpha"}));
+    let read = desktop
+        .h
+        .text("read_note", json!({"identifier": "notes/shared/alpha"}));
     assert_mentions(&read, "the desktop's line two");
 
     desktop.sync("push");
@@ -191,7 +148,10 @@ fn the_same_lines_edited_on_both_devices_keep_both_texts() {
 #[test]
 fn a_delete_against_an_edit_keeps_the_edit_both_ways() {
     let (_remote, laptop, desktop) = two_devices();
-    laptop.tool("delete_note", json!({"identifier": "shared/alpha"}));
+    laptop
+        .h
+        .call("delete_note", json!({"identifier": "shared/alpha"}))
+        .ok();
     laptop.sync("push");
     desktop.write("Alpha", "line one\nedited on the desktop\n");
     let report = desktop.sync("both");
@@ -204,13 +164,18 @@ fn a_delete_against_an_edit_keeps_the_edit_both_ways() {
 
     laptop.sync("pull");
     assert_mentions(&laptop.file("shared/Alpha.md"), "edited on the desktop");
-    let read = laptop.tool("read_note", json!({"identifier": "shared/alpha"}));
+    let read = laptop
+        .h
+        .text("read_note", json!({"identifier": "shared/alpha"}));
     assert_mentions(&read, "edited on the desktop");
 
     // And the other way round: deleted here, edited there.
     laptop.write("Alpha", "edited again on the laptop");
     laptop.sync("push");
-    desktop.tool("delete_note", json!({"identifier": "shared/alpha"}));
+    desktop
+        .h
+        .call("delete_note", json!({"identifier": "shared/alpha"}))
+        .ok();
     let report = desktop.sync("pull");
     assert_eq!(
         report["pull"]["updated"],
@@ -226,10 +191,13 @@ fn a_delete_against_an_edit_keeps_the_edit_both_ways() {
 #[test]
 fn a_rename_on_one_device_moves_the_note_on_the_other() {
     let (_remote, laptop, desktop) = two_devices();
-    laptop.tool(
-        "move_note",
-        json!({"identifier": "shared/alpha", "destination_path": "archive/Alpha.md"}),
-    );
+    laptop
+        .h
+        .call(
+            "move_note",
+            json!({"identifier": "shared/alpha", "destination_path": "archive/Alpha.md"}),
+        )
+        .ok();
     laptop.sync("push");
     let report = desktop.sync("pull");
     assert_eq!(
@@ -239,7 +207,9 @@ fn a_rename_on_one_device_moves_the_note_on_the_other() {
     );
     assert!(!desktop.dir.join("shared/Alpha.md").exists());
     assert_mentions(&desktop.file("archive/Alpha.md"), "line one");
-    let read = desktop.tool("read_note", json!({"identifier": "archive/Alpha.md"}));
+    let read = desktop
+        .h
+        .text("read_note", json!({"identifier": "archive/Alpha.md"}));
     assert_mentions(&read, "line three");
 }
 
@@ -258,54 +228,32 @@ fn pushing_to_a_remote_that_moved_on_merges_then_pushes() {
 }
 
 #[test]
-fn the_sync_tool_pulls_and_pushes_too() {
-    let (_remote, laptop, desktop) = two_devices();
-    laptop.write("Beta", "from the laptop");
-    let pushed: Value =
-        serde_json::from_str(&laptop.tool("sync", json!({"direction": "push"}))).unwrap();
-    assert_eq!(pushed["reports"][0]["pushed"], true, "{pushed}");
-    let pulled: Value =
-        serde_json::from_str(&desktop.tool("sync", json!({"direction": "pull"}))).unwrap();
-    assert_eq!(
-        pulled["reports"][0]["pull"]["updated"],
-        json!(["shared/Beta.md"]),
-        "{pulled}"
-    );
-    let refused = desktop.run(&[
-        "tool",
-        "sync",
-        "--args",
-        &json!({"direction": "sideways"}).to_string(),
-    ]);
-    assert_mentions(
-        &format!("{}{}", refused.stdout, refused.stderr),
-        "\"pull\", \"push\" or \"both\"",
-    );
+fn the_sync_tool_refuses_a_direction_it_does_not_know() {
+    let (_remote, _laptop, desktop) = two_devices();
+    let refused = desktop.h.call("sync", json!({"direction": "sideways"}));
+    assert!(refused.is_error(), "{}", refused.text());
+    assert_mentions(&refused.text(), "\"pull\", \"push\" or \"both\"");
 }
 
 #[test]
 fn an_unreachable_remote_never_fails_a_write_and_the_push_is_retried() {
-    let root = tempfile::tempdir().unwrap();
-    let later = root.path().join("later.git");
-    let dir = versioned_with(
-        root.path(),
-        "First.md",
-        "# First\n",
-        &format!("file://{}", later.display()),
-    );
-    set_option(root.path(), "notes", "auto_push = true");
+    let h = Harness::new();
+    let later = h.root().join("later.git");
+    std::fs::create_dir_all(h.main_dir()).unwrap();
+    std::fs::write(h.main_dir().join("First.md"), "# First\n").unwrap();
+    let url = format!("file://{}", later.display());
+    h.app().version_project("main", Some(&url)).unwrap();
+    set_option(h.root(), "main", "auto_push = true");
+    let h = h.reopen();
+    let dir = h.main_dir();
 
-    let mut mcp = Mcp::start(root.path());
-    let written = mcp
-        .call(
-            "write_note",
-            json!({"title": "Offline", "directory": "x", "content": "written offline"}),
-        )
-        .ok();
-    assert_mentions(&written.text, "Offline");
+    let written = h.text(
+        "write_note",
+        json!({"title": "Offline", "directory": "x", "content": "written offline"}),
+    );
+    assert_mentions(&written, "Offline");
     assert!(
-        eventually(Duration::from_secs(10), || log(&dir)[0]
-            .starts_with("feat(mem): add Offline")),
+        eventually(SLOW, || log(&dir)[0].starts_with("feat(mem): add Offline")),
         "the write is committed although the remote is unreachable: {:?}",
         log(&dir)
     );
@@ -322,50 +270,9 @@ fn an_unreachable_remote_never_fails_a_write_and_the_push_is_retried() {
             .unwrap_or(false)
     };
     assert!(
-        eventually(Duration::from_secs(30), remote_has_it),
+        eventually(SLOW, remote_has_it),
         "the failed push was not retried"
     );
-}
-
-#[test]
-fn credentials_are_never_kept_in_config() {
-    let root = tempfile::tempdir().unwrap();
-    gitmem(root.path(), &["project", "list"]).ok();
-    let refused = gitmem(
-        root.path(),
-        &[
-            "git",
-            "init",
-            "--project",
-            "main",
-            "--remote",
-            "https://me:ghp_secret@github.com/me/notes.git",
-        ],
-    );
-    assert_ne!(refused.code, 0);
-    assert_mentions(&refused.stderr, "GITHUB_TOKEN");
-    assert!(!refused.stderr.contains("ghp_secret"), "{}", refused.stderr);
-    let config = std::fs::read_to_string(root.path().join("config.toml")).unwrap_or_default();
-    assert!(!config.contains("ghp_secret"), "{config}");
-}
-
-#[test]
-fn a_running_server_pulls_periodically_and_serves_what_it_pulled() {
-    let (_remote, laptop, desktop) = two_devices();
-    set_option(desktop.root.path(), "notes", "pull_interval_ms = 200");
-    let mut server = Mcp::start(desktop.root.path());
-    server.call("list_memory_projects", json!({})).ok();
-
-    laptop.write("Fresh", "news about lighthouses");
-    laptop.sync("push");
-    let pulled = eventually(Duration::from_secs(20), || {
-        server
-            .call("search_notes", json!({"query": "lighthouses"}))
-            .text
-            .contains("Fresh")
-    });
-    assert!(pulled, "the server did not pull: {:?}", log(&desktop.dir));
-    assert!(log(&desktop.dir)[0].starts_with("feat(mem): add Fresh"));
 }
 
 /// Writes a tree object byte by byte, as a hostile client could: git's own tools refuse to
@@ -391,7 +298,7 @@ fn raw_tree(repo: &Repository, entries: &mut [(String, &str, git2::Oid)]) -> git
 
 #[test]
 fn a_remote_cannot_write_into_git_or_outside_the_project() {
-    let (remote, laptop, desktop) = two_devices();
+    let (remote, _laptop, desktop) = two_devices();
     let bare = Repository::open_bare(remote.path().join("remote.git")).unwrap();
     let branch = bare
         .references()
@@ -430,18 +337,20 @@ fn a_remote_cannot_write_into_git_or_outside_the_project() {
     let skipped = report["pull"]["skipped"].as_array().unwrap();
     assert_eq!(skipped.len(), 2, "{report}");
     assert!(!desktop.dir.join(".git/hooks/post-commit").exists());
-    assert!(!desktop.root.path().join("escape.md").exists());
-    drop(laptop);
+    assert!(!desktop.h.root().join("escape.md").exists());
 }
 
 #[test]
 fn observations_appended_to_one_note_on_both_devices_are_both_kept() {
     let (_remote, laptop, desktop) = two_devices();
     let append = |device: &Device, line: &str| {
-        device.tool(
-            "edit_note",
-            json!({"identifier": "shared/alpha", "operation": "append", "content": line}),
-        );
+        device
+            .h
+            .call(
+                "edit_note",
+                json!({"identifier": "shared/alpha", "operation": "append", "content": line}),
+            )
+            .ok();
     };
     append(&laptop, "- [fact] the laptop saw this");
     laptop.sync("push");
@@ -451,7 +360,7 @@ fn observations_appended_to_one_note_on_both_devices_are_both_kept() {
     let merged = desktop.file("shared/Alpha.md");
     assert_mentions(&merged, "the laptop saw this");
     assert_mentions(&merged, "the desktop saw that");
-    let observations = desktop.tool(
+    let observations = desktop.h.text(
         "search_notes",
         json!({"query": "laptop saw", "output_format": "json"}),
     );
@@ -463,24 +372,23 @@ fn a_device_joining_takes_the_remote_branch_whatever_its_name() {
     let remote = tempfile::tempdir().unwrap();
     // A bare repository's HEAD names `master`; the first device pushes `main`.
     let url = bare_remote(remote.path());
-    let first = tempfile::tempdir().unwrap();
-    versioned_with(
-        first.path(),
-        "Origin.md",
+    let first = Harness::new();
+    std::fs::create_dir_all(first.main_dir()).unwrap();
+    std::fs::write(
+        first.main_dir().join("Origin.md"),
         "# Origin\n\nwhere it started\n",
-        &url,
-    );
-    gitmem(first.path(), &["sync", "push"]).ok();
+    )
+    .unwrap();
+    first.app().version_project("main", Some(&url)).unwrap();
+    first.value("sync", json!({"direction": "push"}));
 
     let second = Device::join(&url, "second");
     assert_mentions(&second.file("Origin.md"), "where it started");
-    let found = second.tool("search_notes", json!({"query": "started"}));
+    let found = second.h.text("search_notes", json!({"query": "started"}));
     assert_mentions(&found, "Origin");
     second.write("Reply", "from the second device");
     second.sync("push");
-    let pulled = gitmem(first.path(), &["sync", "pull", "--json"])
-        .ok()
-        .json();
+    let pulled = first.value("sync", json!({"direction": "pull"}))["reports"][0].clone();
     assert_eq!(
         pulled["pull"]["updated"],
         json!(["shared/Reply.md"]),
