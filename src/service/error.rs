@@ -5,7 +5,7 @@
 use std::fmt;
 
 use crate::config::ConfigError;
-use crate::index::IndexError;
+use crate::index::{IndexError, OpError};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ServiceError {
@@ -42,6 +42,9 @@ pub enum InternalError {
     Config(ConfigError),
     #[error(transparent)]
     Index(#[from] IndexError),
+    /// The index refused one operation of a write.
+    #[error(transparent)]
+    IndexWrite(#[from] OpError),
     #[error(transparent)]
     Scan(#[from] crate::vault::scan::ScanError),
     #[error("I/O error: {0}")]
@@ -147,6 +150,12 @@ impl From<OutsideProject> for ServiceError {
 
 impl From<IndexError> for ServiceError {
     fn from(e: IndexError) -> Self {
+        ServiceError::Internal(e.into())
+    }
+}
+
+impl From<OpError> for ServiceError {
+    fn from(e: OpError) -> Self {
         ServiceError::Internal(e.into())
     }
 }

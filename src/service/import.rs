@@ -315,7 +315,7 @@ impl App {
                         "the index answered an import with {other:?}"
                     )))
                 }
-                Err(message) => return Err(ServiceError::inconsistent(message)),
+                Err(e) => return Err(e.into()),
             }
         }
         Ok(())

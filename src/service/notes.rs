@@ -219,7 +219,7 @@ impl App {
         let outcome = self.index.write(vec![self.upsert_op(project, relative)?])?;
         let id = match outcome.into_iter().next() {
             Some(Ok(OpOutcome::Upserted { id, .. })) => id,
-            Some(Err(message)) => return Err(ServiceError::inconsistent(message)),
+            Some(Err(e)) => return Err(e.into()),
             _ => {
                 return Err(ServiceError::inconsistent(format!(
                     "{relative} was not indexed"
@@ -588,8 +588,8 @@ impl App {
             from: note.path.clone(),
             to: destination.to_string(),
         }])?;
-        if let Some(Err(message)) = outcome.into_iter().next() {
-            return Err(ServiceError::invalid(message));
+        if let Some(Err(e)) = outcome.into_iter().next() {
+            return Err(e.into());
         }
         let moved = self.note_by_id(&note.id)?.ok_or_else(|| {
             ServiceError::inconsistent(format!("{destination} vanished from the index"))
