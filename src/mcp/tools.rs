@@ -21,6 +21,7 @@ use super::{
 };
 use crate::render::{Format, Rendered};
 use crate::service::auth::Grant;
+use crate::service::error::PageError;
 use crate::service::scope::ProjectChoice;
 use crate::service::{App, ServiceError};
 
@@ -514,19 +515,15 @@ impl PageArgs {
     ) -> Result<(usize, usize), ToolReply> {
         let page = self.page.unwrap_or(1);
         let size = self.page_size.unwrap_or(default_size);
-        let invalid = |message: String| {
-            Err(ToolReply::Error(format!(
-                "Error calling tool '{tool}': {message}"
-            )))
-        };
+        let invalid = |e: PageError| Err(service_error(tool, e.into()));
         if page < 1 {
-            return invalid(format!("page must be >= 1, got {page}"));
+            return invalid(PageError::PageBelowOne(page));
         }
         if size < 1 {
-            return invalid(format!("page_size must be >= 1, got {size}"));
+            return invalid(PageError::SizeBelowOne(size));
         }
         match max {
-            Some(max) if size > max => invalid(format!("page_size must be <= {max}, got {size}")),
+            Some(max) if size > max => invalid(PageError::SizeAboveMax { max, size }),
             _ => Ok((page as usize, size as usize)),
         }
     }
