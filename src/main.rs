@@ -25,7 +25,21 @@ fn main() {
         logs.init();
     }
     if let Err(err) = gitmem::cli::run(cli) {
-        eprintln!("error: {err:#}");
+        eprintln!("error: {}", report(&err));
         std::process::exit(1);
     }
+}
+
+/// The error and its causes, as anyhow's `{:#}` chains them, but without a cause the text
+/// before it already shows: most errors name their source in their own message, and would
+/// otherwise print it twice.
+fn report(err: &anyhow::Error) -> String {
+    let mut text = err.to_string();
+    for cause in err.chain().skip(1).map(ToString::to_string) {
+        if !text.contains(&cause) {
+            text.push_str(": ");
+            text.push_str(&cause);
+        }
+    }
+    text
 }

@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use super::{
     array_elements, clean_title, fenced, finish, id_and_source, stable_id, title_case, Draft,
-    Parsed, RecordError,
+    Parsed, RecordError, RecordProblem,
 };
 
 const SOURCE: &str = "chatgpt";
@@ -29,7 +29,7 @@ pub(super) fn parse(input: &str) -> Result<Parsed, Vec<RecordError>> {
     for (i, (line, value)) in elements.iter().enumerate() {
         let converted = value
             .as_object()
-            .ok_or_else(|| "is not a JSON object".to_string())
+            .ok_or(RecordProblem::ElementNotAnObject)
             .and_then(conversation);
         match converted {
             Ok((mut draft, rendered)) => {
@@ -37,9 +37,9 @@ pub(super) fn parse(input: &str) -> Result<Parsed, Vec<RecordError>> {
                 drafts.push(draft);
                 messages += rendered;
             }
-            Err(message) => errors.push(RecordError::new(
+            Err(problem) => errors.push(RecordError::new(
                 *line,
-                format!("conversation {}: {message}", i + 1),
+                problem.within("conversation", i + 1),
             )),
         }
     }
@@ -52,14 +52,14 @@ pub(super) fn parse(input: &str) -> Result<Parsed, Vec<RecordError>> {
 }
 
 /// The draft of one conversation and how many messages it shows.
-fn conversation(conversation: &Map<String, Value>) -> Result<(Draft, usize), String> {
+fn conversation(conversation: &Map<String, Value>) -> Result<(Draft, usize), RecordProblem> {
     let mapping = match conversation.get("mapping") {
         Some(Value::Object(mapping)) => mapping,
-        None | Some(Value::Null) => return Err("mapping is missing".into()),
-        Some(_) => return Err("mapping is not an object".into()),
+        None | Some(Value::Null) => return Err(RecordProblem::Missing("mapping")),
+        Some(_) => return Err(RecordProblem::KeyNotAnObject("mapping")),
     };
     if let Some((id, _)) = mapping.iter().find(|(_, node)| !node.is_object()) {
-        return Err(format!("mapping node '{id}' is not an object"));
+        return Err(RecordProblem::MappingNode(id.clone()));
     }
     let title = conversation
         .get("title")
@@ -76,9 +76,9 @@ fn conversation(conversation: &Map<String, Value>) -> Result<(Draft, usize), Str
         .or(earliest_message)
         .or(seconds("update_time"))
         .unwrap_or(NO_TIME);
-    let created = unix_time(created).ok_or("create_time is out of range")?;
+    let created = unix_time(created).ok_or(RecordProblem::OutOfRange("create_time"))?;
     let modified = match seconds("update_time") {
-        Some(t) => unix_time(t).ok_or("update_time is out of range")?,
+        Some(t) => unix_time(t).ok_or(RecordProblem::OutOfRange("update_time"))?,
         None => created,
     };
     // Older exports have only `id`, newer ones both; the title stands in when neither is.
@@ -126,7 +126,7 @@ fn conversation(conversation: &Map<String, Value>) -> Result<(Draft, usize), Str
 /// The messages of the tree, depth first from its root, children in order. Each node is
 /// visited once, so a damaged export whose children point back up cannot loop. The root is
 /// the node without a parent, or whose parent the export left out (a trimmed conversation).
-fn tree_order(mapping: &Map<String, Value>) -> Result<Vec<&Map<String, Value>>, String> {
+fn tree_order(mapping: &Map<String, Value>) -> Result<Vec<&Map<String, Value>>, RecordProblem> {
     let Some(root) = mapping
         .iter()
         .find(|(_, node)| match node.get("parent") {
@@ -138,7 +138,7 @@ fn tree_order(mapping: &Map<String, Value>) -> Result<Vec<&Map<String, Value>>, 
         return if mapping.is_empty() {
             Ok(Vec::new())
         } else {
-            Err("mapping has no root (every node has a parent)".into())
+            Err(RecordProblem::NoRoot)
         };
     };
     let mut messages = Vec::new();

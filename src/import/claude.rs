@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use super::{
     array_elements, clean_title, fenced, finish, id_and_source, stable_id, title_case, Draft,
-    Parsed, RecordError,
+    Parsed, RecordError, RecordProblem,
 };
 
 const SOURCE: &str = "claude";
@@ -26,15 +26,12 @@ pub(super) fn parse(input: &str) -> Result<Parsed, Vec<RecordError>> {
     } else if has("docs") {
         convert(&elements, &PROJECTS)
     } else {
-        Err(vec![RecordError::new(
-            1,
-            "not a Claude export: expected conversations (with chat_messages) or projects (with docs)",
-        )])
+        Err(vec![RecordError::new(1, RecordProblem::NotAClaudeExport)])
     }
 }
 
 /// What one record holds: its drafts and how many messages or documents it had.
-type Converted = Result<(Vec<Draft>, usize), String>;
+type Converted = Result<(Vec<Draft>, usize), RecordProblem>;
 
 /// One of the two files of an export.
 struct Kind {
@@ -69,7 +66,7 @@ fn convert(elements: &[(usize, Value)], kind: &Kind) -> Result<Parsed, Vec<Recor
     for (i, (line, value)) in elements.iter().enumerate() {
         let converted = value
             .as_object()
-            .ok_or_else(|| "is not a JSON object".to_string())
+            .ok_or(RecordProblem::ElementNotAnObject)
             .and_then(kind.convert);
         match converted {
             Ok((mut made, n)) => {
@@ -79,10 +76,7 @@ fn convert(elements: &[(usize, Value)], kind: &Kind) -> Result<Parsed, Vec<Recor
                 drafts.append(&mut made);
                 parts += n;
             }
-            Err(message) => errors.push(RecordError::new(
-                *line,
-                format!("{} {}: {message}", kind.one, i + 1),
-            )),
+            Err(problem) => errors.push(RecordError::new(*line, problem.within(kind.one, i + 1))),
         }
     }
     finish(
@@ -104,10 +98,11 @@ fn conversation(chat: &Map<String, Value>) -> Converted {
     let messages = array(chat, "chat_messages")?;
     let mut lines = vec![format!("# {name}\n")];
     for (i, message) in messages.iter().enumerate() {
-        let message = message
-            .as_object()
-            .ok_or_else(|| format!("message {} is not a JSON object", i + 1))?;
-        lines.extend(message_lines(message).map_err(|e| format!("message {}: {e}", i + 1))?);
+        let message = message.as_object().ok_or(RecordProblem::PartNotAnObject {
+            part: "message",
+            number: i + 1,
+        })?;
+        lines.extend(message_lines(message).map_err(|e| e.within("message", i + 1))?);
     }
     let id = stable_id(SOURCE, uuid, created_raw);
     let mut metadata = id_and_source(&id, SOURCE);
@@ -130,7 +125,7 @@ fn conversation(chat: &Map<String, Value>) -> Converted {
 
 /// A message as lines of the note: header, text, attachments, then the blank line that
 /// separates it from the next.
-fn message_lines(message: &Map<String, Value>) -> Result<Vec<String>, String> {
+fn message_lines(message: &Map<String, Value>) -> Result<Vec<String>, RecordProblem> {
     let sender = title_case(optional(message, "sender")?.unwrap_or("unknown"));
     let header = match optional(message, "created_at")? {
         Some(raw) => {
@@ -202,10 +197,11 @@ fn project(project: &Map<String, Value>) -> Converted {
     };
     let mut drafts = Vec::new();
     for (i, doc) in docs.iter().enumerate() {
-        let doc = doc
-            .as_object()
-            .ok_or_else(|| format!("document {} is not a JSON object", i + 1))?;
-        let in_doc = |e: String| format!("document {}: {e}", i + 1);
+        let doc = doc.as_object().ok_or(RecordProblem::PartNotAnObject {
+            part: "document",
+            number: i + 1,
+        })?;
+        let in_doc = |e: RecordProblem| e.within("document", i + 1);
         let filename = required(doc, "filename").map_err(in_doc)?;
         let content = required(doc, "content").map_err(in_doc)?;
         let doc_uuid = optional(doc, "uuid").map_err(in_doc)?;
@@ -259,24 +255,33 @@ fn with_final_newline(text: &str) -> String {
     }
 }
 
-fn array<'a>(object: &'a Map<String, Value>, key: &str) -> Result<&'a Vec<Value>, String> {
+fn array<'a>(
+    object: &'a Map<String, Value>,
+    key: &'static str,
+) -> Result<&'a Vec<Value>, RecordProblem> {
     match object.get(key) {
         Some(Value::Array(items)) => Ok(items),
-        None | Some(Value::Null) => Err(format!("{key} is missing")),
-        Some(_) => Err(format!("{key} is not an array")),
+        None | Some(Value::Null) => Err(RecordProblem::Missing(key)),
+        Some(_) => Err(RecordProblem::KeyNotAnArray(key)),
     }
 }
 
-fn required<'a>(object: &'a Map<String, Value>, key: &str) -> Result<&'a str, String> {
-    optional(object, key)?.ok_or_else(|| format!("{key} is missing"))
+fn required<'a>(
+    object: &'a Map<String, Value>,
+    key: &'static str,
+) -> Result<&'a str, RecordProblem> {
+    optional(object, key)?.ok_or(RecordProblem::Missing(key))
 }
 
 /// A string field; null counts as absent, any other non-string is an error.
-fn optional<'a>(object: &'a Map<String, Value>, key: &str) -> Result<Option<&'a str>, String> {
+fn optional<'a>(
+    object: &'a Map<String, Value>,
+    key: &'static str,
+) -> Result<Option<&'a str>, RecordProblem> {
     match object.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s)),
-        Some(_) => Err(format!("{key} is not a string")),
+        Some(_) => Err(RecordProblem::NotAString(key)),
     }
 }
 
@@ -292,8 +297,11 @@ fn time(raw: &str) -> Option<DateTime<Utc>> {
         })
 }
 
-fn not_a_time(key: &str, raw: &str) -> String {
-    format!("{key} '{raw}' is not an ISO 8601 time")
+fn not_a_time(key: &'static str, raw: &str) -> RecordProblem {
+    RecordProblem::NotIso8601 {
+        key,
+        value: raw.to_string(),
+    }
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 use crate::note::entity::entity_body;
 use crate::note::filename::entity_type_folder;
 
-use super::{id_and_source, json_lines, stable_id, Draft, Parsed, RecordError};
+use super::{id_and_source, json_lines, stable_id, Draft, Parsed, RecordError, RecordProblem};
 
 const SOURCE: &str = "memory-json";
 
@@ -94,7 +94,7 @@ pub(super) fn parse(input: &str) -> Result<Parsed, Vec<RecordError>> {
                 to,
                 relation_type,
             }) => relations.push((line, from, to, relation_type)),
-            Err(message) => errors.push(RecordError::new(line, message)),
+            Err(problem) => errors.push(RecordError::new(line, problem)),
         }
     }
     if !errors.is_empty() {
@@ -131,18 +131,18 @@ pub(super) fn parse(input: &str) -> Result<Parsed, Vec<RecordError>> {
     })
 }
 
-fn read(value: &Value) -> Result<Record, String> {
-    let object = value.as_object().ok_or("expected a JSON object")?;
+fn read(value: &Value) -> Result<Record, RecordProblem> {
+    let object = value.as_object().ok_or(RecordProblem::NotAnObject)?;
     let kind = match object.get("type") {
         Some(Value::String(kind)) => kind.as_str(),
         // Hand-written files leave the kind out; a relation is known by its ends.
         None | Some(Value::Null) if has_any(object, &["from", "from_id"]) => "relation",
         None | Some(Value::Null) => "entity",
-        Some(other) => return Err(format!("record type {other} is not a string")),
+        Some(other) => return Err(RecordProblem::TypeNotAString(other.clone())),
     };
     match kind {
         "entity" => {
-            let name = text(object, &["name", "entityName", "id"]).ok_or("entity has no name")?;
+            let name = text(object, &["name", "entityName", "id"]).ok_or(RecordProblem::Unnamed)?;
             let entity_type =
                 text(object, &["entityType", "entity_type"]).unwrap_or_else(|| DEFAULT_TYPE.into());
             let observations = match object.get("observations") {
@@ -152,13 +152,13 @@ fn read(value: &Value) -> Result<Record, String> {
                     .enumerate()
                     .map(|(i, item)| match item {
                         Value::String(s) => Ok(observation(s)),
-                        _ => Err(format!("observation {} is not a string", i + 1)),
+                        _ => Err(RecordProblem::Observation(i + 1)),
                     })
                     .collect::<Result<Vec<_>, _>>()?
                     .into_iter()
                     .flatten()
                     .collect(),
-                Some(_) => return Err("observations is not an array".into()),
+                Some(_) => return Err(RecordProblem::KeyNotAnArray("observations")),
             };
             Ok(Record::Entity {
                 name,
@@ -177,7 +177,7 @@ fn read(value: &Value) -> Result<Record, String> {
                     relation_type,
                 }),
                 (from, to, relation_type) => {
-                    let missing: Vec<&str> = [
+                    let missing: Vec<&'static str> = [
                         ("from", from.is_none()),
                         ("to", to.is_none()),
                         ("relationType", relation_type.is_none()),
@@ -185,13 +185,11 @@ fn read(value: &Value) -> Result<Record, String> {
                     .into_iter()
                     .filter_map(|(key, absent)| absent.then_some(key))
                     .collect();
-                    Err(format!("relation has no {}", missing.join(", ")))
+                    Err(RecordProblem::RelationLacks(missing))
                 }
             }
         }
-        other => Err(format!(
-            "unknown record type '{other}' (expected entity or relation)"
-        )),
+        other => Err(RecordProblem::UnknownType(other.to_string())),
     }
 }
 
@@ -416,7 +414,7 @@ mod tests {
                     name, entity_type, ..
                 }) => Ok((name, entity_type)),
                 Ok(Record::Relation { .. }) => Ok(("relation".into(), String::new())),
-                Err(message) => Err(message),
+                Err(problem) => Err(problem.to_string()),
             };
             assert_eq!(got, expected.map_err(String::from), "{line}");
         }

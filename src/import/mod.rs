@@ -14,7 +14,6 @@ mod memory_json;
 mod records;
 
 use std::collections::HashSet;
-use std::fmt;
 
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
@@ -90,29 +89,97 @@ pub struct Parsed {
 }
 
 /// A record that cannot be imported, with where it is.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("line {line}: {problem}")]
 pub struct RecordError {
     /// 1-based line where the record starts (for a JSON syntax error: where parsing stopped).
     pub line: usize,
-    pub message: String,
+    pub problem: RecordProblem,
 }
 
 impl RecordError {
-    fn new(line: usize, message: impl Into<String>) -> Self {
-        RecordError {
-            line,
-            message: message.into(),
+    fn new(line: usize, problem: RecordProblem) -> Self {
+        RecordError { line, problem }
+    }
+}
+
+/// What is wrong with a record (or with the whole input, reported at its first line). A key
+/// is the record's field as the export names it.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RecordProblem {
+    /// serde_json's message, without the line the record error already gives.
+    #[error("not valid JSON: {message} at column {column}")]
+    Syntax { message: String, column: usize },
+    #[error("expected a JSON array")]
+    NotAnArray,
+    #[error("expected a JSON object")]
+    NotAnObject,
+    #[error(
+        "not a Claude export: expected conversations (with chat_messages) or projects (with docs)"
+    )]
+    NotAClaudeExport,
+    /// An element of the export's array, named by the [`RecordProblem::In`] around it.
+    #[error("is not a JSON object")]
+    ElementNotAnObject,
+    #[error("{part} {number} is not a JSON object")]
+    PartNotAnObject { part: &'static str, number: usize },
+    /// The problem of a record's `number`th (from 1) `part`: "conversation 3: ...".
+    #[error("{part} {number}: {problem}")]
+    In {
+        part: &'static str,
+        number: usize,
+        problem: Box<RecordProblem>,
+    },
+    #[error("{0} is missing")]
+    Missing(&'static str),
+    #[error("{0} is empty")]
+    Empty(&'static str),
+    #[error("{0} is not a string")]
+    NotAString(&'static str),
+    #[error("{0} is not a non-empty string")]
+    NotANonEmptyString(&'static str),
+    #[error("{0} is not an array")]
+    KeyNotAnArray(&'static str),
+    #[error("{0} is not an object")]
+    KeyNotAnObject(&'static str),
+    #[error("{key} '{value}' is not an RFC 3339 time")]
+    NotRfc3339 { key: &'static str, value: String },
+    #[error("{key} '{value}' is not an ISO 8601 time")]
+    NotIso8601 { key: &'static str, value: String },
+    #[error("{0} is out of range")]
+    OutOfRange(&'static str),
+    #[error("score {0} is not a number from 0 to 1")]
+    Score(Value),
+    #[error("ttl '{0}' is not an ISO 8601 duration (like P30D or PT12H)")]
+    Ttl(String),
+    #[error("tags is not a list of strings or a comma-separated string")]
+    Tags,
+    #[error("mapping node '{0}' is not an object")]
+    MappingNode(String),
+    #[error("mapping has no root (every node has a parent)")]
+    NoRoot,
+    #[error("record type {0} is not a string")]
+    TypeNotAString(Value),
+    #[error("unknown record type '{0}' (expected entity or relation)")]
+    UnknownType(String),
+    #[error("entity has no name")]
+    Unnamed,
+    #[error("observation {0} is not a string")]
+    Observation(usize),
+    #[error("relation has no {keys}", keys = .0.join(", "))]
+    RelationLacks(Vec<&'static str>),
+}
+
+impl RecordProblem {
+    /// This problem as the problem of a record's `number`th `part`.
+    fn within(self, part: &'static str, number: usize) -> Self {
+        RecordProblem::In {
+            part,
+            number,
+            problem: Box::new(self),
         }
     }
 }
-
-impl fmt::Display for RecordError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "line {}: {}", self.line, self.message)
-    }
-}
-
-impl std::error::Error for RecordError {}
 
 /// Converts the whole input, or reports every bad record in it (in line order): an import
 /// either takes everything or nothing, so the user fixes all problems in one go.
@@ -236,11 +303,13 @@ fn id_and_source(id: &str, source: &str) -> Map<String, Value> {
 
 /// serde_json's message for a syntax error, with the column but without its line, which
 /// the caller reports as the record's line.
-fn syntax_error(e: &serde_json::Error) -> String {
+fn syntax_error(e: &serde_json::Error) -> RecordProblem {
     let full = e.to_string();
     let position = format!(" at line {} column {}", e.line(), e.column());
-    let message = full.strip_suffix(&position).unwrap_or(&full);
-    format!("not valid JSON: {message} at column {}", e.column())
+    RecordProblem::Syntax {
+        message: full.strip_suffix(&position).unwrap_or(&full).to_string(),
+        column: e.column(),
+    }
 }
 
 /// The records of a JSON Lines input with their line numbers; blank lines are skipped.
@@ -261,7 +330,7 @@ fn array_elements(input: &str) -> Result<Vec<(usize, Value)>, Vec<RecordError>> 
     let value: Value = serde_json::from_str(input)
         .map_err(|e| vec![RecordError::new(e.line().max(1), syntax_error(&e))])?;
     let Value::Array(items) = value else {
-        return Err(vec![RecordError::new(1, "expected a JSON array")]);
+        return Err(vec![RecordError::new(1, RecordProblem::NotAnArray)]);
     };
     let lines = element_lines(input);
     Ok(items
@@ -440,17 +509,24 @@ mod tests {
             ),
         ];
         for (input, line, message) in cases {
-            assert_eq!(
-                array_elements(input),
-                Err(vec![RecordError::new(line, message)]),
-                "{input:?}"
-            );
+            let errors = array_elements(input).unwrap_err();
+            let found: Vec<(usize, String)> = errors
+                .iter()
+                .map(|e| (e.line, e.problem.to_string()))
+                .collect();
+            assert_eq!(found, [(line, message.to_string())], "{input:?}");
         }
     }
 
     #[test]
     fn errors_name_their_line_and_come_in_line_order() {
-        let error = RecordError::new(3, "not valid JSON: expected value at column 1");
+        let error = RecordError::new(
+            3,
+            RecordProblem::Syntax {
+                message: "expected value".into(),
+                column: 1,
+            },
+        );
         assert_eq!(
             error.to_string(),
             "line 3: not valid JSON: expected value at column 1"

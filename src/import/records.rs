@@ -11,6 +11,7 @@ use crate::note::memory::{parse_duration, title_from_content, KEYS};
 
 use super::{
     array_elements, finish, id_and_source, json_lines, stable_id, Draft, Parsed, RecordError,
+    RecordProblem,
 };
 
 const SOURCE: &str = "jsonl";
@@ -41,12 +42,12 @@ pub(super) fn parse(input: &str) -> Result<Parsed, Vec<RecordError>> {
                 draft.line = *line;
                 drafts.push(draft);
             }
-            Err(message) => {
-                let message = match position {
-                    Some(n) => format!("record {n}: {message}"),
-                    None => message,
+            Err(problem) => {
+                let problem = match position {
+                    Some(n) => problem.within("record", *n),
+                    None => problem,
                 };
-                errors.push(RecordError::new(*line, message));
+                errors.push(RecordError::new(*line, problem));
             }
         }
     }
@@ -58,19 +59,19 @@ pub(super) fn parse(input: &str) -> Result<Parsed, Vec<RecordError>> {
     )
 }
 
-fn record(value: &Value) -> Result<Draft, String> {
-    let object = value.as_object().ok_or("expected a JSON object")?;
+fn record(value: &Value) -> Result<Draft, RecordProblem> {
+    let object = value.as_object().ok_or(RecordProblem::NotAnObject)?;
     let content = match field(object, "content") {
         Some(Value::String(s)) if !s.trim().is_empty() => s.as_str(),
-        Some(Value::String(_)) => return Err("content is empty".into()),
-        Some(_) => return Err("content is not a string".into()),
-        None => return Err("content is missing".into()),
+        Some(Value::String(_)) => return Err(RecordProblem::Empty("content")),
+        Some(_) => return Err(RecordProblem::NotAString("content")),
+        None => return Err(RecordProblem::Missing("content")),
     };
     let created_at = time(object, "created_at")?;
     let id = match field(object, "id") {
         None => stable_id(SOURCE, content, created_at.unwrap_or("")),
         Some(Value::String(id)) if !id.trim().is_empty() => id.clone(),
-        Some(_) => return Err("id is not a non-empty string".into()),
+        Some(_) => return Err(RecordProblem::NotANonEmptyString("id")),
     };
     let source = non_blank(object, "source")?.unwrap_or(SOURCE);
     let mut metadata = id_and_source(&id, source);
@@ -81,14 +82,12 @@ fn record(value: &Value) -> Result<Draft, String> {
     if let Some(score) = field(object, "score") {
         match score.as_f64() {
             Some(s) if (0.0..=1.0).contains(&s) => metadata.insert("score".into(), score.clone()),
-            _ => return Err(format!("score {score} is not a number from 0 to 1")),
+            _ => return Err(RecordProblem::Score(score.clone())),
         };
     }
     if let Some(ttl) = string(object, "ttl")? {
         if parse_duration(ttl).is_none() {
-            return Err(format!(
-                "ttl '{ttl}' is not an ISO 8601 duration (like P30D or PT12H)"
-            ));
+            return Err(RecordProblem::Ttl(ttl.to_string()));
         }
         metadata.insert("ttl".into(), ttl.into());
     }
@@ -100,7 +99,7 @@ fn record(value: &Value) -> Result<Draft, String> {
     let mut compat = match field(object, "compat") {
         None => Map::new(),
         Some(Value::Object(compat)) => compat.clone(),
-        Some(_) => return Err("compat is not an object".into()),
+        Some(_) => return Err(RecordProblem::KeyNotAnObject("compat")),
     };
     if let Some(basic_id) = string(object, "basic_id")? {
         compat.entry("basic_id").or_insert_with(|| basic_id.into());
@@ -134,42 +133,51 @@ fn field<'a>(object: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
     object.get(key).filter(|v| !v.is_null())
 }
 
-fn string<'a>(object: &'a Map<String, Value>, key: &str) -> Result<Option<&'a str>, String> {
+fn string<'a>(
+    object: &'a Map<String, Value>,
+    key: &'static str,
+) -> Result<Option<&'a str>, RecordProblem> {
     match field(object, key) {
         None => Ok(None),
         Some(Value::String(s)) => Ok(Some(s)),
-        Some(_) => Err(format!("{key} is not a string")),
+        Some(_) => Err(RecordProblem::NotAString(key)),
     }
 }
 
 /// A string field, trimmed; a blank one counts as absent.
-fn non_blank<'a>(object: &'a Map<String, Value>, key: &str) -> Result<Option<&'a str>, String> {
+fn non_blank<'a>(
+    object: &'a Map<String, Value>,
+    key: &'static str,
+) -> Result<Option<&'a str>, RecordProblem> {
     Ok(string(object, key)?
         .map(str::trim)
         .filter(|s| !s.is_empty()))
 }
 
 /// A time field as written, once it is known to be RFC 3339 (what the memory API writes).
-fn time<'a>(object: &'a Map<String, Value>, key: &str) -> Result<Option<&'a str>, String> {
+fn time<'a>(
+    object: &'a Map<String, Value>,
+    key: &'static str,
+) -> Result<Option<&'a str>, RecordProblem> {
     match string(object, key)? {
-        Some(raw) if DateTime::parse_from_rfc3339(raw).is_err() => {
-            Err(format!("{key} '{raw}' is not an RFC 3339 time"))
-        }
+        Some(raw) if DateTime::parse_from_rfc3339(raw).is_err() => Err(RecordProblem::NotRfc3339 {
+            key,
+            value: raw.to_string(),
+        }),
         found => Ok(found),
     }
 }
 
 /// Tags as a list, from a list of strings or from one comma-separated string.
-fn tags(value: Option<&Value>) -> Result<Vec<String>, String> {
-    let invalid = || "tags is not a list of strings or a comma-separated string".to_string();
+fn tags(value: Option<&Value>) -> Result<Vec<String>, RecordProblem> {
     let raw: Vec<&str> = match value {
         None => Vec::new(),
         Some(Value::String(s)) => s.split(',').collect(),
         Some(Value::Array(items)) => items
             .iter()
-            .map(|item| item.as_str().ok_or_else(invalid))
+            .map(|item| item.as_str().ok_or(RecordProblem::Tags))
             .collect::<Result<_, _>>()?,
-        Some(_) => return Err(invalid()),
+        Some(_) => return Err(RecordProblem::Tags),
     };
     Ok(raw
         .into_iter()
@@ -373,7 +381,11 @@ mod tests {
             (json!("x"), "expected a JSON object"),
         ];
         for (input, message) in cases {
-            assert_eq!(record(&input), Err(message.to_string()), "{input}");
+            assert_eq!(
+                record(&input).map_err(|e| e.to_string()),
+                Err(message.to_string()),
+                "{input}"
+            );
         }
     }
 

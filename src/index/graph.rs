@@ -117,9 +117,7 @@ fn activity_key(project: &str, updated_ms: i64, id: &str) -> String {
 impl Tables {
     pub fn get_note(&self, txn: &RoTxn, id: &str) -> Result<Option<NoteRecord>, IndexError> {
         match self.notes.get(txn, id)? {
-            Some(bytes) => Ok(Some(
-                NoteRecord::decode(bytes).map_err(|e| IndexError::Record(e.to_string()))?,
-            )),
+            Some(bytes) => Ok(Some(NoteRecord::decode(bytes)?)),
             None => Ok(None),
         }
     }

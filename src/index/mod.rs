@@ -30,17 +30,38 @@ pub enum IndexError {
     #[error("index storage error: {0}")]
     Lmdb(#[from] heed::Error),
     #[error("search index error: {0}")]
-    Search(String),
+    Search(#[from] milli_core::Error),
+    #[error("search index error: {0}")]
+    Threads(#[from] rayon::ThreadPoolBuildError),
+    /// The group commit this write was part of failed; each write of it is answered with that.
+    #[error("search index error: {0}")]
+    Batch(#[source] Arc<IndexError>),
+    /// The index was deleted to be made anew, and could not be opened even then.
+    #[error("search index error: {0}")]
+    Reopen(#[source] Box<OpenFailure>),
     #[error("index record is corrupt: {0}")]
     Corrupt(#[from] serde_json::Error),
     #[error("index record is corrupt: {0}")]
-    Record(String),
+    Record(#[from] bincode::Error),
     #[error("index I/O error: {0}")]
     Io(#[from] std::io::Error),
     #[error("not in the index: {0}")]
     NotFound(String),
     #[error("the index writer has stopped")]
     WriterGone,
+}
+
+/// Why one operation of a write was not applied; the others of its batch were.
+#[derive(Debug, thiserror::Error)]
+pub enum OpError {
+    #[error("not in the index: {0}")]
+    NotFound(String),
+    /// Applied alone after its batch failed, the operation got no answer.
+    #[error("the index gave no answer for this change")]
+    NoAnswer,
+    /// Applied alone after its batch failed, the operation failed too.
+    #[error("the index refused this change: {0}")]
+    Refused(#[source] IndexError),
 }
 
 const GRAPH_MAP_SIZE: usize = 8 << 30;
@@ -76,7 +97,7 @@ impl Index {
                 }
                 let mut index = Self::open_existing(dir).map_err(|e| match e {
                     OpenFailure::Error(e) => e,
-                    other => IndexError::Search(other.to_string()),
+                    other => IndexError::Reopen(Box::new(other)),
                 })?;
                 index.rebuilt = true;
                 Ok(index)
@@ -128,7 +149,7 @@ impl Index {
         options.map_size(SEARCH_MAP_SIZE);
         no_read_ahead(&mut options);
         let milli = milli_core::Index::new(options, &search_dir, true)
-            .map_err(|e| OpenFailure::Error(IndexError::Search(e.to_string())))?;
+            .map_err(|e| OpenFailure::Error(e.into()))?;
         {
             let rtxn = milli.read_txn().map_err(IndexError::from)?;
             let configured = milli
@@ -161,7 +182,7 @@ impl Index {
     }
 
     /// Applies `ops` in the next group commit and returns once the graph tables have them.
-    pub fn write(&self, ops: Vec<WriteOp>) -> Result<Vec<Result<OpOutcome, String>>, IndexError> {
+    pub fn write(&self, ops: Vec<WriteOp>) -> Result<Vec<Result<OpOutcome, OpError>>, IndexError> {
         self.writer.write(ops)
     }
 
@@ -323,8 +344,9 @@ fn no_read_ahead(options: &mut EnvOpenOptions<WithoutTls>) {
     }
 }
 
+/// Why an existing index could not be opened as it is.
 #[derive(Debug, thiserror::Error)]
-enum OpenFailure {
+pub enum OpenFailure {
     #[error("{0}")]
     Error(#[from] IndexError),
     #[error("schema version {0} is not the one this gitmem uses")]

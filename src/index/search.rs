@@ -74,7 +74,7 @@ pub fn configure<'t>(index: &'t Milli, wtxn: &mut RwTxn<'t>) -> Result<(), Index
     settings.set_proximity_precision(milli_core::proximity::ProximityPrecision::ByAttribute);
     settings
         .execute(|_| (), || false)
-        .map_err(|e| IndexError::Search(e.to_string()))?;
+        .map_err(IndexError::from)?;
     Ok(())
 }
 
@@ -242,7 +242,7 @@ pub fn stored_body(
     let Some(content_field) = fields.id("content") else {
         return Ok(None);
     };
-    let docs = milli.documents(rtxn, [internal]).map_err(search_err)?;
+    let docs = milli.documents(rtxn, [internal])?;
     let Some((_, obkv)) = docs.first() else {
         return Ok(None);
     };
@@ -434,29 +434,26 @@ pub(super) fn flush(
         let delete_refs = alloc.alloc_slice_copy(&delete_refs);
         let mut op = indexer::DocumentOperation::new();
         if replaced > 0 {
-            op.replace_documents(&mmap).map_err(search_err)?;
+            op.replace_documents(&mmap)?;
         }
         if !delete_refs.is_empty() {
             op.delete_documents(delete_refs);
         }
-        let (changes, stats, primary_key) = op
-            .into_changes(
-                &alloc,
-                milli,
-                &rtxn,
-                None,
-                &mut new_fields,
-                &|| false,
-                Progress::default(),
-            )
-            .map_err(search_err)?;
+        let (changes, stats, primary_key) = op.into_changes(
+            &alloc,
+            milli,
+            &rtxn,
+            None,
+            &mut new_fields,
+            &|| false,
+            Progress::default(),
+        )?;
         if let Some(e) = stats.into_iter().find_map(|s| s.error) {
-            return Err(IndexError::Search(e.to_string()));
+            return Err(milli_core::Error::from(e).into());
         }
         let pool = milli_core::ThreadPoolNoAbortBuilder::new()
             .num_threads(INDEXING_THREADS)
-            .build()
-            .map_err(|e| IndexError::Search(e.to_string()))?;
+            .build()?;
         indexer::index(
             &mut wtxn,
             milli,
@@ -469,8 +466,7 @@ pub(super) fn flush(
             EmbeddingConfigs::default(),
             &|| false,
             &Progress::default(),
-        )
-        .map_err(search_err)?;
+        )?;
     }
     wtxn.commit()?;
     tracing::debug!(
@@ -488,10 +484,6 @@ pub(super) fn flush(
             .collect(),
         stale,
     }))
-}
-
-fn search_err(e: milli_core::Error) -> IndexError {
-    IndexError::Search(e.to_string())
 }
 
 /// A full-text query against the index.
@@ -551,12 +543,9 @@ fn load_documents(
 ) -> Result<Vec<(u32, Document)>, IndexError> {
     let fields = milli.fields_ids_map(rtxn)?;
     let mut docs = Vec::with_capacity(docids.len());
-    for (docid, obkv) in milli
-        .documents(rtxn, docids.iter().copied())
-        .map_err(search_err)?
-    {
+    for (docid, obkv) in milli.documents(rtxn, docids.iter().copied())? {
         let doc = match only {
-            None => milli_core::all_obkv_to_json(obkv, &fields).map_err(search_err)?,
+            None => milli_core::all_obkv_to_json(obkv, &fields)?,
             Some(names) => {
                 let mut doc = Map::new();
                 for name in names {
@@ -596,9 +585,7 @@ pub fn documents_by_external_id(
 
 pub fn run(milli: &Milli, query: &Query) -> Result<Hits, IndexError> {
     let rtxn = milli.read_txn()?;
-    if milli.primary_key(&rtxn)?.is_none()
-        || milli.number_of_documents(&rtxn).map_err(search_err)? == 0
-    {
+    if milli.primary_key(&rtxn)?.is_none() || milli.number_of_documents(&rtxn)? == 0 {
         return Ok(Hits::default());
     }
     let mut search = milli_core::Search::new(&rtxn, milli);
@@ -623,10 +610,10 @@ pub fn run(milli: &Milli, query: &Query) -> Result<Hits, IndexError> {
         ))]);
     }
     let filter_text = query.filter.clone().unwrap_or_default();
-    if let Some(filter) = milli_core::Filter::from_str(&filter_text).map_err(search_err)? {
+    if let Some(filter) = milli_core::Filter::from_str(&filter_text)? {
         search.filter(filter);
     }
-    let result = search.execute().map_err(search_err)?;
+    let result = search.execute()?;
     let docs = load_documents(milli, &rtxn, &result.documents_ids, query.load_only)?;
     let hits = docs
         .into_iter()

@@ -17,7 +17,7 @@ use super::graph::{GraphWriter, Tables};
 use super::model::{OpOutcome, WriteOp};
 use super::owner::Owner;
 use super::search::{Bodies, Handed};
-use super::{IndexError, Progress, SharedProgress};
+use super::{IndexError, OpError, Progress, SharedProgress};
 
 /// Upper bound of notes re-indexed for search in one milli transaction. Larger batches are
 /// not faster (milli's per-transaction cost is small next to its per-document cost) but need
@@ -28,7 +28,7 @@ const MAX_GRAPH_BATCH: usize = 5_000;
 /// Longest time search indexing waits for a busy graph writer.
 const MAX_SEARCH_DEFERRAL: std::time::Duration = std::time::Duration::from_secs(10);
 
-type Answer = Result<Vec<Result<OpOutcome, String>>, IndexError>;
+type Answer = Result<Vec<Result<OpOutcome, OpError>>, IndexError>;
 type Reply = Sender<Answer>;
 
 enum Message {
@@ -216,9 +216,9 @@ fn run_graph(shared: &Shared, rx: Receiver<Message>, kick: &Sender<Option<()>>) 
                 }
                 Err(e) => {
                     tracing::error!("index write failed: {e}");
-                    let message = e.to_string();
+                    let failed = Arc::new(e);
                     for (_, reply) in batch {
-                        let _ = reply.send(Err(IndexError::Search(message.clone())));
+                        let _ = reply.send(Err(IndexError::Batch(failed.clone())));
                     }
                 }
             }
@@ -238,7 +238,7 @@ fn apply_batch(
     shared: &Shared,
     batch: &mut Batch,
     stamp: u64,
-) -> Result<Vec<Vec<Result<OpOutcome, String>>>, IndexError> {
+) -> Result<Vec<Vec<Result<OpOutcome, OpError>>>, IndexError> {
     let mut groups: Vec<&mut [WriteOp]> = batch
         .iter_mut()
         .map(|(ops, _)| ops.as_mut_slice())
@@ -256,10 +256,10 @@ fn apply_batch(
                     results.push(
                         match single.map(|mut r| r.pop().and_then(|mut r| r.pop())) {
                             Ok(Some(result)) => result,
-                            Ok(None) => Err("the index gave no answer for this change".into()),
+                            Ok(None) => Err(OpError::NoAnswer),
                             Err(e) => {
                                 tracing::error!("index write failed: {e}");
-                                Err(format!("the index refused this change: {e}"))
+                                Err(OpError::Refused(e))
                             }
                         },
                     );
@@ -276,7 +276,7 @@ fn apply_together(
     shared: &Shared,
     batch: &mut [&mut [WriteOp]],
     stamp: u64,
-) -> Result<Vec<Vec<Result<OpOutcome, String>>>, IndexError> {
+) -> Result<Vec<Vec<Result<OpOutcome, OpError>>>, IndexError> {
     let mut wtxn = shared.env.write_txn()?;
     let mut graph = GraphWriter::new(&shared.tables, &shared.owner.name, stamp);
     let mut all = Vec::with_capacity(batch.len());
@@ -299,9 +299,7 @@ fn apply_together(
                     }
                     results.push(Ok(outcome));
                 }
-                Err(IndexError::NotFound(what)) => {
-                    results.push(Err(format!("not in the index: {what}")))
-                }
+                Err(IndexError::NotFound(what)) => results.push(Err(OpError::NotFound(what))),
                 Err(other) => return Err(other),
             }
         }

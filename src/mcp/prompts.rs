@@ -6,12 +6,26 @@ use serde_json::{json, Map, Value};
 use super::tools::ToolCtx;
 use crate::render::{self, Format, Rendered};
 use crate::service::search::{SearchRequest, SearchResult};
-use crate::service::timeframe::{parse_instant, Timeframe};
+use crate::service::timeframe::{parse_instant, Timeframe, TimeframeError};
+use crate::service::ServiceError;
 
 const CONTINUE: &str = include_str!("../../templates/prompt_continue_conversation.md");
 const GETTING_STARTED: &str = include_str!("../../templates/prompt_getting_started.md");
 const RECENT: &str = include_str!("../../templates/prompt_recent_activity.md");
 const SEARCH: &str = include_str!("../../templates/prompt_search_knowledge_base.md");
+
+/// Why a prompt could not be rendered.
+#[derive(Debug, thiserror::Error)]
+pub enum PromptError {
+    #[error("Unknown prompt '{0}'. Available prompts: continue_conversation, getting_started, recent_activity, search_knowledge_base")]
+    Unknown(String),
+    #[error("search_knowledge_base needs a 'query' argument")]
+    NoQuery,
+    #[error(transparent)]
+    Timeframe(#[from] TimeframeError),
+    #[error(transparent)]
+    Service(#[from] ServiceError),
+}
 
 pub fn list() -> Value {
     json!([
@@ -72,12 +86,11 @@ fn search(ctx: &ToolCtx, query: &str, timeframe: Option<&str>) -> Vec<SearchResu
 }
 
 /// recent_activity's text for a timeframe and a project (or the default, or every project).
-fn activity(ctx: &ToolCtx, timeframe: &str, project: Option<&str>) -> Result<String, String> {
-    let tf = Timeframe::parse(timeframe, Utc::now()).map_err(|e| e.to_string())?;
-    let scope = ctx
-        .app
-        .recent_activity_for(&ctx.choice_of(project), &[], tf.since(Utc::now()), 1, 10)
-        .map_err(|e| e.to_string())?;
+fn activity(ctx: &ToolCtx, timeframe: &str, project: Option<&str>) -> Result<String, PromptError> {
+    let tf = Timeframe::parse(timeframe, Utc::now())?;
+    let scope =
+        ctx.app
+            .recent_activity_for(&ctx.choice_of(project), &[], tf.since(Utc::now()), 1, 10)?;
     match render::activity::answer(&scope, &tf.label(), 1, false, Format::Text) {
         Rendered::Text(text) => Ok(text),
         Rendered::Json(v) => Ok(v.to_string()),
@@ -97,7 +110,7 @@ pub fn render(
     ctx: &ToolCtx,
     name: &str,
     args: &Map<String, Value>,
-) -> Result<(String, String), String> {
+) -> Result<(String, String), PromptError> {
     let arg = |k: &str| {
         args.get(k)
             .and_then(Value::as_str)
@@ -130,21 +143,25 @@ pub fn render(
                 }
                 None => {
                     let activity = activity(ctx, timeframe.unwrap_or("7d"), None)
-                        .unwrap_or_else(|e| e);
+                        .unwrap_or_else(|e| e.to_string());
                     ("recent activity".to_string(), activity)
                 }
             };
-            Ok((format!("Continue the conversation on {topic}"), fill(CONTINUE, &[("topic", &topic), ("context", &context)])))
+            Ok((
+                format!("Continue the conversation on {topic}"),
+                fill(CONTINUE, &[("topic", &topic), ("context", &context)]),
+            ))
         }
         "getting_started" => {
-            let project = ctx
-                .app
-                .select_project(&ctx.choice_of(arg("project")))
-                .map_err(|e| e.to_string())?;
-            let activity = activity(ctx, "30d", Some(&project.name)).unwrap_or_else(|e| e);
+            let project = ctx.app.select_project(&ctx.choice_of(arg("project")))?;
+            let activity =
+                activity(ctx, "30d", Some(&project.name)).unwrap_or_else(|e| e.to_string());
             Ok((
                 "Get started with gitmem".into(),
-                fill(GETTING_STARTED, &[("project", &project.name), ("activity", &activity)]),
+                fill(
+                    GETTING_STARTED,
+                    &[("project", &project.name), ("activity", &activity)],
+                ),
             ))
         }
         "recent_activity" => {
@@ -153,12 +170,19 @@ pub fn render(
             let label = arg("project").unwrap_or("all projects");
             Ok((
                 "Recent activity".into(),
-                fill(RECENT, &[("project", label), ("timeframe", timeframe), ("activity", &activity)]),
+                fill(
+                    RECENT,
+                    &[
+                        ("project", label),
+                        ("timeframe", timeframe),
+                        ("activity", &activity),
+                    ],
+                ),
             ))
         }
         "search_knowledge_base" => {
             let Some(query) = arg("query") else {
-                return Err("search_knowledge_base needs a 'query' argument".into());
+                return Err(PromptError::NoQuery);
             };
             let results = search(ctx, query, arg("timeframe"));
             let mut listing = format!("Found {} results:\n", results.len());
@@ -170,10 +194,11 @@ pub fn render(
                     short(r.content.as_deref().unwrap_or(""), 200)
                 ));
             }
-            Ok((format!("Search results for {query}"), fill(SEARCH, &[("query", query), ("results", &listing)])))
+            Ok((
+                format!("Search results for {query}"),
+                fill(SEARCH, &[("query", query), ("results", &listing)]),
+            ))
         }
-        other => Err(format!(
-            "Unknown prompt '{other}'. Available prompts: continue_conversation, getting_started, recent_activity, search_knowledge_base"
-        )),
+        other => Err(PromptError::Unknown(other.to_string())),
     }
 }

@@ -6,12 +6,24 @@ use serde_json::{json, Map, Value};
 
 use super::server::{GUIDE, GUIDE_URI};
 use super::tools::ToolCtx;
-use crate::service::Outcome;
+use crate::service::{Outcome, ServiceError};
 
 /// Notes per page of `resources/list`.
 pub const PAGE: usize = 100;
 /// The template of a note's URI.
 pub const NOTE_TEMPLATE: &str = "memory://{project}/{+permalink}";
+
+/// Why a resource could not be listed or read.
+#[derive(Debug, thiserror::Error)]
+pub enum ResourceError {
+    #[error("invalid cursor '{0}'")]
+    Cursor(String),
+    /// Not a resource, or not one this caller may read.
+    #[error("Unknown resource: {0}")]
+    Unknown(String),
+    #[error(transparent)]
+    Service(#[from] ServiceError),
+}
 
 /// The resource templates: a project's info, and a note.
 pub fn templates() -> Value {
@@ -45,13 +57,16 @@ pub fn note_resource(permalink: &str, title: &str) -> Value {
 
 /// `resources/list`: the guide, then every visible project's notes, newest first, `PAGE` at a
 /// time. The cursor is `<project index>:<offset>`.
-pub fn list(ctx: &ToolCtx, cursor: Option<&str>) -> Result<(Vec<Value>, Option<String>), String> {
+pub fn list(
+    ctx: &ToolCtx,
+    cursor: Option<&str>,
+) -> Result<(Vec<Value>, Option<String>), ResourceError> {
     let (mut project_index, mut offset) = match cursor {
         None => (0, 0),
         Some(cursor) => cursor
             .split_once(':')
             .and_then(|(p, o)| Some((p.parse().ok()?, o.parse().ok()?)))
-            .ok_or_else(|| format!("invalid cursor '{cursor}'"))?,
+            .ok_or_else(|| ResourceError::Cursor(cursor.to_string()))?,
     };
     let mut resources = Vec::new();
     if cursor.is_none() {
@@ -63,16 +78,10 @@ pub fn list(ctx: &ToolCtx, cursor: Option<&str>) -> Result<(Vec<Value>, Option<S
             "mimeType": "text/markdown",
         }));
     }
-    let projects = ctx
-        .app
-        .visible_projects(&ctx.choice_of(None))
-        .map_err(|e| e.to_string())?;
+    let projects = ctx.app.visible_projects(&ctx.choice_of(None))?;
     while let Some(project) = projects.get(project_index) {
         let wanted = PAGE - resources.len().min(PAGE);
-        let (notes, more) = ctx
-            .app
-            .note_page(project, offset, wanted)
-            .map_err(|e| e.to_string())?;
+        let (notes, more) = ctx.app.note_page(project, offset, wanted)?;
         resources.extend(notes.iter().filter_map(|n| {
             n.permalink
                 .as_deref()
@@ -91,11 +100,10 @@ pub fn list(ctx: &ToolCtx, cursor: Option<&str>) -> Result<(Vec<Value>, Option<S
     Ok((resources, None))
 }
 
-fn read_note(ctx: &ToolCtx, uri: &str) -> Result<(String, String), String> {
-    match ctx.app.fetch_document(&ctx.choice_of(None), uri) {
-        Ok(Outcome::Done(file)) => Ok(("text/markdown".into(), file.text)),
-        Ok(Outcome::Refused(_)) => Err(format!("Unknown resource: {uri}")),
-        Err(e) => Err(e.to_string()),
+fn read_note(ctx: &ToolCtx, uri: &str) -> Result<(String, String), ResourceError> {
+    match ctx.app.fetch_document(&ctx.choice_of(None), uri)? {
+        Outcome::Done(file) => Ok(("text/markdown".into(), file.text)),
+        Outcome::Refused(_) => Err(ResourceError::Unknown(uri.to_string())),
     }
 }
 
@@ -161,51 +169,38 @@ pub fn complete(
 
 /// Reads a resource: (mime type, text). `memory://{workspace}/{project}/info` is the project
 /// summary of Basic Memory; any other `memory://` URL names a note.
-pub fn read(ctx: &ToolCtx, uri: &str) -> Result<(String, String), String> {
+pub fn read(ctx: &ToolCtx, uri: &str) -> Result<(String, String), ResourceError> {
     if uri == GUIDE_URI {
         return Ok(("text/markdown".into(), GUIDE.to_string()));
     }
     let path = uri
         .strip_prefix("memory://")
-        .ok_or_else(|| format!("Unknown resource: {uri}"))?;
+        .ok_or_else(|| ResourceError::Unknown(uri.to_string()))?;
     let parts: Vec<&str> = path.split('/').collect();
     let project_name = match parts.as_slice() {
         [_, project, "info"] if ctx.app.project(Some(project)).is_ok() => *project,
         [project, "info"] if ctx.app.project(Some(project)).is_ok() => *project,
         _ => return read_note(ctx, uri),
     };
-    let project = ctx
-        .app
-        .project(Some(project_name))
-        .map_err(|e| e.to_string())?;
+    let project = ctx.app.project(Some(project_name))?;
     if !ctx.choice_of(None).allows(&project) {
-        return Err(format!("Unknown resource: {uri}"));
+        return Err(ResourceError::Unknown(uri.to_string()));
     }
-    let stats = ctx
-        .app
-        .project_statistics(&project)
-        .map_err(|e| e.to_string())?;
-    let projects = ctx
-        .app
-        .visible_projects(&ctx.choice_of(None))
-        .map_err(|e| e.to_string())?;
+    let stats = ctx.app.project_statistics(&project)?;
+    let projects = ctx.app.visible_projects(&ctx.choice_of(None))?;
     let available: Map<String, Value> = projects
         .iter()
         .map(|p| (p.name.clone(), json!({"name": p.name, "path": p.path, "external_id": p.external_id(), "is_default": p.is_default})))
         .collect();
     let recent = ctx
         .app
-        .notes_updated_since(&project, chrono::Utc::now() - chrono::Duration::days(30))
-        .map_err(|e| e.to_string())?;
+        .notes_updated_since(&project, chrono::Utc::now() - chrono::Duration::days(30))?;
     let recently: Vec<Value> = recent
         .iter()
         .take(10)
         .map(|n| json!({"title": n.title, "permalink": n.permalink, "updated_at": crate::service::search::iso_from_ms(n.updated_ms)}))
         .collect();
-    let status = ctx
-        .app
-        .status(Some(&project.name))
-        .map_err(|e| e.to_string())?;
+    let status = ctx.app.status(Some(&project.name))?;
     let info = json!({
         "project_name": project.name,
         "project_path": project.path,

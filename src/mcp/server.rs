@@ -56,8 +56,8 @@ impl GitmemServer {
             .get::<axum::http::request::Parts>()
             .and_then(|parts| parts.extensions.get::<Grant>());
         self.ctx
-            .for_caller(grant)
-            .map_err(|message| ErrorData::invalid_request(message, None))
+            .for_grant(grant)
+            .map_err(|refused| ErrorData::invalid_request(refused.to_string(), None))
     }
 }
 
@@ -228,7 +228,7 @@ impl ServerHandler for GitmemServer {
                 }))?;
                 Ok(result.into())
             }
-            Err(message) => Err(ErrorData::invalid_params(message, None)),
+            Err(e) => Err(ErrorData::invalid_params(e.to_string(), None)),
         }
     }
 
@@ -250,7 +250,7 @@ impl ServerHandler for GitmemServer {
                 }
                 from_json(result)
             }
-            Err(message) => Err(ErrorData::invalid_params(message, None)),
+            Err(e) => Err(ErrorData::invalid_params(e.to_string(), None)),
         }
     }
 
@@ -334,7 +334,7 @@ impl ServerHandler for GitmemServer {
                 }))?;
                 Ok(result.into())
             }
-            Err(message) => Err(ErrorData::resource_not_found(message, None)),
+            Err(e) => Err(ErrorData::resource_not_found(e.to_string(), None)),
         }
     }
 }

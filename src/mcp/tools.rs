@@ -21,6 +21,7 @@ use super::{
 };
 use crate::render::{Format, Rendered};
 use crate::service::auth::Grant;
+use crate::service::error::PageError;
 use crate::service::scope::ProjectChoice;
 use crate::service::{App, ServiceError};
 
@@ -118,6 +119,15 @@ pub struct ToolCtx {
     pub profiles: Profiles,
 }
 
+/// A token for other projects than the one the server serves.
+#[derive(Debug, thiserror::Error)]
+#[error("the token '{token}' is for {listed}; this server serves only '{served}'", listed = .projects.join(", "))]
+pub struct GrantRefused {
+    pub token: String,
+    pub projects: Vec<String>,
+    pub served: String,
+}
+
 impl ToolCtx {
     /// A context serving what `gitmem serve` serves by default: Basic Memory's family of tools,
     /// without the dotted names.
@@ -136,18 +146,18 @@ impl ToolCtx {
 
     /// This context narrowed to what a caller's grant allows: its project, read only. Refused
     /// when the grant names another project than the server is constrained to.
-    pub fn for_caller(&self, grant: Option<&Grant>) -> Result<ToolCtx, String> {
+    pub fn for_grant(&self, grant: Option<&Grant>) -> Result<ToolCtx, GrantRefused> {
         let Some(grant) = grant else {
             return Ok(self.clone());
         };
         let projects = &grant.projects;
         let (constrained, allowed) = match (&self.constrained, projects.as_slice()) {
             (Some(served), _) if !projects.is_empty() && !projects.contains(served) => {
-                return Err(format!(
-                    "the token '{}' is for {}; this server serves only '{served}'",
-                    grant.name,
-                    projects.join(", ")
-                ))
+                return Err(GrantRefused {
+                    token: grant.name.clone(),
+                    projects: projects.clone(),
+                    served: served.clone(),
+                })
             }
             (Some(served), _) => (Some(served.clone()), None),
             (None, []) => (None, self.allowed.clone()),
@@ -160,6 +170,12 @@ impl ToolCtx {
             read_only: self.read_only || grant.read_only,
             ..self.clone()
         })
+    }
+
+    /// [`ToolCtx::for_grant`] with its refusal as text, for `mcp::http`, which is being split
+    /// and will take the typed refusal then.
+    pub fn for_caller(&self, grant: Option<&Grant>) -> Result<ToolCtx, String> {
+        self.for_grant(grant).map_err(|refused| refused.to_string())
     }
 
     /// The project a call names, with the server's constraint.
@@ -228,28 +244,33 @@ impl Profile {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Profiles(u8);
 
+/// A `serve --tools` list that names no family, or one that does not exist.
+#[derive(Debug, thiserror::Error)]
+pub enum ProfilesError {
+    #[error("unknown tool profile '{0}'; use basic, graph, gitmem or all (comma-separated)")]
+    Unknown(String),
+    #[error("no tool profile named; use basic, graph, gitmem or all")]
+    None,
+}
+
 impl Profiles {
     pub const BASIC: Profiles = Profiles(1);
     pub const ALL: Profiles = Profiles(0b111);
 
     /// `basic`, `graph`, `gitmem` or `all`, comma-separated.
-    pub fn parse(list: &str) -> Result<Profiles, String> {
+    pub fn parse(list: &str) -> Result<Profiles, ProfilesError> {
         let mut bits = 0;
         for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
             bits |= match name {
                 "all" => Profiles::ALL.0,
                 _ => match Profile::ALL.iter().find(|p| p.name() == name) {
                     Some(profile) => profile.bit(),
-                    None => {
-                        return Err(format!(
-                            "unknown tool profile '{name}'; use basic, graph, gitmem or all (comma-separated)"
-                        ))
-                    }
+                    None => return Err(ProfilesError::Unknown(name.to_string())),
                 },
             };
         }
         if bits == 0 {
-            return Err("no tool profile named; use basic, graph, gitmem or all".into());
+            return Err(ProfilesError::None);
         }
         Ok(Profiles(bits))
     }
@@ -514,19 +535,15 @@ impl PageArgs {
     ) -> Result<(usize, usize), ToolReply> {
         let page = self.page.unwrap_or(1);
         let size = self.page_size.unwrap_or(default_size);
-        let invalid = |message: String| {
-            Err(ToolReply::Error(format!(
-                "Error calling tool '{tool}': {message}"
-            )))
-        };
+        let invalid = |e: PageError| Err(service_error(tool, e.into()));
         if page < 1 {
-            return invalid(format!("page must be >= 1, got {page}"));
+            return invalid(PageError::PageBelowOne(page));
         }
         if size < 1 {
-            return invalid(format!("page_size must be >= 1, got {size}"));
+            return invalid(PageError::SizeBelowOne(size));
         }
         match max {
-            Some(max) if size > max => invalid(format!("page_size must be <= {max}, got {size}")),
+            Some(max) if size > max => invalid(PageError::SizeAboveMax { max, size }),
             _ => Ok((page as usize, size as usize)),
         }
     }
@@ -606,7 +623,9 @@ mod tests {
                         );
                     }
                 }
-                (Err(error), Err(needle)) => assert!(error.contains(needle), "{list}: {error}"),
+                (Err(error), Err(needle)) => {
+                    assert!(error.to_string().contains(needle), "{list}: {error}")
+                }
                 (got, _) => panic!("{list}: {got:?}"),
             }
         }

@@ -5,6 +5,7 @@ use serde_json::{json, Value};
 
 use super::notes::{capitalize, not_found_text};
 use super::Rendered;
+use crate::service::error::QueryError;
 use crate::service::notes::NoteFile;
 use crate::service::read::ReadRefusal;
 use crate::service::search::SearchResponse;
@@ -48,7 +49,7 @@ pub fn search(query: &str, result: &Result<SearchResponse, ServiceError>) -> Ren
             "total_count": response.total,
             "query": query,
         })),
-        Err(ServiceError::User(UserError::NoSearchCriteria)) => {
+        Err(ServiceError::User(UserError::Query(QueryError::NoSearchCriteria))) => {
             payload(json!({"results": [], "total_count": 0, "query": query}))
         }
         Err(e) => {

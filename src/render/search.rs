@@ -3,7 +3,8 @@
 use serde_json::json;
 
 use super::{Format, Output, Rendered};
-use crate::service::search::{ScopedSearch, SearchResponse, SearchScope, SEARCH_TYPES};
+use crate::service::error::QueryError;
+use crate::service::search::{ScopedSearch, SearchResponse, SearchScope};
 use crate::service::{ServiceError, UserError};
 
 pub fn text(
@@ -110,15 +111,17 @@ pub fn answer(
                 || serde_json::to_value(&found.response).unwrap_or_default(),
             )
         }
-        Err(ServiceError::User(UserError::NoSearchCriteria)) => Rendered::either(
-            format,
-            no_criteria,
-            || json!({"results": [], "current_page": page, "page_size": page_size, "total": 0, "total_is_exact": true, "has_more": false, "error": "NO_SEARCH_CRITERIA"}),
-        ),
-        Err(ServiceError::User(UserError::InvalidSearchType(kind))) => failed(
+        Err(ServiceError::User(UserError::Query(QueryError::NoSearchCriteria))) => {
+            Rendered::either(
+                format,
+                no_criteria,
+                || json!({"results": [], "current_page": page, "page_size": page_size, "total": 0, "total_is_exact": true, "has_more": false, "error": "NO_SEARCH_CRITERIA"}),
+            )
+        }
+        Err(e @ ServiceError::User(UserError::Query(QueryError::InvalidSearchType(_)))) => failed(
             format,
             "Search Failed",
-            format!("Error searching for '{shown}': Invalid search_type '{kind}'. Valid options: {SEARCH_TYPES}"),
+            format!("Error searching for '{shown}': {e}"),
         ),
         Err(e @ ServiceError::User(_)) => failed(
             format,

@@ -3,8 +3,9 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
+use super::error::QueryError;
 use super::scope::ProjectChoice;
-use super::{App, Result, ServiceError};
+use super::{App, Result};
 use crate::config::Project;
 use crate::index::NoteRecord;
 use crate::note::permalink::observation_permalink;
@@ -62,9 +63,7 @@ pub fn activity_types(types: &[String]) -> Result<Vec<String>> {
             if ACTIVITY_TYPES.contains(&lower.as_str()) {
                 Ok(lower)
             } else {
-                Err(ServiceError::invalid(format!(
-                    "Invalid type: {t}. Valid types are: ['entity', 'observation', 'relation']"
-                )))
+                Err(QueryError::InvalidActivityType(t.clone()).into())
             }
         })
         .collect()

@@ -13,7 +13,8 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
-use super::{Result, ServiceError};
+use super::error::{InternalError, UserError};
+use super::Result;
 
 /// Every token starts with this, so a leaked one is recognisable (secret scanners, logs).
 pub const TOKEN_PREFIX: &str = "gmt_";
@@ -95,9 +96,11 @@ impl TokenStore {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
             Err(e) => return Err(e.into()),
         };
-        let file: TokenFile = serde_json::from_slice(&bytes).map_err(|e| {
-            ServiceError::inconsistent(format!("{} is not a token file: {e}", self.path.display()))
-        })?;
+        let file: TokenFile =
+            serde_json::from_slice(&bytes).map_err(|source| InternalError::TokenFile {
+                path: self.path.clone(),
+                source,
+            })?;
         Ok(file.tokens)
     }
 
@@ -105,15 +108,11 @@ impl TokenStore {
     pub fn create(&self, name: &str, read_only: bool, projects: &[String]) -> Result<CreatedToken> {
         let name = name.trim();
         if name.is_empty() || name.chars().any(|c| c.is_control() || c.is_whitespace()) {
-            return Err(ServiceError::invalid(
-                "a token name must be a non-empty word without spaces, e.g. 'laptop' or 'chatgpt'",
-            ));
+            return Err(UserError::TokenName.into());
         }
         let mut tokens = self.list()?;
         if tokens.iter().any(|t| t.name == name) {
-            return Err(ServiceError::invalid(format!(
-                "a token named '{name}' exists already; revoke it first or choose another name"
-            )));
+            return Err(UserError::TokenExists(name.to_string()).into());
         }
         let token = new_token()?;
         let record = TokenRecord {
@@ -155,7 +154,7 @@ impl TokenStore {
 
     fn save(&self, tokens: Vec<TokenRecord>) -> Result<()> {
         let text = serde_json::to_vec_pretty(&TokenFile { tokens })
-            .map_err(|e| ServiceError::inconsistent(e.to_string()))?;
+            .expect("a token file always serialises");
         write_private(&self.path, &text)
     }
 }
@@ -178,8 +177,7 @@ pub fn new_token() -> Result<String> {
 /// `prefix` and 32 random bytes, base64url: a token, code or client secret.
 pub(crate) fn random_secret(prefix: &str) -> Result<String> {
     let mut bytes = [0u8; 32];
-    getrandom::getrandom(&mut bytes)
-        .map_err(|e| ServiceError::inconsistent(format!("no randomness available: {e}")))?;
+    getrandom::getrandom(&mut bytes).map_err(InternalError::Randomness)?;
     Ok(format!(
         "{prefix}{}",
         base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)

@@ -4,7 +4,7 @@
 use serde_json::{json, Value};
 
 use super::scope::ProjectChoice;
-use super::{App, Outcome, OutsideProject, PathArg, Result, ServiceError};
+use super::{App, Outcome, OutsideProject, PathArg, Result};
 
 /// A canvas call after argument parsing.
 #[derive(Debug, Clone, Default)]
@@ -40,13 +40,13 @@ impl CanvasRequest {
     }
 }
 
-fn pretty_two_spaces(value: &Value) -> Result<Vec<u8>> {
+fn pretty_two_spaces(value: &Value) -> Vec<u8> {
     let mut text = Vec::new();
     let formatter = serde_json::ser::PrettyFormatter::with_indent(b"  ");
     let mut serializer = serde_json::Serializer::with_formatter(&mut text, formatter);
     serde::Serialize::serialize(value, &mut serializer)
-        .map_err(|e| ServiceError::invalid(format!("the canvas could not be serialised: {e}")))?;
-    Ok(text)
+        .expect("a JSON value always serialises into memory");
+    text
 }
 
 impl App {
@@ -70,7 +70,7 @@ impl App {
             return refused();
         };
         let created = !absolute.exists();
-        let text = pretty_two_spaces(&json!({"nodes": req.nodes, "edges": req.edges}))?;
+        let text = pretty_two_spaces(&json!({"nodes": req.nodes, "edges": req.edges}));
         crate::vault::fs::atomic_write(&absolute, &text)?;
         self.index_written_file(&project, &path)?;
         Ok(Outcome::Done(CanvasWritten { path, created }))

@@ -215,9 +215,7 @@ impl App {
                         .as_ref()
                         .is_some_and(|stop| stop.load(std::sync::atomic::Ordering::Relaxed))
                     {
-                        return Err(super::ServiceError::invalid(
-                            "build_context was stopped (cancelled, or past the call's deadline)",
-                        ));
+                        return Err(super::error::QueryError::ContextStopped.into());
                     }
                     let mut edges: Vec<(NoteRecord, usize, Option<NoteRecord>)> = Vec::new();
                     for (i, rel) in note.relations.iter().enumerate() {
@@ -329,10 +327,11 @@ impl App {
         mut request: ContextRequest,
     ) -> Result<(Project, GraphContext)> {
         if request.depth > MAX_DEPTH {
-            return Err(super::ServiceError::invalid(format!(
-                "depth must be at most {MAX_DEPTH}, got {}",
-                request.depth
-            )));
+            return Err(super::error::QueryError::DepthTooLarge {
+                max: MAX_DEPTH,
+                depth: request.depth,
+            }
+            .into());
         }
         let project = self.project_for_url(choice, path)?;
         let include = self.config().compat.permalinks_include_project;

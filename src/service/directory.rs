@@ -4,10 +4,14 @@ use std::collections::BTreeSet;
 
 use serde::Serialize;
 
+use super::error::{PageError, QueryError};
 use super::scope::ProjectChoice;
 use super::search::iso_from_ms;
-use super::{App, Result, ServiceError};
+use super::{App, Result};
 use crate::index::NoteRecord;
+
+/// The largest page list_directory returns.
+const MAX_PAGE_SIZE: usize = 200;
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct DirectoryNode {
@@ -120,16 +124,14 @@ impl App {
     ) -> Result<DirectoryListing> {
         let project = &self.select_project(choice)?;
         if request.page < 1 {
-            return Err(ServiceError::invalid(format!(
-                "page must be >= 1, got {}",
-                request.page
-            )));
+            return Err(PageError::PageBelowOne(request.page as i64).into());
         }
-        if !(1..=200).contains(&request.page_size) {
-            return Err(ServiceError::invalid(format!(
-                "page_size must be between 1 and 200, got {}",
-                request.page_size
-            )));
+        if !(1..=MAX_PAGE_SIZE).contains(&request.page_size) {
+            return Err(PageError::SizeOutOfRange {
+                max: MAX_PAGE_SIZE,
+                size: request.page_size,
+            }
+            .into());
         }
         let dir_name = normalize_dir_name(&request.dir_name);
         let base = dir_name.trim_start_matches('/').to_string();
@@ -176,7 +178,9 @@ impl App {
         dir_nodes.sort_by_key(|n| folded(&n.directory_path));
         match request.sort.as_deref() {
             None | Some("") => file_nodes.sort_by_key(|n| folded(&n.directory_path)),
-            Some("title_asc") => file_nodes.sort_by_key(|n| folded(n.title.as_deref().unwrap_or(&n.name))),
+            Some("title_asc") => {
+                file_nodes.sort_by_key(|n| folded(n.title.as_deref().unwrap_or(&n.name)))
+            }
             Some("title_desc") => {
                 file_nodes.sort_by_key(|n| folded(n.title.as_deref().unwrap_or(&n.name)));
                 file_nodes.reverse();
@@ -184,11 +188,7 @@ impl App {
             }
             Some("updated_asc") => file_nodes.sort_by_key(|n| n.updated_ms),
             Some("updated_desc") => file_nodes.sort_by_key(|n| std::cmp::Reverse(n.updated_ms)),
-            Some(other) => {
-                return Err(ServiceError::invalid(format!(
-                    "Invalid sort '{other}'. Valid options: title_asc, title_desc, updated_asc, updated_desc"
-                )))
-            }
+            Some(other) => return Err(QueryError::InvalidSort(other.to_string()).into()),
         }
         let (n_dirs, n_files) = (dir_nodes.len(), file_nodes.len());
         let all: Vec<DirectoryNode> = dir_nodes.into_iter().chain(file_nodes).collect();

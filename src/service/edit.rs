@@ -3,10 +3,11 @@
 
 use serde_json::{Map, Value};
 
+use super::error::EditInputError;
 use super::notes::{follow_h1, new_note_text, split_identifier_path, Lookup, NoteWritten};
 use super::read::check_identifier;
 use super::scope::ProjectChoice;
-use super::{App, Outcome, OutsideProject, PathArg, Result, ServiceError};
+use super::{App, Outcome, OutsideProject, PathArg, Result};
 use crate::config::Project;
 use crate::index::NoteRecord;
 use crate::note::edit::{self, EditError, EditRequest, Operation};
@@ -78,18 +79,11 @@ const EDIT_ATTEMPTS: usize = 3;
 impl EditNoteRequest {
     /// Checks what the schema cannot: the operation's name and the parameters it needs.
     fn validate(&self) -> Result<Operation> {
-        let operation = Operation::parse(&self.operation).ok_or_else(|| {
-            ServiceError::invalid(format!(
-                "Invalid operation '{}'. Must be one of: {}",
-                self.operation,
-                Operation::ALL.join(", ")
-            ))
-        })?;
+        let operation = Operation::parse(&self.operation)
+            .ok_or_else(|| EditInputError::UnknownOperation(self.operation.clone()))?;
         let blank = |s: &Option<String>| s.as_deref().is_none_or(|t| t.trim().is_empty());
         if operation == Operation::FindReplace && blank(&self.find_text) {
-            return Err(ServiceError::invalid(
-                EditError::MissingFindText.to_string(),
-            ));
+            return Err(EditInputError::MissingParameter(EditError::MissingFindText).into());
         }
         let needs_section = matches!(
             operation,
@@ -98,28 +92,26 @@ impl EditNoteRequest {
                 | Operation::InsertAfterSection
         );
         if needs_section && blank(&self.section) {
-            return Err(ServiceError::invalid(
-                EditError::MissingSection(operation.name()).to_string(),
-            ));
+            return Err(EditInputError::MissingParameter(EditError::MissingSection(
+                operation.name(),
+            ))
+            .into());
         }
         if let Some(meta) = &self.metadata {
-            let nulls: Vec<&str> = meta
+            let nulls: Vec<String> = meta
                 .iter()
                 .filter(|(_, v)| v.is_null())
-                .map(|(k, _)| k.as_str())
+                .map(|(k, _)| k.clone())
                 .collect();
             if !nulls.is_empty() {
-                return Err(ServiceError::invalid(format!(
-                    "metadata values cannot be null (key deletion is not supported): {}",
-                    nulls.join(", ")
-                )));
+                return Err(EditInputError::NullMetadata(nulls).into());
             }
         }
         if self.expected_replacements.unwrap_or(1) < 1 {
-            return Err(ServiceError::invalid(format!(
-                "expected_replacements must be >= 1, got {}",
-                self.expected_replacements.unwrap_or(1)
-            )));
+            return Err(EditInputError::ExpectedReplacements(
+                self.expected_replacements.unwrap_or(1),
+            )
+            .into());
         }
         Ok(operation)
     }

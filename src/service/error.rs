@@ -1,11 +1,29 @@
 //! The errors of service calls, split as milli splits its own: `UserError` is input the caller
 //! can fix and is answered with a message that says how; `InternalError` is gitmem or the disk
-//! failing, and is logged with context where it is answered.
+//! failing, and is logged with context where it is answered. Each failure is one variant with
+//! its message written on it; the areas with many failures have an enum of their own, in the
+//! submodules, which `UserError` wraps.
+
+mod history;
+mod import;
+mod links;
+mod memory;
+mod models;
+mod request;
 
 use std::fmt;
+use std::path::PathBuf;
+
+pub use history::HistoryError;
+pub use import::ImportError;
+pub use links::LinkError;
+pub use memory::{GraphError, MemoryError};
+pub use models::{DownloadError, ModelError};
+pub use request::{EditInputError, NoteError, PageError, QueryError};
 
 use crate::config::ConfigError;
-use crate::index::IndexError;
+use crate::git::GitError;
+use crate::index::{IndexError, OpError, OpOutcome};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ServiceError {
@@ -18,15 +36,8 @@ pub enum ServiceError {
 /// Input the caller can fix.
 #[derive(Debug, thiserror::Error)]
 pub enum UserError {
-    /// The message says what is wrong and how to fix it.
-    #[error("{0}")]
-    Invalid(String),
     #[error(transparent)]
     OutsideProject(#[from] OutsideProject),
-    #[error("no search criteria: give a query or at least one filter")]
-    NoSearchCriteria,
-    #[error("Invalid search_type '{0}'. Valid options: hybrid, permalink, semantic, text, title, vector")]
-    InvalidSearchType(String),
     /// An unknown, duplicate, badly named or overlapping project.
     #[error(transparent)]
     Project(ConfigError),
@@ -36,6 +47,70 @@ pub enum UserError {
     /// The call named no project and there is no default one.
     #[error("No project specified. Either set 'default_project' in config, or use 'project' argument.\nAvailable projects: {available:?}")]
     NoProjectSelected { available: Vec<String> },
+    /// A caller limited to some projects (a token's) named another.
+    #[error("this connection may use only the projects {projects}; '{project}' is not one of them (name one with `project`)", projects = .allowed.join(", "))]
+    ProjectNotAllowed {
+        allowed: Vec<String>,
+        project: String,
+    },
+    /// A memory:// URL named another project than `serve --project` serves.
+    #[error("Project is constrained to '{constrained}', cannot use '{requested}'.")]
+    ProjectConstrained {
+        constrained: String,
+        requested: String,
+    },
+    #[error("Project '{name}' not found. Available projects: {projects}", projects = .available.join(", "))]
+    UnknownProjectToDelete {
+        name: String,
+        available: Vec<String>,
+    },
+    /// `others`: the other projects, one of which could become the default.
+    #[error("Cannot delete default project '{name}'. {advice}", advice = default_advice(.others))]
+    DeleteDefaultProject { name: String, others: Vec<String> },
+    #[error("a token name must be a non-empty word without spaces, e.g. 'laptop' or 'chatgpt'")]
+    TokenName,
+    #[error("a token named '{0}' exists already; revoke it first or choose another name")]
+    TokenExists(String),
+    #[error("the vault {} is not a directory", .0.display())]
+    VaultNotAFolder(PathBuf),
+    /// Only git's refusals the user can fix: no remote, an unknown version, a nested repository.
+    #[error(transparent)]
+    Git(GitError),
+    #[error(transparent)]
+    Page(#[from] PageError),
+    #[error(transparent)]
+    Query(#[from] QueryError),
+    #[error(transparent)]
+    Edit(#[from] EditInputError),
+    #[error(transparent)]
+    Note(#[from] NoteError),
+    #[error(transparent)]
+    Memory(#[from] MemoryError),
+    #[error(transparent)]
+    Graph(#[from] GraphError),
+    #[error(transparent)]
+    Import(#[from] ImportError),
+    #[error(transparent)]
+    Link(#[from] LinkError),
+    #[error(transparent)]
+    History(#[from] HistoryError),
+    #[error(transparent)]
+    Model(#[from] ModelError),
+    /// Still untyped: only `service::oauth` and `service::issuer` build it (through
+    /// [`ServiceError::invalid`]), until they get variants of their own.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+fn default_advice(others: &[String]) -> String {
+    if others.is_empty() {
+        "This is the only project in your configuration.".to_string()
+    } else {
+        format!(
+            "Set another project as default first. Available: {}",
+            others.join(", ")
+        )
+    }
 }
 
 /// gitmem or the disk failed.
@@ -45,16 +120,45 @@ pub enum InternalError {
     Config(ConfigError),
     #[error(transparent)]
     Index(#[from] IndexError),
+    /// The index refused one operation of a write.
+    #[error(transparent)]
+    IndexWrite(#[from] OpError),
     #[error(transparent)]
     Scan(#[from] crate::vault::scan::ScanError),
     #[error("I/O error: {0}")]
     Io(#[from] std::io::Error),
-    /// The index disagrees with what was just written.
+    /// The index lost a note gitmem had just written.
+    #[error("{0} vanished from the index")]
+    Vanished(String),
+    /// The index answered a write of this file with something else than the note.
+    #[error("{0} was not indexed")]
+    NotIndexed(String),
+    #[error("the index answered an import with {0:?}")]
+    UnexpectedAnswer(OpOutcome),
+    /// Still untyped: only `service::oauth` builds it (through [`ServiceError::inconsistent`]),
+    /// until it gets variants of its own.
     #[error("{0}")]
     Inconsistent(String),
     /// The embedding model failed to load or to run.
     #[error(transparent)]
     Embed(#[from] crate::index::embed::EmbedError),
+    /// A repository, or a remote, failed.
+    #[error(transparent)]
+    Git(GitError),
+    /// Another program kept changing a file while gitmem wrote to it.
+    #[error("{0} kept changing while gitmem wrote to it")]
+    KeptChanging(String),
+    #[error("{0} kept changing while the pull merged it; pull again")]
+    KeptChangingInPull(String),
+    #[error("{} is not a token file: {source}", .path.display())]
+    TokenFile {
+        path: PathBuf,
+        source: serde_json::Error,
+    },
+    #[error("no randomness available: {0}")]
+    Randomness(#[source] getrandom::Error),
+    #[error("{0} panicked")]
+    Panicked(&'static str),
 }
 
 /// Which argument named a path outside the project.
@@ -98,11 +202,14 @@ impl OutsideProject {
 }
 
 impl ServiceError {
-    pub fn invalid(message: impl Into<String>) -> Self {
+    /// A user error that has no variant yet. Only `service::oauth` and `service::issuer` still
+    /// build one; everything else names its failure.
+    pub(super) fn invalid(message: impl Into<String>) -> Self {
         ServiceError::User(UserError::Invalid(message.into()))
     }
 
-    pub fn inconsistent(message: impl Into<String>) -> Self {
+    /// An internal error that has no variant yet; only `service::oauth` still builds one.
+    pub(super) fn inconsistent(message: impl Into<String>) -> Self {
         ServiceError::Internal(InternalError::Inconsistent(message.into()))
     }
 
@@ -128,6 +235,28 @@ impl ServiceError {
     }
 }
 
+/// `?` turns the errors of each kind into service errors.
+macro_rules! service_error_from {
+    ($kind:ident: $($error:ty),+) => {$(
+        impl From<$error> for ServiceError {
+            fn from(e: $error) -> Self {
+                ServiceError::$kind(e.into())
+            }
+        }
+    )+};
+}
+
+service_error_from!(User: OutsideProject, PageError, QueryError, EditInputError, NoteError,
+    MemoryError, GraphError, ImportError, LinkError, HistoryError, ModelError);
+service_error_from!(Internal: IndexError, OpError, crate::vault::scan::ScanError,
+    std::io::Error, milli_core::heed::Error, crate::index::embed::EmbedError);
+
+impl From<milli_core::heed::Error> for InternalError {
+    fn from(e: milli_core::heed::Error) -> Self {
+        InternalError::Index(e.into())
+    }
+}
+
 impl From<ConfigError> for ServiceError {
     fn from(e: ConfigError) -> Self {
         match e {
@@ -142,46 +271,16 @@ impl From<ConfigError> for ServiceError {
     }
 }
 
-impl From<OutsideProject> for ServiceError {
-    fn from(e: OutsideProject) -> Self {
-        ServiceError::User(UserError::OutsideProject(e))
-    }
-}
-
-impl From<IndexError> for ServiceError {
-    fn from(e: IndexError) -> Self {
-        ServiceError::Internal(e.into())
-    }
-}
-
-impl From<crate::vault::scan::ScanError> for ServiceError {
-    fn from(e: crate::vault::scan::ScanError) -> Self {
-        ServiceError::Internal(e.into())
-    }
-}
-
-impl From<std::io::Error> for ServiceError {
-    fn from(e: std::io::Error) -> Self {
-        ServiceError::Internal(e.into())
-    }
-}
-
-impl From<milli_core::heed::Error> for ServiceError {
-    fn from(e: milli_core::heed::Error) -> Self {
-        ServiceError::Internal(InternalError::Index(e.into()))
-    }
-}
-
 /// Naming a version that does not exist, syncing without a remote or nesting repositories is
-/// the caller's to fix; anything else git reports is a failure of the server or its setup.
-impl From<crate::git::GitError> for ServiceError {
-    fn from(e: crate::git::GitError) -> Self {
-        use crate::git::GitError;
+/// the caller's to fix; anything else git reports (a remote that cannot be reached or refuses
+/// the credentials included) is a failure of the server or its setup, and is logged.
+impl From<GitError> for ServiceError {
+    fn from(e: GitError) -> Self {
         match e {
             GitError::NoRemote | GitError::UnknownRevision(_) | GitError::Nested(..) => {
-                ServiceError::invalid(e.to_string())
+                ServiceError::User(UserError::Git(e))
             }
-            other => ServiceError::inconsistent(other.to_string()),
+            other => ServiceError::Internal(InternalError::Git(other)),
         }
     }
 }
@@ -215,6 +314,20 @@ mod tests {
         let io: ServiceError = std::io::Error::other("disk on fire").into();
         assert!(!io.is_user_error());
         assert_eq!(io.io_kind(), Some(std::io::ErrorKind::Other));
-        assert!(ServiceError::invalid("bad").is_user_error());
+        assert!(ServiceError::from(PageError::PageBelowOne(0)).is_user_error());
+    }
+
+    #[test]
+    fn git_refusals_the_user_can_fix_are_user_errors() {
+        assert!(ServiceError::from(GitError::NoRemote).is_user_error());
+        let failed = ServiceError::from(GitError::Remote {
+            url: "https://example.com/x.git".into(),
+            message: "unreachable".into(),
+        });
+        assert!(!failed.is_user_error());
+        assert!(matches!(
+            failed,
+            ServiceError::Internal(InternalError::Git(GitError::Remote { .. }))
+        ));
     }
 }

@@ -6,9 +6,10 @@
 
 use serde::Serialize;
 
+use super::error::{HistoryError, InternalError};
 use super::history::PathChange;
 use super::scope::ProjectChoice;
-use super::{App, Result, ServiceError};
+use super::{App, Result};
 use crate::config::{GitSettings, Project};
 use crate::git::{self, GitError, RemoteChange};
 use crate::note::merge::{self, Merged};
@@ -148,12 +149,10 @@ fn conflict_copy(text: Vec<u8>, copy_path: &str) -> Vec<u8> {
 
 /// The settings of a versioned project with a remote, or the reason it cannot sync.
 fn remote_settings(project: &Project) -> Result<GitSettings> {
-    let git = project.git.clone().ok_or_else(|| {
-        ServiceError::invalid(format!(
-            "project '{}' is not versioned; `gitmem git init --project {} --remote URL` versions it",
-            project.name, project.name
-        ))
-    })?;
+    let git = project
+        .git
+        .clone()
+        .ok_or_else(|| HistoryError::NotVersioned(project.name.clone()))?;
     if git.remote.is_none() {
         return Err(GitError::NoRemote.into());
     }
@@ -310,9 +309,7 @@ impl App {
             touched.push(changed(path, file.exists()));
             return Ok(());
         }
-        Err(ServiceError::inconsistent(format!(
-            "{path} kept changing while the pull merged it; pull again"
-        )))
+        Err(InternalError::KeptChangingInPull(path.to_string()).into())
     }
 
     /// Re-indexes exactly these project paths from their files (a pull's changes).

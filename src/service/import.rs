@@ -13,11 +13,12 @@ use std::path::Path;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use super::error::{ImportError, InternalError};
 use super::history::{Change, PathChange};
 use super::scope::ProjectChoice;
 use super::{App, Result, ServiceError};
 use crate::config::Project;
-use crate::import::{Draft, Parsed, RecordError, Source};
+use crate::import::{Draft, Parsed, Source};
 use crate::index::OpOutcome;
 use crate::note::filename::{foreign_file_stem, note_file_path};
 use crate::note::frontmatter;
@@ -67,19 +68,6 @@ struct Planned {
     overwrite: bool,
 }
 
-/// Every bad record of an input, as one message for the user (the first 20 listed).
-fn invalid_input(file: &str, errors: &[RecordError]) -> ServiceError {
-    let mut lines: Vec<String> = errors.iter().take(20).map(|e| format!("  {e}")).collect();
-    if errors.len() > 20 {
-        lines.push(format!("  ... and {} more", errors.len() - 20));
-    }
-    ServiceError::invalid(format!(
-        "{file}: {} invalid record(s); nothing was imported:\n{}",
-        errors.len(),
-        lines.join("\n")
-    ))
-}
-
 impl App {
     /// `gitmem import SOURCE FILE`: reads and converts the whole file, then imports it.
     pub fn import_file(
@@ -91,10 +79,15 @@ impl App {
         progress: &dyn Fn(usize, usize),
     ) -> Result<ImportReport> {
         let project = self.select_project(choice)?;
-        let text = std::fs::read_to_string(file)
-            .map_err(|e| ServiceError::invalid(format!("cannot read {}: {e}", file.display())))?;
-        let parsed = crate::import::parse(source, &text)
-            .map_err(|errors| invalid_input(&file.display().to_string(), &errors))?;
+        let text = std::fs::read_to_string(file).map_err(|source| ImportError::Unreadable {
+            path: file.to_path_buf(),
+            source,
+        })?;
+        let parsed =
+            crate::import::parse(source, &text).map_err(|errors| ImportError::InvalidRecords {
+                file: file.display().to_string(),
+                errors,
+            })?;
         self.import_drafts(&project, source.name(), parsed, options, progress)
     }
 
@@ -112,14 +105,10 @@ impl App {
             .clone()
             .unwrap_or_else(|| parsed.default_folder.to_string());
         if vault::path::validate_relative(base.trim_matches('/')).is_err() {
-            return Err(ServiceError::invalid(format!(
-                "folder '{base}' is not a folder inside the project"
-            )));
+            return Err(ImportError::FolderOutside(base).into());
         }
         if base.split('/').any(|part| part.starts_with('.')) {
-            return Err(ServiceError::invalid(format!(
-                "folder '{base}' is hidden, and gitmem does not index hidden folders; name another"
-            )));
+            return Err(ImportError::HiddenFolder(base).into());
         }
         let mut report = ImportReport {
             source: source.to_string(),
@@ -192,10 +181,11 @@ impl App {
                 n += 1;
             }
             if vault::path::validate_relative(&path).is_err() {
-                return Err(ServiceError::invalid(format!(
-                    "line {}: '{path}' is not a path inside the project",
-                    draft.line
-                )));
+                return Err(ImportError::PathOutside {
+                    line: draft.line,
+                    path,
+                }
+                .into());
             }
             let exists = self.project_file(project, &path)?.exists();
             if exists && !options.overwrite {
@@ -310,12 +300,8 @@ impl App {
         for outcome in self.index.write(ops)? {
             match outcome {
                 Ok(OpOutcome::Upserted { .. }) => {}
-                Ok(other) => {
-                    return Err(ServiceError::inconsistent(format!(
-                        "the index answered an import with {other:?}"
-                    )))
-                }
-                Err(message) => return Err(ServiceError::inconsistent(message)),
+                Ok(other) => return Err(InternalError::UnexpectedAnswer(other).into()),
+                Err(e) => return Err(e.into()),
             }
         }
         Ok(())

@@ -12,9 +12,10 @@ use std::collections::{HashMap, HashSet};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::error::GraphError;
 use super::notes::{WriteNoteRequest, WriteRefusal};
 use super::scope::ProjectChoice;
-use super::{App, Outcome, Result, ServiceError};
+use super::{App, Outcome, Result};
 use crate::config::Project;
 use crate::index::{NoteKind, NoteRecord};
 use crate::note::entity::{
@@ -197,9 +198,7 @@ impl App {
     ) -> Result<Vec<Entity>> {
         let project = self.select_project(choice)?;
         if let Some(unnamed) = entities.iter().position(|e| e.name.trim().is_empty()) {
-            return Err(ServiceError::invalid(format!(
-                "entities[{unnamed}]: name must not be empty"
-            )));
+            return Err(GraphError::UnnamedEntity(unnamed).into());
         }
         let graph = self.graph(&project)?;
         // Every new entity's file is checked before the first is written, so a bad name
@@ -218,15 +217,20 @@ impl App {
             let folder = entity_type_folder(entity.entity_type.trim());
             let stem = foreign_file_stem(name).filter(|stem| *stem == sanitize_for_filename(name));
             let Some(stem) = stem else {
-                return Err(ServiceError::invalid(format!(
-                    "entities[{i}]: the name '{name}' makes no file name (too long, hidden or only punctuation)"
-                )));
+                return Err(GraphError::UnusableName {
+                    index: i,
+                    name: name.to_string(),
+                }
+                .into());
             };
             let path = note_file_path(&folder, &stem, false);
             if !files.insert(path.to_lowercase()) || self.project_file(&project, &path)?.exists() {
-                return Err(ServiceError::invalid(format!(
-                    "entities[{i}]: '{name}' would be written to {path}, which holds another note; choose another name"
-                )));
+                return Err(GraphError::PathTaken {
+                    index: i,
+                    name: name.to_string(),
+                    path,
+                }
+                .into());
             }
             new.push((entity, folder));
         }
@@ -287,25 +291,25 @@ impl App {
                 ("relationType", &relation.relation_type),
             ] {
                 if value.trim().is_empty() {
-                    return Err(ServiceError::invalid(format!(
-                        "relations[{i}]: {field} must not be empty"
-                    )));
+                    return Err(GraphError::EmptyRelationField { index: i, field }.into());
                 }
             }
             // A [[link]] ends its target at `#` (a heading), `|` (an alias) or `]]`, so such
             // a target would read back as another entity and could never be deleted.
             if relation.to.contains(['#', '|', '[', ']']) {
-                return Err(ServiceError::invalid(format!(
-                    "relations[{i}]: to '{}' cannot be the target of a [[link]] (it holds #, |, [ or ]); rename the entity",
-                    relation.to
-                )));
+                return Err(GraphError::UnlinkableTarget {
+                    index: i,
+                    to: relation.to.clone(),
+                }
+                .into());
             }
-            let note = graph.find(relation.from.trim()).ok_or_else(|| {
-                ServiceError::invalid(format!(
-                    "Entity with name {} not found (relations[{i}].from); create it first with create_entities",
-                    relation.from
-                ))
-            })?;
+            let note =
+                graph
+                    .find(relation.from.trim())
+                    .ok_or_else(|| GraphError::MissingSource {
+                        index: i,
+                        from: relation.from.clone(),
+                    })?;
             let relation = GraphRelation {
                 from: note.title.clone(),
                 to: graph
@@ -344,12 +348,9 @@ impl App {
         let graph = self.graph(&project)?;
         let mut plan = Vec::new();
         for addition in additions {
-            let note = graph.find(addition.entity_name.trim()).ok_or_else(|| {
-                ServiceError::invalid(format!(
-                    "Entity with name {} not found",
-                    addition.entity_name
-                ))
-            })?;
+            let note = graph
+                .find(addition.entity_name.trim())
+                .ok_or_else(|| GraphError::EntityNotFound(addition.entity_name.clone()))?;
             let existing: HashSet<String> = Graph::entity(note).observations.into_iter().collect();
             let contents: Vec<&str> = addition.observations.iter().map(String::as_str).collect();
             let new: Vec<&str> = dedup_observations(&contents)

@@ -9,8 +9,9 @@ use std::time::{Instant, SystemTime};
 use serde_json::json;
 
 use super::changes::{self, Target};
+use super::error::LinkError;
 use super::scope::ProjectChoice;
-use super::{App, Result, ServiceError};
+use super::{App, Result};
 use crate::config::Project;
 use crate::index::{FileWarning, NoteInput, OpOutcome, WriteOp};
 use crate::vault::links::{
@@ -55,10 +56,6 @@ fn now_iso() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
 }
 
-fn invalid(message: impl Into<String>) -> ServiceError {
-    ServiceError::invalid(message.into())
-}
-
 impl App {
     fn registry(&self, project: &Project) -> PathBuf {
         links::registry_path(&self.config().meta_dir(), &project.name)
@@ -66,11 +63,11 @@ impl App {
 
     /// The links of a project.
     pub fn links(&self, project: &Project) -> Result<Vec<LinkRecord>> {
-        links::load(&self.registry(project)).map_err(|e| invalid(e.to_string()))
+        Ok(links::load(&self.registry(project)).map_err(LinkError::Registry)?)
     }
 
     fn save_links(&self, project: &Project, records: &[LinkRecord]) -> Result<()> {
-        links::save(&self.registry(project), records).map_err(|e| invalid(e.to_string()))
+        Ok(links::save(&self.registry(project), records).map_err(LinkError::Registry)?)
     }
 
     /// (mount, folder) of every link of a project, cached until links.json changes.
@@ -115,10 +112,11 @@ impl App {
         if home.as_ref().is_some_and(|h| canonical.starts_with(h)) {
             return Ok(());
         }
-        Err(invalid(format!(
-            "{} is outside your home directory; set `allow_outside_home = true` under [storage.local] in config.toml to {to_do}",
-            canonical.display()
-        )))
+        Err(LinkError::OutsideHome {
+            folder: canonical.to_path_buf(),
+            to_do: to_do.to_string(),
+        }
+        .into())
     }
 
     /// Refuses a folder from outside that overlaps gitmem's own data: the data root, a
@@ -135,20 +133,20 @@ impl App {
         let config = self.config();
         let overlaps = |other: &Path| canonical.starts_with(other) || other.starts_with(canonical);
         if overlaps(&config.root) {
-            return Err(invalid(format!(
-                "{} overlaps gitmem's data root {}; choose a folder outside it",
-                canonical.display(),
-                config.root.display()
-            )));
+            return Err(LinkError::OverlapsRoot {
+                folder: canonical.to_path_buf(),
+                root: config.root.clone(),
+            }
+            .into());
         }
         for p in config.projects() {
             if overlaps(&p.path) {
-                return Err(invalid(format!(
-                    "{} is inside or around project '{}' at {}; its notes are in gitmem already",
-                    canonical.display(),
-                    p.name,
-                    p.path.display()
-                )));
+                return Err(LinkError::OverlapsProject {
+                    folder: canonical.to_path_buf(),
+                    project: p.name.clone(),
+                    project_path: p.path.clone(),
+                }
+                .into());
             }
         }
         for p in config.projects() {
@@ -156,13 +154,13 @@ impl App {
                 links::load(&links::registry_path(&config.meta_dir(), &p.name)).unwrap_or_default()
             {
                 if relinked != Some(link.id.as_str()) && overlaps(&link.resolved_path) {
-                    return Err(invalid(format!(
-                        "{} overlaps {} already linked to project '{}' ({})",
-                        canonical.display(),
-                        link.resolved_path.display(),
-                        p.name,
-                        link.id
-                    )));
+                    return Err(LinkError::OverlapsLink {
+                        folder: canonical.to_path_buf(),
+                        linked: link.resolved_path,
+                        project: p.name.clone(),
+                        id: link.id,
+                    }
+                    .into());
                 }
             }
         }
@@ -189,7 +187,7 @@ impl App {
         let _guard = self.links_lock.lock().unwrap_or_else(|e| e.into_inner());
         let raw = options.path.trim();
         if raw.is_empty() {
-            return Err(invalid("path must not be empty"));
+            return Err(LinkError::EmptyPath.into());
         }
         let expanded = match raw.strip_prefix("~/") {
             Some(rest) => dirs::home_dir().unwrap_or_default().join(rest),
@@ -197,9 +195,12 @@ impl App {
         };
         let canonical = expanded
             .canonicalize()
-            .map_err(|e| invalid(format!("cannot link {raw}: {e}")))?;
+            .map_err(|source| LinkError::Unresolvable {
+                path: raw.to_string(),
+                source,
+            })?;
         if !canonical.is_dir() {
-            return Err(invalid(format!("cannot link {raw}: it is not a directory")));
+            return Err(LinkError::NotADirectory(raw.to_string()).into());
         }
         let id = link_id(&project.name, &canonical);
         self.refuse_known_folder(&canonical, "link it", Some(&id))?;
@@ -210,27 +211,23 @@ impl App {
             .or(watch_defaults.mode.as_deref())
         {
             None => WatchMode::Poll,
-            Some(m) => WatchMode::parse(m)
-                .ok_or_else(|| invalid(format!("watch mode '{m}' is not poll or native")))?,
+            Some(m) => WatchMode::parse(m).ok_or_else(|| LinkError::WatchMode(m.to_string()))?,
         };
         let poll_interval_ms = options
             .poll_interval_ms
             .or(watch_defaults.poll_interval_ms)
             .unwrap_or(30_000);
         if poll_interval_ms < 100 {
-            return Err(invalid(format!(
-                "poll interval {poll_interval_ms} ms is too short; use at least 100 ms"
-            )));
+            return Err(LinkError::PollInterval(poll_interval_ms).into());
         }
         let jitter_pct = options
             .jitter_pct
             .or(watch_defaults.jitter_pct)
             .unwrap_or(20);
         if jitter_pct > 100 {
-            return Err(invalid(format!("jitter {jitter_pct}% is more than 100%")));
+            return Err(LinkError::Jitter(jitter_pct).into());
         }
-        LinkRules::new(&options.include, &options.exclude)
-            .map_err(|e| invalid(format!("bad include/exclude pattern: {e}")))?;
+        LinkRules::new(&options.include, &options.exclude).map_err(LinkError::Pattern)?;
 
         let mut records = self.links(project)?;
         let existing = records.iter().position(|l| l.id == id);
@@ -242,20 +239,22 @@ impl App {
             options.mount.as_deref().unwrap_or(&base_name),
         );
         if mount.is_empty() {
-            return Err(invalid("the mount folder name is empty; pass --mount NAME"));
+            return Err(LinkError::EmptyMount.into());
         }
-        crate::vault::path::validate_relative(&mount).map_err(|e| invalid(e.to_string()))?;
+        crate::vault::path::validate_relative(&mount).map_err(LinkError::Mount)?;
         if records.iter().any(|l| l.id != id && l.mount == mount) {
-            return Err(invalid(format!(
-                "mount '{mount}' is used by another link of project '{}'; pass --mount NAME",
-                project.name
-            )));
+            return Err(LinkError::MountTaken {
+                mount,
+                project: project.name.clone(),
+            }
+            .into());
         }
         if project.path.join(&mount).exists() {
-            return Err(invalid(format!(
-                "project '{}' already has '{mount}' in its folder; pass --mount NAME to mount the link elsewhere",
-                project.name
-            )));
+            return Err(LinkError::MountExists {
+                project: project.name.clone(),
+                mount,
+            }
+            .into());
         }
         let watch = WatchSettings {
             mode,
@@ -267,10 +266,11 @@ impl App {
             Some(i) => {
                 let r = &mut records[i];
                 if r.mount != mount {
-                    return Err(invalid(format!(
-                        "{} is already linked at mount '{}'; unlink it first to change the mount",
-                        raw, r.mount
-                    )));
+                    return Err(LinkError::MountChange {
+                        path: raw.to_string(),
+                        mount: r.mount.clone(),
+                    }
+                    .into());
                 }
                 r.include = options.include.clone();
                 r.exclude = options.exclude.clone();
@@ -338,10 +338,14 @@ impl App {
         };
         let (removed, kept): (Vec<_>, Vec<_>) = records.drain(..).partition(|l| wanted(l));
         if removed.is_empty() {
-            return Err(invalid(match path {
-                Some(p) => format!("{p} is not linked to project '{}'", project.name),
-                None => format!("project '{}' has no linked folders", project.name),
-            }));
+            return Err(match path {
+                Some(p) => LinkError::NotLinked {
+                    path: p.to_string(),
+                    project: project.name.clone(),
+                },
+                None => LinkError::NoLinks(project.name.clone()),
+            }
+            .into());
         }
         self.save_links(project, &kept)?;
         let mut ops = Vec::new();
@@ -377,7 +381,10 @@ impl App {
             .links(project)?
             .into_iter()
             .find(|l| l.id == id)
-            .ok_or_else(|| invalid(format!("no link {id} in project '{}'", project.name)))?;
+            .ok_or_else(|| LinkError::UnknownLink {
+                id: id.to_string(),
+                project: project.name.clone(),
+            })?;
         let mut report = ScanReport {
             project: project.name.clone(),
             link_id: link.id.clone(),
@@ -388,7 +395,7 @@ impl App {
             ..Default::default()
         };
         let rules =
-            LinkRules::new(&link.include, &link.exclude).map_err(|e| invalid(e.to_string()))?;
+            LinkRules::new(&link.include, &link.exclude).map_err(LinkError::StoredPattern)?;
         let known: HashMap<String, Known> = link
             .mappings
             .iter()
@@ -615,10 +622,11 @@ impl App {
             .collect();
         if selected.is_empty() {
             if let Some(p) = path {
-                return Err(invalid(format!(
-                    "{p} is not linked to project '{}'",
-                    project.name
-                )));
+                return Err(LinkError::NotLinked {
+                    path: p.to_string(),
+                    project: project.name.clone(),
+                }
+                .into());
             }
         }
         selected

@@ -6,6 +6,7 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
+use super::error::{ImportError, InternalError, MemoryError, NoteError, PageError};
 use super::import::{ImportOptions, ImportReport};
 use super::scope::ProjectChoice;
 use super::search::SearchRequest;
@@ -130,35 +131,31 @@ fn now_text() -> String {
 
 fn check_score(score: Option<f64>) -> Result<()> {
     match score {
-        Some(s) if !(0.0..=1.0).contains(&s) => Err(ServiceError::invalid(format!(
-            "score must be between 0 and 1, got {s}"
-        ))),
+        Some(s) if !(0.0..=1.0).contains(&s) => Err(MemoryError::Score(s).into()),
         _ => Ok(()),
     }
 }
 
 fn check_ttl(ttl: Option<&str>) -> Result<()> {
     match ttl {
-        Some(t) if parse_duration(t).is_none() => Err(ServiceError::invalid(format!(
-            "ttl must be an ISO 8601 duration such as P30D, PT12H or P1Y2M, got '{t}'"
-        ))),
+        Some(t) if parse_duration(t).is_none() => Err(MemoryError::Ttl(t.to_string()).into()),
         _ => Ok(()),
     }
 }
 
-fn check_time(field: &str, value: Option<&str>) -> Result<()> {
+fn check_time(field: &'static str, value: Option<&str>) -> Result<()> {
     match value {
-        Some(v) if DateTime::parse_from_rfc3339(v).is_err() => Err(ServiceError::invalid(format!(
-            "{field} must be an RFC 3339 time such as 2026-01-31T09:00:00Z, got '{v}'"
-        ))),
+        Some(v) if DateTime::parse_from_rfc3339(v).is_err() => Err(MemoryError::Time {
+            field,
+            value: v.to_string(),
+        }
+        .into()),
         _ => Ok(()),
     }
 }
 
 fn not_found(id: &str) -> ServiceError {
-    ServiceError::invalid(format!(
-        "no memory with id '{id}' (memory_search finds memories; a note without an id is known by its permalink)"
-    ))
+    MemoryError::NotFound(id.to_string()).into()
 }
 
 fn set(meta: &mut Map<String, Value>, key: &str, value: Option<Value>) {
@@ -193,7 +190,7 @@ impl App {
     fn memory_note(&self, project: &Project, id: &str) -> Result<Option<NoteRecord>> {
         let id = id.trim();
         if id.is_empty() {
-            return Err(ServiceError::invalid("id must not be empty"));
+            return Err(MemoryError::EmptyId.into());
         }
         let notes = self.all_notes(project)?;
         if let Some(note) = notes
@@ -241,21 +238,19 @@ impl App {
     pub fn memory_save(&self, choice: &ProjectChoice, new: &NewMemory) -> Result<Memory> {
         let project = self.select_project(choice)?;
         if new.content.trim().is_empty() {
-            return Err(ServiceError::invalid("content must not be empty"));
+            return Err(MemoryError::EmptyContent.into());
         }
         check_score(new.score)?;
         check_ttl(new.ttl.as_deref())?;
         check_time("created_at", new.created_at.as_deref())?;
         let created_at = new.created_at.clone().unwrap_or_else(now_text);
         let id = match new.id.as_deref().map(str::trim) {
-            Some("") => return Err(ServiceError::invalid("id must not be empty")),
+            Some("") => return Err(MemoryError::EmptyId.into()),
             Some(id) => id.to_string(),
             None => crate::import::stable_id("memory", &new.content, &created_at),
         };
         if self.memory_note(&project, &id)?.is_some() {
-            return Err(ServiceError::invalid(format!(
-                "a memory with id '{id}' exists already; memory_update changes it"
-            )));
+            return Err(MemoryError::Exists(id).into());
         }
         let title = match new.title.as_deref().map(str::trim) {
             Some(t) if !t.is_empty() => t.to_string(),
@@ -301,7 +296,7 @@ impl App {
         let written = self.create_note_file(&project, &path, &text)?;
         let note = self
             .note_by_id(&written.id)?
-            .ok_or_else(|| ServiceError::inconsistent(format!("{path} vanished from the index")))?;
+            .ok_or_else(|| InternalError::Vanished(path))?;
         self.memory_of(&project, &note)
     }
 
@@ -327,11 +322,11 @@ impl App {
             .ok_or_else(|| not_found(id))?;
         if let Some(content) = &patch.content {
             if content.trim().is_empty() {
-                return Err(ServiceError::invalid("content must not be empty"));
+                return Err(MemoryError::EmptyContent.into());
             }
         }
         if matches!(&patch.title, Some(t) if t.trim().is_empty()) {
-            return Err(ServiceError::invalid("title must not be empty"));
+            return Err(NoteError::EmptyTitle.into());
         }
         check_score(patch.score.flatten())?;
         check_ttl(patch.ttl.clone().flatten().as_deref())?;
@@ -339,11 +334,12 @@ impl App {
         let now = now_text();
         let file = std::fs::read_to_string(self.project_file(&project, &note.path)?)?;
         if let Some(block) = frontmatter::locate(&file) {
-            if let Err(e) = frontmatter::parse_yaml(&file[block.yaml]) {
-                return Err(ServiceError::invalid(format!(
-                    "the front matter of {} is not valid YAML ({e}); fix the file, then update the memory",
-                    note.path
-                )));
+            if let Err(source) = frontmatter::parse_yaml(&file[block.yaml]) {
+                return Err(MemoryError::FrontMatter {
+                    path: note.path.clone(),
+                    source,
+                }
+                .into());
             }
         }
         // Only the keys the patch changes are edited in place (design 1.2): any note is a
@@ -442,16 +438,8 @@ impl App {
         let found = notes
             .iter()
             .find(|n| basic_id(&n.metadata) == Some(basic))
-            .or_else(|| {
-                notes
-                    .iter()
-                    .find(|n| n.permalink.as_deref() == Some(basic))
-            })
-            .ok_or_else(|| {
-                ServiceError::invalid(format!(
-                    "no memory has the Basic Memory id '{basic}' (memory_import_basic imports a Basic Memory project)"
-                ))
-            })?;
+            .or_else(|| notes.iter().find(|n| n.permalink.as_deref() == Some(basic)))
+            .ok_or_else(|| MemoryError::NoBasicId(basic.to_string()))?;
         self.memory_of(&project, found)
     }
 
@@ -461,10 +449,11 @@ impl App {
     pub fn memory_search(&self, choice: &ProjectChoice, query: &MemoryQuery) -> Result<MemoryPage> {
         let project = self.select_project(choice)?;
         if query.limit == 0 || query.limit > MAX_LIMIT {
-            return Err(ServiceError::invalid(format!(
-                "limit must be between 1 and {MAX_LIMIT}, got {}",
-                query.limit
-            )));
+            return Err(PageError::LimitOutOfRange {
+                max: MAX_LIMIT,
+                limit: query.limit,
+            }
+            .into());
         }
         let now = Utc::now();
         let words = query
@@ -569,10 +558,7 @@ impl App {
     ) -> Result<ImportReport> {
         let project = self.select_project(choice)?;
         if !directory.is_dir() {
-            return Err(ServiceError::invalid(format!(
-                "{} is not a directory (give the folder of a Basic Memory project)",
-                directory.display()
-            )));
+            return Err(ImportError::NotAFolder(directory.to_path_buf()).into());
         }
         let canonical = directory.canonicalize()?;
         self.refuse_known_folder(&canonical, "import from it", None)?;
@@ -582,7 +568,7 @@ impl App {
             .into_iter()
             .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'))
         {
-            let entry = entry.map_err(|e| ServiceError::invalid(e.to_string()))?;
+            let entry = entry.map_err(ImportError::Walk)?;
             let relative = entry
                 .path()
                 .strip_prefix(directory)
@@ -590,9 +576,11 @@ impl App {
                 .to_string_lossy()
                 .replace('\\', "/");
             if entry.file_type().is_file() && super::ingest::is_markdown(&relative) {
-                let bytes = std::fs::read(entry.path()).map_err(|e| {
-                    ServiceError::invalid(format!("cannot read {}: {e}", entry.path().display()))
-                })?;
+                let bytes =
+                    std::fs::read(entry.path()).map_err(|source| ImportError::Unreadable {
+                        path: entry.path().to_path_buf(),
+                        source,
+                    })?;
                 // As a scan reads a file: invalid bytes become U+FFFD rather than stop it all.
                 files.push((relative, String::from_utf8_lossy(&bytes).into_owned()));
             }

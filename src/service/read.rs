@@ -4,10 +4,11 @@
 use serde_json::Value;
 
 use super::content::Content;
+use super::error::NoteError;
 use super::notes::{Lookup, NoteFile};
 use super::scope::ProjectChoice;
 use super::search::{SearchRequest, SearchResult};
-use super::{App, Outcome, OutsideProject, PathArg, Result, ServiceError};
+use super::{App, Outcome, OutsideProject, PathArg, Result};
 use crate::config::Project;
 use crate::index::NoteRecord;
 use crate::note::frontmatter;
@@ -203,9 +204,7 @@ impl App {
                 bytes,
                 &content_type,
             ))),
-            Err(_) => Err(ServiceError::invalid(format!(
-                "Resource not found: {relative}"
-            ))),
+            Err(_) => Err(NoteError::ResourceNotFound(relative).into()),
         }
     }
 }

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use super::search::{Fusion, SearchRequest};
 use super::semantic::EmbedProgress;
 use super::sync::SyncEvent;
-use super::{App, Result, ServiceError};
+use super::{App, Result, UserError};
 use crate::config::Project;
 
 /// One graded query: paths relative to the project root.
@@ -181,10 +181,7 @@ pub fn benchmark(
     on_embed: &dyn Fn(EmbedProgress),
 ) -> Result<Vec<RetrievalReport>> {
     if !vault.is_dir() {
-        return Err(ServiceError::invalid(format!(
-            "the vault {} is not a directory",
-            vault.display()
-        )));
+        return Err(UserError::VaultNotAFolder(vault.to_path_buf()).into());
     }
     let root = tempfile::tempdir()?;
     let copy = root.path().join("projects/main");

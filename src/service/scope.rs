@@ -2,7 +2,7 @@
 //! `serve --project`, else `project_id`, else `project`, else the default; a `memory://` URL whose
 //! first segment names a project routes there.
 
-use super::{App, Result, ServiceError, UserError};
+use super::{App, Result, UserError};
 use crate::config::Project;
 use crate::note::permalink::generate_permalink;
 
@@ -44,11 +44,13 @@ impl ProjectChoice {
     /// `project`, or the refusal of a caller limited to other projects.
     fn permitted(&self, project: Project) -> Result<Project> {
         match &self.allowed {
-            Some(allowed) if !allowed.contains(&project.name) => Err(ServiceError::invalid(format!(
-                "this connection may use only the projects {}; '{}' is not one of them (name one with `project`)",
-                allowed.join(", "),
-                project.name
-            ))),
+            Some(allowed) if !allowed.contains(&project.name) => {
+                Err(UserError::ProjectNotAllowed {
+                    allowed: allowed.clone(),
+                    project: project.name,
+                }
+                .into())
+            }
             _ => Ok(project),
         }
     }
@@ -115,10 +117,11 @@ impl App {
             let constrained = self.project(Some(constrained))?;
             if let Ok(other) = self.project(Some(first)) {
                 if other.name != constrained.name {
-                    return Err(ServiceError::invalid(format!(
-                        "Project is constrained to '{}', cannot use '{}'.",
-                        constrained.name, other.name
-                    )));
+                    return Err(UserError::ProjectConstrained {
+                        constrained: constrained.name,
+                        requested: other.name,
+                    }
+                    .into());
                 }
             }
             return Ok(constrained);

@@ -113,7 +113,8 @@ pub struct Diagnostics {
     pub config_path: String,
     pub config_exists: bool,
     pub config_text: String,
-    pub status: std::result::Result<Status, String>,
+    /// The index's statistics, or why they could not be read.
+    pub status: Result<Status>,
 }
 
 impl App {
@@ -157,7 +158,7 @@ impl App {
             config_path: config_path.display().to_string(),
             config_exists: config_path.exists(),
             config_text: std::fs::read_to_string(&config_path).unwrap_or_default(),
-            status: self.status(None).map_err(|e| e.to_string()),
+            status: self.status(None),
         }
     }
 }

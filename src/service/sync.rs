@@ -196,10 +196,10 @@ impl App {
         let mut done = 0;
         for (len, write) in pending {
             for result in write.wait()? {
-                if let Err(message) = result {
+                if let Err(e) = result {
                     warnings.push(FileWarning {
                         path: String::new(),
-                        message,
+                        message: e.to_string(),
                     });
                 }
             }

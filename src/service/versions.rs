@@ -5,10 +5,11 @@
 
 use serde::Serialize;
 
+use super::error::HistoryError;
 use super::history::ChangeKind;
 use super::notes::Lookup;
 use super::scope::ProjectChoice;
-use super::{App, Result, ServiceError};
+use super::{App, Result};
 use crate::config::Project;
 use crate::git::{self, log::Version};
 use crate::note::merge::unified_diff;
@@ -96,10 +97,7 @@ impl App {
     fn versioned_dir<'p>(&self, project: &'p Project) -> Result<&'p std::path::Path> {
         match project.git {
             Some(_) => Ok(&project.path),
-            None => Err(ServiceError::invalid(format!(
-                "project '{}' is not versioned, so it has no history; `gitmem git init --project {}` versions it",
-                project.name, project.name
-            ))),
+            None => Err(HistoryError::NoHistory(project.name.clone()).into()),
         }
     }
 
@@ -111,18 +109,17 @@ impl App {
             Lookup::Found(note) => Some(note.path),
             Lookup::Ambiguous(notes) => {
                 let paths: Vec<String> = notes.iter().map(|n| n.path.clone()).collect();
-                return Err(ServiceError::invalid(format!(
-                    "'{identifier}' names several notes ({}); name one by its path",
-                    paths.join(", ")
-                )));
+                return Err(HistoryError::Ambiguous {
+                    identifier: identifier.to_string(),
+                    paths,
+                }
+                .into());
             }
             Lookup::NotFound => None,
         };
         if let Some(path) = live {
             if self.mounted(project, &path).is_some() {
-                return Err(ServiceError::invalid(format!(
-                    "{path} lives in a linked folder, outside the project's repository, so it has no history"
-                )));
+                return Err(HistoryError::LinkedFolder(path).into());
             }
             let versions = git::log::file_history(dir, &path, usize::MAX)?;
             return Ok(Tracked {
@@ -161,10 +158,11 @@ impl App {
                 });
             }
         }
-        Err(ServiceError::invalid(format!(
-            "no note '{identifier}' in project '{}', now or in its history",
-            project.name
-        )))
+        Err(HistoryError::UnknownNote {
+            identifier: identifier.to_string(),
+            project: project.name.clone(),
+        }
+        .into())
     }
 
     /// The commits that changed a note, newest first.
@@ -212,10 +210,11 @@ impl App {
                 });
             }
         }
-        Err(ServiceError::invalid(format!(
-            "{} did not exist in version {rev}; note_history lists the versions that have it",
-            tracked.path
-        )))
+        Err(HistoryError::NotInVersion {
+            path: tracked.path.clone(),
+            version: rev.to_string(),
+        }
+        .into())
     }
 
     /// The diff of a note between `from` and `to` (commits; `to` absent = the working file).

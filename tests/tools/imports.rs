@@ -438,7 +438,10 @@ fn import_basic_memory(h: &Harness, config: &Value) -> Value {
     let file = h.root().join("bm-config.json");
     std::fs::write(&file, config.to_string()).unwrap();
     let report = h.app().import_basic_memory(Some(&file)).unwrap();
-    serde_json::to_value(report).unwrap()
+    match gitmem::render::import::basic_memory_import(&report, gitmem::render::Format::Json) {
+        gitmem::render::Rendered::Json(value) => value,
+        other => panic!("the report renders as JSON: {other:?}"),
+    }
 }
 
 #[test]

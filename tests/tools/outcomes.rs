@@ -3,6 +3,7 @@
 
 use gitmem::note::edit::EditError;
 use gitmem::service::edit::{EditNoteRequest, EditRefusal};
+use gitmem::service::error::{EditInputError, QueryError};
 use gitmem::service::notes::{WriteNoteRequest, WriteRefusal};
 use gitmem::service::read::{Page, ReadRefusal};
 use gitmem::service::relocate::{
@@ -119,7 +120,8 @@ fn an_edit_that_does_not_apply_names_why() {
         ..request
     };
     match h.app().edit_note(&main_project(), &unknown) {
-        Err(ServiceError::User(UserError::Invalid(message))) => {
+        Err(e @ ServiceError::User(UserError::Edit(EditInputError::UnknownOperation(_)))) => {
+            let message = e.to_string();
             assert!(
                 message.starts_with("Invalid operation 'rewrite'"),
                 "{message}"
@@ -256,7 +258,8 @@ fn a_graph_walk_that_is_no_longer_wanted_stops() {
         .app()
         .build_context_at(&main_project(), "hub", request(true))
     {
-        Err(ServiceError::User(UserError::Invalid(message))) => {
+        Err(e @ ServiceError::User(UserError::Query(QueryError::ContextStopped))) => {
+            let message = e.to_string();
             assert!(message.contains("stopped"), "{message}")
         }
         other => panic!("expected a stopped walk, got {other:?}"),

@@ -6,7 +6,8 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde_json::{Map, Value};
 
-use super::super::{Result, ServiceError};
+use super::super::error::QueryError;
+use super::super::Result;
 
 static METADATA_KEY: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$").unwrap());
@@ -68,9 +69,7 @@ fn contains(actual: &Value, wanted: &Value) -> bool {
 pub fn validate_metadata_filters(filters: &Map<String, Value>) -> Result<()> {
     for (key, condition) in filters {
         if !METADATA_KEY.is_match(key) {
-            return Err(ServiceError::invalid(format!(
-                "Unsupported metadata filter key: {key}"
-            )));
+            return Err(QueryError::UnsupportedMetadataKey(key.clone()).into());
         }
         if let Value::Object(ops) = condition {
             for (op, arg) in ops {
@@ -81,9 +80,12 @@ pub fn validate_metadata_filters(filters: &Map<String, Value>) -> Result<()> {
                     _ => false,
                 };
                 if !ok {
-                    return Err(ServiceError::invalid(format!(
-                        "Unsupported metadata filter operator for {key}: {op} {arg}"
-                    )));
+                    return Err(QueryError::UnsupportedMetadataOperator {
+                        key: key.clone(),
+                        operator: op.clone(),
+                        argument: arg.clone(),
+                    }
+                    .into());
                 }
             }
         }

@@ -12,8 +12,9 @@ use std::collections::{HashMap, HashSet};
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
 
+use super::error::{PageError, QueryError};
 use super::scope::ProjectChoice;
-use super::{App, Result, ServiceError, UserError};
+use super::{App, Result};
 use crate::config::Project;
 use crate::index::search::{Hit, Matching, Query};
 use crate::index::NoteRecord;
@@ -158,19 +159,13 @@ impl App {
     /// search_notes in one project.
     pub fn search(&self, project: &Project, request: &SearchRequest) -> Result<SearchResponse> {
         if request.page < 1 {
-            return Err(ServiceError::invalid(format!(
-                "page must be >= 1, got {}",
-                request.page
-            )));
+            return Err(PageError::PageBelowOne(request.page as i64).into());
         }
         if request.page_size < 1 {
-            return Err(ServiceError::invalid(format!(
-                "page_size must be >= 1, got {}",
-                request.page_size
-            )));
+            return Err(PageError::SizeBelowOne(request.page_size as i64).into());
         }
         if !request.has_criteria() {
-            return Err(UserError::NoSearchCriteria.into());
+            return Err(QueryError::NoSearchCriteria.into());
         }
         let semantic = self.default_model_name().is_some();
         let (mode, notice) = match request
@@ -192,9 +187,10 @@ impl App {
                 )),
             ),
             Some(_) => {
-                return Err(ServiceError::User(UserError::InvalidSearchType(
+                return Err(QueryError::InvalidSearchType(
                     request.search_type.clone().unwrap_or_default(),
-                )));
+                )
+                .into());
             }
         };
         let mut request = request.clone();
@@ -207,9 +203,7 @@ impl App {
         };
         for t in &request.entity_types {
             if !["entity", "observation", "relation"].contains(&t.as_str()) {
-                return Err(ServiceError::invalid(format!(
-                    "Invalid entity type '{t}'. Valid types are: entity, observation, relation"
-                )));
+                return Err(QueryError::InvalidEntityType(t.clone()).into());
             }
         }
         if let Some(filters) = &request.metadata_filters {

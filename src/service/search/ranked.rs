@@ -129,9 +129,7 @@ impl App {
             };
             let vector = match vector {
                 Some(handle) => handle.join().unwrap_or_else(|_| {
-                    Err(super::ServiceError::inconsistent(
-                        "the vector ranking panicked",
-                    ))
+                    Err(super::super::InternalError::Panicked("the vector ranking").into())
                 }),
                 None => Ok(None),
             };

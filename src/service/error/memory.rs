@@ -1,0 +1,53 @@
+//! What the memory API and the knowledge-graph tools refuse.
+
+use crate::note::frontmatter::FrontmatterError;
+
+/// A memory that does not exist, or a value a memory cannot hold.
+#[derive(Debug, thiserror::Error)]
+pub enum MemoryError {
+    #[error("no memory with id '{0}' (memory_search finds memories; a note without an id is known by its permalink)")]
+    NotFound(String),
+    #[error("no memory has the Basic Memory id '{0}' (memory_import_basic imports a Basic Memory project)")]
+    NoBasicId(String),
+    #[error("a memory with id '{0}' exists already; memory_update changes it")]
+    Exists(String),
+    #[error("id must not be empty")]
+    EmptyId,
+    #[error("content must not be empty")]
+    EmptyContent,
+    #[error("score must be between 0 and 1, got {0}")]
+    Score(f64),
+    #[error("ttl must be an ISO 8601 duration such as P30D, PT12H or P1Y2M, got '{0}'")]
+    Ttl(String),
+    #[error("{field} must be an RFC 3339 time such as 2026-01-31T09:00:00Z, got '{value}'")]
+    Time { field: &'static str, value: String },
+    /// The memory's file has front matter that its patch could not be merged into.
+    #[error("the front matter of {path} is not valid YAML ({source}); fix the file, then update the memory")]
+    FrontMatter {
+        path: String,
+        source: FrontmatterError,
+    },
+}
+
+/// An entity or relation of the knowledge-graph tools that cannot be written.
+#[derive(Debug, thiserror::Error)]
+pub enum GraphError {
+    #[error("entities[{0}]: name must not be empty")]
+    UnnamedEntity(usize),
+    #[error("entities[{index}]: the name '{name}' makes no file name (too long, hidden or only punctuation)")]
+    UnusableName { index: usize, name: String },
+    #[error("entities[{index}]: '{name}' would be written to {path}, which holds another note; choose another name")]
+    PathTaken {
+        index: usize,
+        name: String,
+        path: String,
+    },
+    #[error("relations[{index}]: {field} must not be empty")]
+    EmptyRelationField { index: usize, field: &'static str },
+    #[error("relations[{index}]: to '{to}' cannot be the target of a [[link]] (it holds #, |, [ or ]); rename the entity")]
+    UnlinkableTarget { index: usize, to: String },
+    #[error("Entity with name {from} not found (relations[{index}].from); create it first with create_entities")]
+    MissingSource { index: usize, from: String },
+    #[error("Entity with name {0} not found")]
+    EntityNotFound(String),
+}
