@@ -41,7 +41,7 @@ pub(super) fn git(app: &App, cmd: GitCommand) -> Result<()> {
     }
 }
 
-pub(super) fn version(app: &App, project: &str, remote: Option<&str>) -> Result<()> {
+fn version(app: &App, project: &str, remote: Option<&str>) -> Result<()> {
     let (project, prepared) = app.version_project(project, remote)?;
     emit(render::projects::versioned(&project, prepared));
     Ok(())

@@ -2,7 +2,7 @@
 
 use anyhow::Result;
 
-use super::{emit, format_of, git::version, progress, ProjectCommand};
+use super::{emit, format_of, progress, ProjectCommand};
 use crate::render;
 use crate::service::sync::SyncMode;
 use crate::service::App;
@@ -17,13 +17,23 @@ pub(super) fn project(app: &App, cmd: ProjectCommand) -> Result<()> {
             remote,
         } => {
             let p = app.add_project(&name, &path, default)?;
-            emit(render::projects::added(&p));
-            if git {
-                if let Err(e) = version(app, &name, remote.as_deref()) {
-                    // A project that cannot be versioned is not left half set up.
-                    app.remove_project(&name, false)?;
-                    return Err(e.context(format!("project '{name}' was not added")));
+            // Nothing is said of the project until it is versioned: one that cannot be is
+            // not left half set up, nor announced as added.
+            let versioned = if git {
+                match app.version_project(&name, remote.as_deref()) {
+                    Ok(versioned) => Some(versioned),
+                    Err(e) => {
+                        app.remove_project(&name, false)?;
+                        let e = anyhow::Error::from(e);
+                        return Err(e.context(format!("project '{name}' was not added")));
+                    }
                 }
+            } else {
+                None
+            };
+            emit(render::projects::added(&p));
+            if let Some((project, prepared)) = versioned {
+                emit(render::projects::versioned(&project, prepared));
             }
         }
         ProjectCommand::List { json } => {
