@@ -3,12 +3,11 @@
 use std::io::IsTerminal;
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 use super::{emit, format_of, TokenCommand};
 use crate::render;
-use crate::service::auth::TokenStore;
-use crate::service::App;
+use crate::service::auth::{create_token, TokenStore};
 
 /// One line of stdin; at a terminal, prompted and not echoed.
 fn read_secret(prompt: &str) -> Result<String> {
@@ -53,18 +52,7 @@ pub(super) fn token(root: &Path, cmd: &TokenCommand) -> Result<()> {
             read_only,
             projects,
         } => {
-            let mut names = Vec::new();
-            if !projects.is_empty() {
-                let app = App::open(root)
-                    .with_context(|| format!("opening data root {}", root.display()))?;
-                let known: crate::service::Result<Vec<String>> = projects
-                    .iter()
-                    .map(|p| app.project(Some(p)).map(|p| p.name))
-                    .collect();
-                app.close();
-                names = known?;
-            }
-            let made = store.create(name, *read_only, &names)?;
+            let made = create_token(root, name, *read_only, projects)?;
             emit(render::auth::token_created(&made));
         }
         TokenCommand::List { json } => {

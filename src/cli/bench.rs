@@ -16,6 +16,7 @@ pub(super) fn generate_vault(out: &Path, notes: usize, seed: u64) -> Result<()> 
     Ok(())
 }
 
+/// The golden set is checked before the benchmark runs, so a mismatched one is told at once.
 pub(super) fn retrieval(
     vault: &Path,
     golden: &Path,
@@ -24,18 +25,13 @@ pub(super) fn retrieval(
     misses: bool,
     json: bool,
 ) -> Result<()> {
-    let text = std::fs::read_to_string(golden)
-        .with_context(|| format!("reading the golden set {}", golden.display()))?;
-    let queries: Vec<retrieval::GoldenQuery> = serde_json::from_str(&text)
-        .with_context(|| format!("{} is not a list of graded queries", golden.display()))?;
-    emit(render::retrieval::missing_golden(
-        &retrieval::missing_paths(vault, &queries),
-    ));
+    let golden = retrieval::golden_set(golden, vault)?;
+    emit(render::retrieval::missing_golden(&golden.missing));
     let bar = progress::SyncBar::new("bench");
     let embedding = progress::CountBar::new("embedding", "notes");
     let reports = retrieval::benchmark(
         vault,
-        &queries,
+        &golden.queries,
         search_types,
         model,
         &|e| bar.event(e),

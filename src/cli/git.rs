@@ -3,61 +3,56 @@
 use anyhow::{Context, Result};
 
 use super::{emit, format_of, GitCommand};
-use crate::render::{self, Format, Rendered};
+use crate::render::{self, Format};
 use crate::service::gitsync::Direction;
+use crate::service::oneshot::Unobserved;
 use crate::service::scope::ProjectChoice;
-use crate::service::sync::SyncMode;
 use crate::service::App;
 
 pub(super) fn git(app: &App, cmd: GitCommand) -> Result<()> {
-    match cmd {
-        GitCommand::Init { project, remote } => version(app, &project, remote.as_deref()),
+    let oneshot = app.oneshot(&Unobserved);
+    let rendered = match cmd {
+        GitCommand::Init { project, remote } => {
+            let (project, prepared) = app.version_project(&project, remote.as_deref())?;
+            emit(render::projects::versioned(&project, prepared));
+            return Ok(());
+        }
         GitCommand::History {
             identifier,
             project,
             limit,
             json,
-        } => history(app, project.as_deref(), |choice| {
-            let history = app.note_history(choice, &identifier, limit)?;
-            Ok(render::history::note_history(&history, format_of(json)))
-        }),
+        } => {
+            let choice = ProjectChoice::named(project.as_deref());
+            let history = oneshot
+                .on_current_files(&choice, |app| app.note_history(&choice, &identifier, limit))?;
+            render::history::note_history(&history, format_of(json))
+        }
         GitCommand::Diff {
             identifier,
             project,
             from,
             to,
-        } => history(app, project.as_deref(), |choice| {
-            let diff = app.note_diff(choice, &identifier, from.as_deref(), to.as_deref())?;
-            Ok(render::history::note_diff(&diff, Format::Text))
-        }),
+        } => {
+            let choice = ProjectChoice::named(project.as_deref());
+            let diff = oneshot.on_current_files(&choice, |app| {
+                app.note_diff(&choice, &identifier, from.as_deref(), to.as_deref())
+            })?;
+            render::history::note_diff(&diff, Format::Text)
+        }
         GitCommand::Restore {
             identifier,
             version,
             project,
-        } => history(app, project.as_deref(), |choice| {
-            let restored = app.restore_note(choice, &identifier, &version)?;
-            Ok(render::history::restored(&restored, Format::Text))
-        }),
-    }
-}
-
-pub(super) fn version(app: &App, project: &str, remote: Option<&str>) -> Result<()> {
-    let (project, prepared) = app.version_project(project, remote)?;
-    emit(render::projects::versioned(&project, prepared));
-    Ok(())
-}
-
-/// Runs a history command once the project's index knows its current files (notes are named
-/// as read_note names them).
-fn history(
-    app: &App,
-    project: Option<&str>,
-    run: impl FnOnce(&ProjectChoice) -> crate::service::Result<Rendered>,
-) -> Result<()> {
-    let choice = ProjectChoice::named(project);
-    let selected = app.select_project(&choice)?;
-    app.sync_project(&selected, SyncMode::Incremental, &|_| {})?;
-    emit(run(&choice)?.into());
+        } => {
+            let choice = ProjectChoice::named(project.as_deref());
+            let restored = oneshot.on_current_files(&choice, |app| {
+                app.restore_note(&choice, &identifier, &version)
+            })?;
+            render::history::restored(&restored, Format::Text)
+        }
+    };
+    emit(rendered.into());
     Ok(())
 }
 
@@ -69,9 +64,9 @@ pub(super) fn git_sync(
 ) -> Result<()> {
     let direction = Direction::parse(direction).context("direction is push, pull or both")?;
     let choice = ProjectChoice::named(project);
-    let selected = app.select_project(&choice)?;
-    app.sync_project(&selected, SyncMode::Incremental, &|_| {})?;
-    let report = app.git_sync(&choice, direction)?;
+    let report = app
+        .oneshot(&Unobserved)
+        .on_current_files(&choice, |app| app.git_sync(&choice, direction))?;
     emit(render::gitsync::sync(&report, format_of(json)));
     Ok(())
 }

@@ -4,7 +4,7 @@ use anyhow::Result;
 
 use super::{emit, format_of, LinkArgs};
 use crate::render;
-use crate::service::links::LinkOptions;
+use crate::service::links::{LinkOptions, ScanReport};
 use crate::service::scope::ProjectChoice;
 use crate::service::App;
 
@@ -52,7 +52,7 @@ pub(super) fn rescan_links(
 ) -> Result<()> {
     let reports = app.rescan_links_across(project, path)?;
     emit(render::links::rescan_links(&reports, format_of(json)));
-    if reports.iter().any(|r| r.last_error.is_some()) {
+    if reports.iter().any(ScanReport::failed) {
         anyhow::bail!("some linked folders could not be scanned");
     }
     Ok(())

@@ -1,9 +1,11 @@
 //! Progress bars for long work, shown only when stdout is a terminal.
 
 use std::io::IsTerminal;
+use std::sync::Mutex;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
+use crate::service::oneshot::{Observer, Work};
 use crate::service::sync::SyncEvent;
 
 pub struct SyncBar {
@@ -80,6 +82,50 @@ impl CountBar {
     pub fn finish(&self) {
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
+        }
+    }
+}
+
+/// The bars of a one-shot workflow: a spinner while a project syncs, a bar while work is
+/// counted.
+#[derive(Default)]
+pub struct Bars {
+    sync: Mutex<Option<SyncBar>>,
+    count: Mutex<Option<CountBar>>,
+}
+
+impl Observer for Bars {
+    fn syncing(&self, project: &str) {
+        *self.sync.lock().unwrap_or_else(|e| e.into_inner()) = Some(SyncBar::new(project));
+    }
+
+    fn sync_event(&self, event: SyncEvent) {
+        if let Some(bar) = &*self.sync.lock().unwrap_or_else(|e| e.into_inner()) {
+            bar.event(event);
+        }
+    }
+
+    fn counting(&self, work: Work) {
+        let (prefix, unit) = match work {
+            Work::Embedding => ("embedding", "notes"),
+            Work::Importing => ("importing", "notes"),
+            Work::Distilling => ("distilling", "tokens"),
+        };
+        *self.count.lock().unwrap_or_else(|e| e.into_inner()) = Some(CountBar::new(prefix, unit));
+    }
+
+    fn counted(&self, done: usize, total: usize) {
+        if let Some(bar) = &*self.count.lock().unwrap_or_else(|e| e.into_inner()) {
+            bar.set(done, total);
+        }
+    }
+
+    fn step_done(&self) {
+        if let Some(bar) = self.sync.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            bar.finish();
+        }
+        if let Some(bar) = self.count.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            bar.finish();
         }
     }
 }

@@ -2,9 +2,8 @@
 
 use anyhow::Result;
 
-use super::{emit, format_of, git::version, progress, ProjectCommand};
+use super::{emit, format_of, progress::Bars, ProjectCommand};
 use crate::render;
-use crate::service::sync::SyncMode;
 use crate::service::App;
 
 pub(super) fn project(app: &App, cmd: ProjectCommand) -> Result<()> {
@@ -16,15 +15,8 @@ pub(super) fn project(app: &App, cmd: ProjectCommand) -> Result<()> {
             git,
             remote,
         } => {
-            let p = app.add_project(&name, &path, default)?;
-            emit(render::projects::added(&p));
-            if git {
-                if let Err(e) = version(app, &name, remote.as_deref()) {
-                    // A project that cannot be versioned is not left half set up.
-                    app.remove_project(&name, false)?;
-                    return Err(e.context(format!("project '{name}' was not added")));
-                }
-            }
+            let added = app.add_project_versioned(&name, &path, default, git, remote.as_deref())?;
+            emit(render::projects::added(&added));
         }
         ProjectCommand::List { json } => {
             let projects = app.projects(None)?;
@@ -39,14 +31,9 @@ pub(super) fn project(app: &App, cmd: ProjectCommand) -> Result<()> {
             emit(render::projects::default_set(&p));
         }
         ProjectCommand::ImportBasicMemory { config, json } => {
-            let report = app.import_basic_memory(config.as_deref())?;
-            // The notes are indexed now, so their memory:// URLs resolve at once.
-            for imported in report.projects.iter().filter(|p| p.outcome == "registered") {
-                let project = app.project(Some(&imported.name))?;
-                let bar = progress::SyncBar::new(&project.name);
-                app.sync_project(&project, SyncMode::Incremental, &|e| bar.event(e))?;
-                bar.finish();
-            }
+            let report = app
+                .oneshot(&Bars::default())
+                .import_basic_memory(config.as_deref())?;
             emit(render::import::basic_memory_import(&report, format_of(json)).into());
         }
     }

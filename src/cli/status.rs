@@ -2,20 +2,17 @@
 
 use anyhow::Result;
 
-use super::{emit, format_of, models::embed, progress};
+use super::{emit, format_of, progress::Bars};
 use crate::render;
 use crate::service::App;
 
 pub(super) fn reindex(app: &App, project: Option<&str>) -> Result<()> {
-    for p in app.projects(project)? {
-        let bar = progress::SyncBar::new(&p.name);
-        let report = app.rebuild_project(&p, &|e| bar.event(e))?;
-        bar.finish();
-        emit(render::status::reindexed(&report));
-    }
-    embed(app)
+    let reindexed = app.oneshot(&Bars::default()).reindex(project)?;
+    emit(render::status::reindexed(&reindexed));
+    Ok(())
 }
 
+/// Exits with 1 when the index has drifted from the files.
 pub(super) fn check(app: &App, project: Option<&str>, json: bool) -> Result<()> {
     let health = app.check(project)?;
     emit(render::status::health(&health, format_of(json)));
@@ -25,6 +22,7 @@ pub(super) fn check(app: &App, project: Option<&str>, json: bool) -> Result<()> 
     Ok(())
 }
 
+/// Exits with 1 when drift remains after the repair (the JSON report says so in its own terms).
 pub(super) fn repair(app: &App, project: Option<&str>, json: bool) -> Result<()> {
     let (before, after) = app.repair(project)?;
     emit(render::status::repair(&before, &after, format_of(json)));

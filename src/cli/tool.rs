@@ -4,7 +4,7 @@ use anyhow::{Context, Result};
 
 use super::emit;
 use crate::render::Output;
-use crate::service::sync::SyncMode;
+use crate::service::oneshot::Unobserved;
 use crate::service::App;
 
 /// `gitmem tool NAME --args JSON`: brings the index up to date, then runs the tool exactly as
@@ -23,10 +23,7 @@ pub(super) fn tool(
     let app = std::sync::Arc::new(
         App::open(root).with_context(|| format!("opening data root {}", root.display()))?,
     );
-    let projects = app.projects(project.as_deref())?;
-    for p in &projects {
-        app.sync_project(p, SyncMode::Incremental, &|_| {})?;
-    }
+    app.oneshot(&Unobserved).sync_projects(project.as_deref())?;
     // Any tool, by any of its names: a shell has no client configuration to match.
     let ctx = crate::mcp::tools::ToolCtx {
         dotted_names: true,

@@ -4,35 +4,54 @@ use serde_json::json;
 
 use super::{Format, Output};
 use crate::service::models::ModelInfo;
+use crate::service::oneshot::ModelChanged;
 
 fn megabytes(m: &ModelInfo) -> f64 {
     m.bytes as f64 / 1e6
 }
 
-/// A model installed from a folder, a file or the hub.
-pub fn installed(m: &ModelInfo) -> Output {
-    Output::line(&format!(
-        "installed model '{}' ({} dimensions, {:.1} MB) at {}; it is the default",
-        m.name,
-        m.dimensions,
-        megabytes(m),
-        m.path.display()
-    ))
+/// A model installed from a folder, a file or the hub, and the notes embedded with it.
+pub fn installed(changed: &ModelChanged) -> Output {
+    let m = &changed.model;
+    with_embedded(
+        format!(
+            "installed model '{}' ({} dimensions, {:.1} MB) at {}; it is the default",
+            m.name,
+            m.dimensions,
+            megabytes(m),
+            m.path.display()
+        ),
+        changed,
+    )
 }
 
-/// A static model distilled from another.
-pub fn distilled(m: &ModelInfo) -> Output {
-    Output::line(&format!(
-        "installed model '{}' ({} dimensions, {:.1} MB, {}); it is the default",
-        m.name,
-        m.dimensions,
-        megabytes(m),
-        m.source
-    ))
+/// A static model distilled from another, and the notes embedded with it.
+pub fn distilled(changed: &ModelChanged) -> Output {
+    let m = &changed.model;
+    with_embedded(
+        format!(
+            "installed model '{}' ({} dimensions, {:.1} MB, {}); it is the default",
+            m.name,
+            m.dimensions,
+            megabytes(m),
+            m.source
+        ),
+        changed,
+    )
 }
 
-pub fn used(m: &ModelInfo) -> Output {
-    Output::line(&format!("model '{}' is the default", m.name))
+/// An installed model made the default, and the notes embedded with it.
+pub fn used(changed: &ModelChanged) -> Output {
+    with_embedded(
+        format!("model '{}' is the default", changed.model.name),
+        changed,
+    )
+}
+
+fn with_embedded(line: String, changed: &ModelChanged) -> Output {
+    let mut output = Output::line(&line);
+    output.append(embedded(changed.embedded));
+    output
 }
 
 pub fn removed(m: &ModelInfo) -> Output {

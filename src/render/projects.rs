@@ -6,7 +6,9 @@ use super::{Format, Output, Rendered};
 use crate::config::Project;
 use crate::git::Prepared;
 use crate::service::progress::ProjectSync;
-use crate::service::projects::{ProjectCreated, ProjectListing, ProjectRefusal, ProjectStatistics};
+use crate::service::projects::{
+    ProjectAdded, ProjectCreated, ProjectListing, ProjectRefusal, ProjectStatistics,
+};
 use crate::service::status::{Diagnostics, SyncStatus};
 use crate::service::Outcome;
 
@@ -249,14 +251,19 @@ pub fn diagnostics(d: &Diagnostics) -> Rendered {
     Rendered::Text(out.trim_end().to_string())
 }
 
-/// `gitmem project add`.
-pub fn added(p: &Project) -> Output {
-    Output::line(&format!(
+/// `gitmem project add`, and how the project is versioned when that was asked.
+pub fn added(added: &ProjectAdded) -> Output {
+    let p = &added.project;
+    let mut output = Output::line(&format!(
         "added project '{}' at {}{}",
         p.name,
         p.path.display(),
         if p.is_default { " (default)" } else { "" }
-    ))
+    ));
+    if let Some((project, prepared)) = &added.versioned {
+        output.append(versioned(project, *prepared));
+    }
+    output
 }
 
 /// A project now versioned in git (`git init`, `project add --git`).

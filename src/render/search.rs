@@ -2,8 +2,9 @@
 
 use serde_json::json;
 
-use super::{Format, Output, Rendered};
+use super::{Format, Output, Rendered, Stream};
 use crate::service::error::QueryError;
+use crate::service::oneshot::Searched;
 use crate::service::search::{ScopedSearch, SearchResponse, SearchScope};
 use crate::service::{ServiceError, UserError};
 
@@ -136,18 +137,28 @@ pub fn answer(
     }
 }
 
-/// `gitmem search QUERY` in one project.
-pub fn command(response: &SearchResponse, query: &str, project: &str, format: Format) -> Output {
-    Output::either(
+/// `gitmem search QUERY` in one project. At a terminal, a note first says when the project's
+/// files have warnings.
+pub fn command(searched: &Searched, query: &str, format: Format, at_terminal: bool) -> Output {
+    let mut output = Output::default();
+    if searched.warnings > 0 && at_terminal {
+        output.push(
+            Stream::Stderr,
+            format!(
+                "note: {} files in '{}' have warnings; `gitmem status` lists them\n",
+                searched.warnings, searched.project
+            ),
+        );
+    }
+    output.append(Output::either(
         format,
-        || format!("{}\n", text(response, Some(query), project, false)),
-        || json!(response),
-    )
-}
-
-/// The note a search at a terminal starts with when its project's files have warnings.
-pub fn warnings_note(files: usize, project: &str) -> Output {
-    Output::err(format!(
-        "note: {files} files in '{project}' have warnings; `gitmem status` lists them\n"
-    ))
+        || {
+            format!(
+                "{}\n",
+                text(&searched.response, Some(query), &searched.project, false)
+            )
+        },
+        || json!(searched.response),
+    ));
+    output
 }

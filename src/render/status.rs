@@ -4,8 +4,8 @@ use serde_json::json;
 
 use super::{Format, Output, Stream};
 use crate::service::health::Health;
+use crate::service::oneshot::Reindexed;
 use crate::service::status::Status;
-use crate::service::sync::SyncReport;
 
 /// What the index holds, project by project, and semantic search's state.
 pub fn status(status: &Status, format: Format) -> Output {
@@ -119,26 +119,29 @@ fn health_text(health: &Health) -> String {
     out
 }
 
-/// A project rebuilt from its files: its warnings on stderr, then its line.
-pub fn reindexed(report: &SyncReport) -> Output {
+/// `gitmem reindex`: each project's warnings on stderr, then its line; the notes embedded.
+pub fn reindexed(reindexed: &Reindexed) -> Output {
     let mut output = Output::default();
-    for w in &report.warnings {
-        let warning = if w.path.is_empty() {
-            format!("warning: {}\n", w.message)
-        } else {
-            format!("warning: {}: {}\n", w.path, w.message)
-        };
-        output.push(Stream::Stderr, warning);
+    for report in &reindexed.reports {
+        for w in &report.warnings {
+            let warning = if w.path.is_empty() {
+                format!("warning: {}\n", w.message)
+            } else {
+                format!("warning: {}: {}\n", w.path, w.message)
+            };
+            output.push(Stream::Stderr, warning);
+        }
+        output.push(
+            Stream::Stdout,
+            format!(
+                "{}: indexed {} files in {:.2} s ({} warnings)\n",
+                report.project,
+                report.scanned,
+                report.runtime_ms as f64 / 1000.0,
+                report.warnings.len()
+            ),
+        );
     }
-    output.push(
-        Stream::Stdout,
-        format!(
-            "{}: indexed {} files in {:.2} s ({} warnings)\n",
-            report.project,
-            report.scanned,
-            report.runtime_ms as f64 / 1000.0,
-            report.warnings.len()
-        ),
-    );
+    output.append(super::models::embedded(reindexed.embedded));
     output
 }

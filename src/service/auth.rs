@@ -159,6 +159,24 @@ impl TokenStore {
     }
 }
 
+/// `gitmem token create`: a token for `projects` only, when any are named (each must be a
+/// project of the data root at `root`; the token names them as the registry spells them).
+pub fn create_token(
+    root: &Path,
+    name: &str,
+    read_only: bool,
+    projects: &[String],
+) -> Result<CreatedToken> {
+    let mut names = Vec::new();
+    if !projects.is_empty() {
+        let config = crate::config::Config::load(root)?;
+        for project in projects {
+            names.push(config.project(project)?.name.clone());
+        }
+    }
+    TokenStore::at(root).create(name, read_only, &names)
+}
+
 /// True when `presented` equals `expected`, in time that does not depend on where they differ.
 pub fn same_secret(presented: &str, expected: &str) -> bool {
     same_digest(&digest(presented), &digest(expected))

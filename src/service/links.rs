@@ -52,6 +52,13 @@ pub struct ScanReport {
     pub warnings: Vec<FileWarning>,
 }
 
+impl ScanReport {
+    /// True when the folder could not be scanned (the link records why).
+    pub fn failed(&self) -> bool {
+        self.last_error.is_some()
+    }
+}
+
 fn now_iso() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
 }

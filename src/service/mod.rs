@@ -23,6 +23,7 @@ pub mod memory;
 pub mod models;
 pub mod notes;
 pub mod oauth;
+pub mod oneshot;
 pub mod progress;
 pub mod projects;
 pub mod read;

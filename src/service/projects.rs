@@ -9,7 +9,7 @@ use super::error::ImportError;
 use super::progress::ProjectSync;
 use super::scope::ProjectChoice;
 use super::sync::{SyncMode, SyncReport};
-use super::{App, Outcome, Result, UserError};
+use super::{App, Outcome, Result, ServiceError, UserError};
 use crate::config::Project;
 
 #[derive(Debug, Clone)]
@@ -53,6 +53,27 @@ pub struct ProjectListing {
 pub enum ProjectRefusal {
     /// `serve --project` pins the server to one project.
     Constrained { project: String },
+}
+
+/// `gitmem project add`: the project registered, and how it is versioned when that was asked.
+#[derive(Debug, Clone)]
+pub struct ProjectAdded {
+    pub project: Project,
+    pub versioned: Option<(Project, crate::git::Prepared)>,
+}
+
+/// Why `gitmem project add` added nothing.
+#[derive(Debug, thiserror::Error)]
+pub enum AddProjectError {
+    #[error(transparent)]
+    Service(#[from] ServiceError),
+    /// The project could not be versioned, so its registration was taken back.
+    #[error("project '{name}' was not added")]
+    NotVersioned {
+        name: String,
+        #[source]
+        source: Box<ServiceError>,
+    },
 }
 
 /// A project directory as a tool names it: `~/` is the home directory.
@@ -130,6 +151,38 @@ impl App {
         let removed = self.remove_project(&project.name, delete_notes)?;
         self.progress.remove(&removed.name);
         Ok(Outcome::Done(removed))
+    }
+
+    /// Registers a project and, with `git`, versions it (cloning `remote` into an empty
+    /// directory); a project that cannot be versioned is not left half set up.
+    pub fn add_project_versioned(
+        &self,
+        name: &str,
+        path: &Path,
+        make_default: bool,
+        git: bool,
+        remote: Option<&str>,
+    ) -> std::result::Result<ProjectAdded, AddProjectError> {
+        let project = self.add_project(name, path, make_default)?;
+        if !git {
+            return Ok(ProjectAdded {
+                project,
+                versioned: None,
+            });
+        }
+        match self.version_project(name, remote) {
+            Ok(versioned) => Ok(ProjectAdded {
+                project,
+                versioned: Some(versioned),
+            }),
+            Err(source) => {
+                self.remove_project(name, false)?;
+                Err(AddProjectError::NotVersioned {
+                    name: name.to_string(),
+                    source: Box::new(source),
+                })
+            }
+        }
     }
 
     /// Registers a project and indexes it; an existing name (any case) is re-indexed instead.

@@ -3,7 +3,7 @@
 //! evaluation: nDCG@5/@10, MRR, Hit@1/3/5 and Recall@10, overall and by category.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
@@ -156,8 +156,50 @@ pub struct RetrievalReport {
     pub outcomes: Vec<QueryOutcome>,
 }
 
-/// Golden paths that name no file of the vault: a golden set made for another copy of it.
-pub fn missing_paths(vault: &Path, golden: &[GoldenQuery]) -> Vec<String> {
+/// A golden set read from its file and checked against the vault it grades.
+#[derive(Debug, Clone)]
+pub struct GoldenSet {
+    pub queries: Vec<GoldenQuery>,
+    /// Golden paths that name no file of the vault: a golden set made for another copy of it.
+    pub missing: Vec<String>,
+}
+
+/// Why a golden set could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum GoldenError {
+    #[error("reading the golden set {}", .file.display())]
+    Read {
+        file: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{} is not a list of graded queries", .file.display())]
+    NotGraded {
+        file: PathBuf,
+        #[source]
+        source: serde_json::Error,
+    },
+}
+
+/// Reads the graded queries of `file` (a JSON list of {query, relevant_paths, partial_paths,
+/// category}) and finds the paths that name no file of `vault`.
+pub fn golden_set(file: &Path, vault: &Path) -> std::result::Result<GoldenSet, GoldenError> {
+    let text = std::fs::read_to_string(file).map_err(|source| GoldenError::Read {
+        file: file.to_path_buf(),
+        source,
+    })?;
+    let queries: Vec<GoldenQuery> =
+        serde_json::from_str(&text).map_err(|source| GoldenError::NotGraded {
+            file: file.to_path_buf(),
+            source,
+        })?;
+    Ok(GoldenSet {
+        missing: missing_paths(vault, &queries),
+        queries,
+    })
+}
+
+fn missing_paths(vault: &Path, golden: &[GoldenQuery]) -> Vec<String> {
     let mut missing: Vec<String> = golden
         .iter()
         .flat_map(|q| q.relevant_paths.iter().chain(&q.partial_paths))
