@@ -320,13 +320,7 @@ impl Index {
 
     /// Bytes the index occupies on disk.
     pub fn disk_size(&self) -> u64 {
-        walkdir::WalkDir::new(&self.dir)
-            .into_iter()
-            .filter_map(Result::ok)
-            .filter_map(|e| e.metadata().ok())
-            .filter(|m| m.is_file())
-            .map(|m| m.len())
-            .sum()
+        crate::vault::fs::tree_size(&self.dir)
     }
 
     /// Stops the writer after it has applied everything queued.

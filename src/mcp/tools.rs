@@ -172,12 +172,6 @@ impl ToolCtx {
         })
     }
 
-    /// [`ToolCtx::for_grant`] with its refusal as text, for `mcp::http`, which is being split
-    /// and will take the typed refusal then.
-    pub fn for_caller(&self, grant: Option<&Grant>) -> Result<ToolCtx, String> {
-        self.for_grant(grant).map_err(|refused| refused.to_string())
-    }
-
     /// The project a call names, with the server's constraint.
     pub fn choice(&self, args: &ProjectArgs) -> ProjectChoice {
         ProjectChoice {

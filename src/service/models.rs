@@ -139,16 +139,6 @@ fn name_for(source: &str) -> String {
     cleaned.trim_matches(|c| c == '-' || c == '.').to_string()
 }
 
-fn dir_size(dir: &Path) -> u64 {
-    walkdir::WalkDir::new(dir)
-        .into_iter()
-        .filter_map(|e| e.ok())
-        .filter_map(|e| e.metadata().ok())
-        .filter(|m| m.is_file())
-        .map(|m| m.len())
-        .sum()
-}
-
 /// Downloads a model from the Hugging Face hub into `into`.
 fn download(model_id: &str, into: &Path) -> std::result::Result<(), DownloadError> {
     let api = hf_hub::api::sync::Api::new()?;
@@ -187,7 +177,7 @@ impl App {
         let card = ModelCard::read(&dir)?;
         Ok(ModelInfo {
             name: name.to_string(),
-            bytes: dir_size(&dir),
+            bytes: crate::vault::fs::tree_size(&dir),
             is_default: self.default_model_name().as_deref() == Some(name),
             source: card.source.clone(),
             dimensions: card.dimensions,

@@ -224,6 +224,17 @@ pub fn delete_file(path: &Path) -> io::Result<()> {
     sync_dir(parent_of(path)?)
 }
 
+/// Bytes the files under `dir` occupy (what cannot be read counts as nothing).
+pub fn tree_size(dir: &Path) -> u64 {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter_map(|e| e.metadata().ok())
+        .filter(|m| m.is_file())
+        .map(|m| m.len())
+        .sum()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -234,9 +234,15 @@ async fn note(
     request: Request,
 ) -> Response {
     let grant = request.extensions().get::<Grant>().cloned();
-    let ctx = match state.ctx.for_caller(grant.as_ref()) {
+    let ctx = match state.ctx.for_grant(grant.as_ref()) {
         Ok(ctx) => ctx,
-        Err(message) => return refusal(StatusCode::FORBIDDEN, "insufficient_scope", &message),
+        Err(refused) => {
+            return refusal(
+                StatusCode::FORBIDDEN,
+                "insufficient_scope",
+                &refused.to_string(),
+            )
+        }
     };
     let app = state.app.clone();
     let choice = ctx.choice_of(None);
