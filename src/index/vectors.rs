@@ -233,8 +233,9 @@ impl VectorStore {
                     .put(&mut wtxn, &format!("{key}{SEP}{i:08x}"), &bytes)?;
             }
         }
+        let committed = wtxn.id();
         wtxn.commit()?;
-        self.after_commit(|project, matrix| {
+        self.after_commit(committed, |project, matrix| {
             for note in notes.iter().filter(|n| n.project == project) {
                 matrix.remove_note(&note.note_id);
                 let index = matrix.note(&note.note_id);
@@ -248,10 +249,10 @@ impl VectorStore {
         Ok(())
     }
 
-    /// Brings the in-memory copies up to the commit just made, when it is the only one since
-    /// they were read; any other commit (another process's) leaves them to be read again.
-    fn after_commit(&self, apply: impl Fn(&str, &mut Matrix)) {
-        let committed = self.env.info().last_txn_id;
+    /// Brings the in-memory copies up to the commit just made (`committed`, its transaction
+    /// id), when it is the only one since they were read; any other commit (another
+    /// process's) leaves them to be read again.
+    fn after_commit(&self, committed: usize, apply: impl Fn(&str, &mut Matrix)) {
         let mut loaded = self.loaded.lock().unwrap_or_else(|e| e.into_inner());
         loaded.retain(|project, matrix| {
             let mut matrix = matrix.write().unwrap_or_else(|e| e.into_inner());
@@ -268,8 +269,9 @@ impl VectorStore {
     pub fn remove(&self, project: &str, note_id: &str) -> Result<(), IndexError> {
         let mut wtxn = self.env.write_txn()?;
         self.remove_in(&mut wtxn, project, note_id)?;
+        let committed = wtxn.id();
         wtxn.commit()?;
-        self.after_commit(|in_project, matrix| {
+        self.after_commit(committed, |in_project, matrix| {
             if in_project == project {
                 matrix.remove_note(note_id);
             }
@@ -297,18 +299,20 @@ impl VectorStore {
     /// The passages of `project` in memory: kept up to date by this process's own commits,
     /// read again when any other commit happened since.
     fn matrix(&self, project: &str, dims: usize) -> Result<Arc<RwLock<Matrix>>, IndexError> {
-        // Read before the transaction: a commit in between only causes one more reload.
-        let txn_id = self.env.info().last_txn_id;
+        let last = self.env.info().last_txn_id;
         let mut loaded = self.loaded.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(m) = loaded.get(project).filter(|m| {
             let m = m.read().unwrap_or_else(|e| e.into_inner());
-            m.txn_id == txn_id && m.dims == dims
+            m.txn_id == last && m.dims == dims
         }) {
             return Ok(m.clone());
         }
+        // Labelled with the snapshot it is read from, not with `last`: while a commit is
+        // being written, the environment can name it before new readers see it, and a copy
+        // of the older data labelled with the newer commit would be trusted for good.
         let rtxn = self.env.read_txn()?;
         let prefix = format!("{project}{SEP}");
-        let mut matrix = Matrix::new(txn_id, dims);
+        let mut matrix = Matrix::new(rtxn.id(), dims);
         for entry in self.passages.prefix_iter(&rtxn, &prefix)? {
             let (key, bytes) = entry?;
             let Some((note_id, passage)) = key[prefix.len()..].split_once(SEP) else {

@@ -306,3 +306,50 @@ fn build_context_follows_links_caps_related_and_pages_wildcards() {
         missing.text()
     );
 }
+
+#[test]
+fn without_a_default_project_recent_activity_looks_everywhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let work = root.join("work");
+    std::fs::create_dir_all(root.join("projects/main")).unwrap();
+    std::fs::create_dir_all(&work).unwrap();
+    std::fs::write(root.join("projects/main/a.md"), "# A\n\nin main").unwrap();
+    std::fs::write(work.join("b.md"), "# B\n\nin work").unwrap();
+    // `default_project = ""`: no default project.
+    let config = format!(
+        "default_project = \"\"\n\n[projects.main]\npath = \"projects/main\"\n\n[projects.work]\npath = \"{}\"\n",
+        work.display()
+    );
+    std::fs::write(root.join("config.toml"), config).unwrap();
+    let h = Harness::prepared(dir);
+    h.sync();
+
+    let summary = h.text("recent_activity", json!({}));
+    assert!(
+        summary.starts_with("## Recent Activity Summary (7d)"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("**Summary:** 2 active projects, 2 recent items"),
+        "{summary}"
+    );
+    let rows = h.json("recent_activity", json!({}));
+    let mut projects: Vec<&str> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["project"].as_str().unwrap())
+        .collect();
+    projects.sort();
+    assert_eq!(projects, ["main", "work"]);
+    let needs_project = h.call(
+        "write_note",
+        json!({"title": "x", "directory": "d", "content": "x"}),
+    );
+    assert!(
+        needs_project.is_error() && needs_project.text().contains("No project specified"),
+        "{}",
+        needs_project.text()
+    );
+}

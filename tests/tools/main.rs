@@ -28,6 +28,7 @@ mod projects;
 mod reliability;
 mod safety;
 mod search;
+mod semantic;
 mod sync;
 
 use harness::{Harness, ReplyExt};

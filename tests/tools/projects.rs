@@ -1,5 +1,5 @@
-//! Projects (list, create, default, delete, a server constrained to one), canvas files, and what
-//! sync_status and diagnostics report.
+//! Projects (list, create, default, delete, a server constrained to one, routing by
+//! `memory://` URL and project id), canvas files, and what sync_status and diagnostics report.
 
 use std::fs;
 
@@ -306,4 +306,46 @@ fn diagnostics_report_the_version_the_root_and_what_the_index_holds() {
         diagnostics.contains("- main: 1 notes, 0 other files, 1 observations"),
         "{diagnostics}"
     );
+}
+
+#[test]
+fn memory_urls_and_project_ids_route_to_their_project() {
+    let h = Harness::new();
+    let research = h.root().join("research");
+    h.app().add_project("research", &research, false).unwrap();
+    let projects = h.json("list_memory_projects", json!({}));
+    let research_id = projects["projects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "research")
+        .unwrap()["external_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    h.text(
+        "write_note",
+        json!({"title": "R1", "directory": "notes", "content": "in research", "project_id": research_id}),
+    );
+    assert!(research.join("notes/R1.md").exists());
+
+    let read = h.text(
+        "read_note",
+        json!({"identifier": "memory://research/notes/r1"}),
+    );
+    assert!(read.contains("in research"), "{read}");
+    h.text(
+        "edit_note",
+        json!({"identifier": "memory://research/inbox/new", "operation": "append", "content": "routed"}),
+    );
+    assert!(research.join("inbox/new.md").exists());
+    assert!(
+        !h.main_dir().join("research").exists(),
+        "nothing lands in the default project"
+    );
+    let hits = h.json(
+        "search_notes",
+        json!({"query": "(routed OR research) AND NOT nothing", "project_id": research_id}),
+    );
+    assert_eq!(hits["total"], 2, "{hits}");
 }
