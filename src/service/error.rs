@@ -96,10 +96,8 @@ pub enum UserError {
     History(#[from] HistoryError),
     #[error(transparent)]
     Model(#[from] ModelError),
-    /// Still untyped: only `service::oauth` and `service::issuer` build it (through
-    /// [`ServiceError::invalid`]), until they get variants of their own.
-    #[error("{0}")]
-    Invalid(String),
+    #[error("the password must have at least 8 characters")]
+    PasswordTooShort,
 }
 
 fn default_advice(others: &[String]) -> String {
@@ -135,10 +133,19 @@ pub enum InternalError {
     NotIndexed(String),
     #[error("the index answered an import with {0:?}")]
     UnexpectedAnswer(OpOutcome),
-    /// Still untyped: only `service::oauth` builds it (through [`ServiceError::inconsistent`]),
-    /// until it gets variants of its own.
-    #[error("{0}")]
-    Inconsistent(String),
+    /// The authorization server's state (`auth/oauth.json`) does not parse.
+    #[error("{} is not readable: {source}", .path.display())]
+    OAuthState {
+        path: PathBuf,
+        source: serde_json::Error,
+    },
+    #[error("encoding {what}: {source}")]
+    Encode {
+        what: &'static str,
+        source: serde_json::Error,
+    },
+    #[error("hashing the password: {0}")]
+    PasswordHash(argon2::password_hash::Error),
     /// The embedding model failed to load or to run.
     #[error(transparent)]
     Embed(#[from] crate::index::embed::EmbedError),
@@ -203,16 +210,6 @@ impl OutsideProject {
 
 impl ServiceError {
     /// A user error that has no variant yet. Only `service::oauth` and `service::issuer` still
-    /// build one; everything else names its failure.
-    pub(super) fn invalid(message: impl Into<String>) -> Self {
-        ServiceError::User(UserError::Invalid(message.into()))
-    }
-
-    /// An internal error that has no variant yet; only `service::oauth` still builds one.
-    pub(super) fn inconsistent(message: impl Into<String>) -> Self {
-        ServiceError::Internal(InternalError::Inconsistent(message.into()))
-    }
-
     /// True when the input was wrong (as opposed to a failure of gitmem or the disk).
     pub fn is_user_error(&self) -> bool {
         matches!(self, ServiceError::User(_))

@@ -18,7 +18,7 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use super::auth::write_private;
-use super::{Result, ServiceError};
+use super::{InternalError, Result, ServiceError};
 use crate::vault::fs::read_optional;
 
 mod authorize;
@@ -136,9 +136,12 @@ impl OAuthServer {
         let dir = root.join("auth");
         let path = dir.join("oauth.json");
         let stored = match read_optional(&path)? {
-            Some(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
-                ServiceError::inconsistent(format!("{} is not readable: {e}", path.display()))
-            })?,
+            Some(bytes) => {
+                serde_json::from_slice(&bytes).map_err(|source| InternalError::OAuthState {
+                    path: path.clone(),
+                    source,
+                })?
+            }
             None => Stored::default(),
         };
         let issuer = issuer.trim_end_matches('/').to_string();
@@ -161,8 +164,15 @@ impl OAuthServer {
     fn save(&self, stored: &mut Stored) -> std::result::Result<(), OAuthError> {
         let now = now();
         stored.sessions.retain(|s| s.refresh_expires > now);
-        let bytes = serde_json::to_vec_pretty(&*stored)
-            .map_err(|e| server_error(ServiceError::inconsistent(e.to_string())))?;
+        let bytes = serde_json::to_vec_pretty(&*stored).map_err(|source| {
+            server_error(
+                InternalError::Encode {
+                    what: "the authorization server's state",
+                    source,
+                }
+                .into(),
+            )
+        })?;
         write_private(&self.dir.join("oauth.json"), &bytes).map_err(server_error)
     }
 }

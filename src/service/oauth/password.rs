@@ -7,7 +7,7 @@ use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, Salt
 use argon2::Argon2;
 
 use super::super::auth::write_private;
-use super::super::{Result, ServiceError};
+use super::super::{InternalError, Result, UserError};
 use crate::vault::fs::read_optional;
 
 /// The owner's password hash, in `<root>/auth/owner-password` (a PHC string).
@@ -23,18 +23,14 @@ pub fn has_owner_password(root: &Path) -> bool {
 /// Sets the owner's password (Argon2id); at least 8 characters.
 pub fn set_owner_password(root: &Path, password: &str) -> Result<()> {
     if password.chars().count() < 8 {
-        return Err(ServiceError::invalid(
-            "the password must have at least 8 characters",
-        ));
+        return Err(UserError::PasswordTooShort.into());
     }
     let mut salt = [0u8; 16];
-    getrandom::getrandom(&mut salt)
-        .map_err(|e| ServiceError::inconsistent(format!("no randomness available: {e}")))?;
-    let salt = SaltString::encode_b64(&salt)
-        .map_err(|e| ServiceError::inconsistent(format!("salt: {e}")))?;
+    getrandom::getrandom(&mut salt).map_err(InternalError::Randomness)?;
+    let salt = SaltString::encode_b64(&salt).map_err(InternalError::PasswordHash)?;
     let hash = Argon2::default()
         .hash_password(password.as_bytes(), &salt)
-        .map_err(|e| ServiceError::inconsistent(format!("hashing the password: {e}")))?
+        .map_err(InternalError::PasswordHash)?
         .to_string();
     write_private(&password_file(root), hash.as_bytes())
 }
