@@ -10,12 +10,13 @@ use milli_core::heed::{Database, Env, RoTxn, RwTxn, WithoutTls};
 use sha2::Digest;
 
 use super::model::*;
+use super::terms::TermTables;
 use super::IndexError;
 use crate::note::identifier::lookup_key;
 use crate::note::parse::link_lookup_text;
 use crate::note::{file_stem, permalink::generate_permalink};
 
-pub const SCHEMA_VERSION: &str = "gitmem-graph-6";
+pub const SCHEMA_VERSION: &str = "gitmem-graph-7";
 const SEP: char = '\0';
 
 /// Priorities of lookup keys, lowest first (compat 4.5: permalink, title, path, then names).
@@ -51,15 +52,18 @@ pub struct Tables {
     /// `id` -> observation and relation document counts (u32 BE each) and the checksum of the
     /// body currently in the search index.
     pub search_docs: Database<Str, Bytes>,
+    /// Word statistics for body relevance (BM25).
+    pub terms: TermTables,
 }
 
-pub const TABLE_COUNT: u32 = 10;
+pub const TABLE_COUNT: u32 = 12;
 
 impl Tables {
     pub fn create(env: &Env<WithoutTls>) -> Result<Self, IndexError> {
         let mut wtxn = env.write_txn()?;
+        let meta = env.create_database(&mut wtxn, Some("meta"))?;
         let t = Tables {
-            meta: env.create_database(&mut wtxn, Some("meta"))?,
+            meta,
             notes: env.create_database(&mut wtxn, Some("notes"))?,
             by_path: env.create_database(&mut wtxn, Some("by_path"))?,
             by_permalink: env.create_database(&mut wtxn, Some("by_permalink"))?,
@@ -69,6 +73,11 @@ impl Tables {
             activity: env.create_database(&mut wtxn, Some("activity"))?,
             search_dirty: env.create_database(&mut wtxn, Some("search_dirty"))?,
             search_docs: env.create_database(&mut wtxn, Some("search_docs"))?,
+            terms: TermTables {
+                postings: env.create_database(&mut wtxn, Some("postings"))?,
+                note_terms: env.create_database(&mut wtxn, Some("note_terms"))?,
+                meta,
+            },
         };
         wtxn.commit()?;
         Ok(t)
@@ -548,6 +557,9 @@ impl<'t> GraphWriter<'t> {
         };
         self.register(txn, &note)?;
         self.tables.put_note(txn, &note)?;
+        self.tables
+            .terms
+            .replace(txn, &note.project, &id, &input.search_text)?;
         self.pending_relink.insert(id.clone());
         self.mark_dirty(txn, &id, &note.project)?;
         Ok(OpOutcome::Upserted {
@@ -605,6 +617,7 @@ impl<'t> GraphWriter<'t> {
         self.unregister(txn, &note)?;
         self.unlink(txn, &note)?;
         self.tables.notes.delete(txn, id)?;
+        self.tables.terms.remove(txn, id)?;
         self.mark_dirty(txn, id, &note.project)?;
         for source in sources {
             if source != id {

@@ -13,6 +13,7 @@ pub mod graph;
 pub mod model;
 mod owner;
 pub mod search;
+pub mod terms;
 pub mod vectors;
 mod writer;
 
@@ -270,6 +271,18 @@ impl Index {
 
     pub fn read_txn(&self) -> Result<RoTxn<'_, WithoutTls>, IndexError> {
         Ok(self.env.read_txn()?)
+    }
+
+    /// Notes of `project` ranked by body relevance (BM25) for `terms`; see [`terms::TermTables::rank`].
+    pub fn body_ranking(
+        &self,
+        project: &str,
+        terms: &[String],
+        keep: impl Fn(&str) -> bool,
+        limit: usize,
+    ) -> Result<Vec<(String, f64)>, IndexError> {
+        let txn = self.read_txn()?;
+        self.tables.terms.rank(&txn, project, terms, keep, limit)
     }
 
     pub fn tables(&self) -> &Tables {

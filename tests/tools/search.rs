@@ -442,3 +442,60 @@ fn a_note_row_shows_the_section_that_best_matches_the_query() {
         "a title match shows the note's opening"
     );
 }
+
+/// Body relevance (BM25): among long notes whose titles say nothing, the one that says most
+/// about the rarer words of the question comes first; a name in every note weighs nothing, and
+/// a word said once in a short note counts more than once in a long one.
+#[test]
+fn among_notes_whose_titles_say_nothing_the_body_decides() {
+    let h = Harness::new();
+    let filler = "We talked about the weather and the week ahead, nothing much. ";
+    let write = |title: &str, body: String| {
+        h.call(
+            "write_note",
+            json!({"title": title, "directory": "sessions", "content": body}),
+        )
+        .ok();
+    };
+    for n in 1..=12 {
+        let lines: String = (0..20)
+            .map(|i| {
+                format!(
+                    "Caroline: {filler}{}\n",
+                    if i == n { "Caroline again." } else { "" }
+                )
+            })
+            .collect();
+        write(&format!("Session {n}"), lines);
+    }
+    // Pottery is mentioned once in a long session and three times in another of the same length.
+    let mut once: String = (0..20).map(|_| format!("Caroline: {filler}\n")).collect();
+    once.push_str("Caroline: I tried pottery class last week.\n");
+    write("Session 13", once);
+    let mut often: String = (0..20).map(|_| format!("Caroline: {filler}\n")).collect();
+    often.push_str("Caroline: pottery again! My pottery teacher says my pottery improves.\n");
+    write("Session 14", often);
+    // And once in a short note.
+    write("Session 15", "Caroline: pottery, finally.\n".to_string());
+
+    let found = h
+        .call(
+            "search_notes",
+            json!({"query": "What did Caroline say about pottery?", "output_format": "json"}),
+        )
+        .ok()
+        .json();
+    let order = titles(&found);
+    let rank = |title: &str| order.iter().position(|t| t == title);
+    assert!(
+        rank("Session 14") < rank("Session 13") && rank("Session 15") < rank("Session 13"),
+        "more often, or in a shorter note, ranks higher: {order:?}"
+    );
+    assert!(
+        order
+            .iter()
+            .take(3)
+            .all(|t| ["Session 13", "Session 14", "Session 15"].contains(&t.as_str())),
+        "the name in every session must not outweigh the rare word: {order:?}"
+    );
+}

@@ -27,7 +27,7 @@ pub use metadata::{metadata_matches, validate_metadata_filters};
 pub use query::{boolean_branches, extract_tags, filter_literal, STOPWORDS};
 pub use rows::{iso_from_ms, SearchResponse, SearchResult};
 
-use query::{any_of, permalink_glob, relaxed_terms, snippet_terms, without_stopwords};
+use query::{any_of, permalink_glob, relaxed_terms, ParsedQuery};
 use rows::{str_field, ResultBuilder, Row};
 
 pub const SEARCH_TYPES: &str = "hybrid, permalink, semantic, text, title, vector";
@@ -370,7 +370,8 @@ impl App {
         if !hidden.is_empty() {
             filters.push(format!("NOT {}", any_of("note_id", &hidden)));
         }
-        let text = if text.trim() == "*" { "" } else { text.trim() };
+        let parsed = ParsedQuery::new(text);
+        let text = parsed.text.as_str();
         let base = Query {
             text: text.to_string(),
             filter: Some(filters.join(" AND ")),
@@ -383,18 +384,24 @@ impl App {
         };
         let mut exact = true;
         let mut best_passages = HashMap::new();
-        let (total, hits) = match boolean_branches(text) {
-            Some(branches) => self.search_union(&base, &branches)?,
+        let (total, hits) = match &parsed.branches {
+            Some(branches) => self.search_union(&base, branches)?,
             // Agents ask in sentences: rank by the meaningful words and let a note that lacks
             // one of them still be found, below the notes that have them all.
             None if mode != SearchMode::Title && !text.is_empty() => {
                 let natural = Query {
-                    text: without_stopwords(text),
+                    text: parsed.meaningful.clone(),
                     matching: Matching::MostSpecific,
                     ..base.clone()
                 };
-                let ranked =
-                    self.search_ranked(project, request, &natural, text, mode, filters.len() > 2)?;
+                let ranked = self.search_ranked(
+                    project,
+                    request,
+                    &natural,
+                    &parsed,
+                    mode,
+                    filters.len() > 2,
+                )?;
                 exact = ranked.total_is_exact;
                 best_passages = ranked.best_passages;
                 (ranked.total, ranked.hits)
@@ -413,7 +420,7 @@ impl App {
         };
         let txn = self.index.read_txn()?;
         let mut builder = ResultBuilder::new(self, &txn);
-        let terms = snippet_terms(text);
+        let terms = &parsed.snippet_terms;
         let mut results = Vec::with_capacity(hits.len());
         for hit in &hits {
             let Some(mut row) = builder.hit_row(hit)? else {
@@ -426,7 +433,7 @@ impl App {
                     .get(&row.external_id)
                     .map(|&p| p as usize)
                     .filter(|&p| p < passages.len())
-                    .or_else(|| best_matching(&passages, &terms));
+                    .or_else(|| best_matching(&passages, terms));
                 row.matched_chunk = best
                     .map(|i| passages[i].body.clone())
                     .filter(|b| !b.is_empty());

@@ -6,12 +6,37 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-pub const STOPWORDS: &[&str] = &[
-    "a", "an", "and", "are", "as", "at", "be", "but", "by", "did", "do", "does", "for", "from",
-    "had", "has", "have", "how", "i", "in", "is", "it", "of", "on", "or", "our", "that", "the",
-    "their", "they", "this", "to", "was", "we", "were", "what", "when", "where", "which", "who",
-    "whom", "whose", "why", "will", "with", "you", "your",
-];
+pub use crate::index::terms::STOPWORDS;
+
+/// A worded query, parsed once: each thing the rankings, the union of boolean branches and the
+/// snippets need of it.
+pub(super) struct ParsedQuery {
+    /// The query as asked (`tag:` shorthand taken out; `*` is no text): what milli's strict
+    /// and boolean searches match, and what an embedding model reads whole.
+    pub text: String,
+    /// The disjunctive normal form of a boolean query, one milli query a branch.
+    pub branches: Option<Vec<String>>,
+    /// The text without its stopwords, for ranking.
+    pub meaningful: String,
+    /// Its terms as body relevance counts them (`index::terms`).
+    pub terms: Vec<String>,
+    /// The words a snippet should show.
+    pub snippet_terms: Vec<String>,
+}
+
+impl ParsedQuery {
+    pub fn new(text: &str) -> Self {
+        let text = if text.trim() == "*" { "" } else { text.trim() };
+        let meaningful = without_stopwords(text);
+        ParsedQuery {
+            branches: boolean_branches(text),
+            terms: crate::index::terms::terms(&meaningful),
+            snippet_terms: snippet_terms(text),
+            meaningful,
+            text: text.to_string(),
+        }
+    }
+}
 
 /// A string literal for a milli filter expression.
 pub fn filter_literal(s: &str) -> String {
@@ -123,14 +148,16 @@ const MAX_BRANCHES: usize = 32;
 /// form, each conjunction one milli query (`-word` excludes). `(a OR b) AND c NOT d` ->
 /// [`a c -d`, `b c -d`]. Parentheses group; adjacent terms are ANDed.
 pub fn boolean_branches(query: &str) -> Option<Vec<String>> {
-    if !(query.contains(" AND ")
-        || query.contains(" OR ")
-        || query.contains(" NOT ")
-        || query.starts_with("NOT "))
-    {
+    let tokens = tokenize(query);
+    // An operator joins two operands (NOT precedes one); inside quotes it is a word.
+    let operator_at = |i: usize| match tokens[i].as_str() {
+        "AND" | "OR" => i > 0 && i + 1 < tokens.len(),
+        "NOT" => i + 1 < tokens.len(),
+        _ => false,
+    };
+    if !(0..tokens.len()).any(operator_at) {
         return None;
     }
-    let tokens = tokenize(query);
     let mut pos = 0;
     let dnf = parse_or(&tokens, &mut pos);
     let branches: Vec<String> = dnf
@@ -365,6 +392,8 @@ mod tests {
                 Some(&["\"exact phrase\"", "other"]),
             ),
             ("and or not", None),
+            ("\"this AND that\"", None),
+            ("dangling AND", None),
         ];
         for (query, expected) in cases {
             let expected = expected.map(|e| e.iter().map(|s| s.to_string()).collect::<Vec<_>>());

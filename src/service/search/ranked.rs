@@ -6,6 +6,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use super::query::ParsedQuery;
 use super::rows::str_field;
 use super::{App, Fusion, Result, SearchMode, SearchRequest};
 use crate::config::Project;
@@ -18,13 +19,19 @@ const RRF_K: f64 = 60.0;
 /// reach the first page.
 const FUSION_DEPTH: usize = 100;
 
-/// Fuses rankings of document ids (best first): `Σ 1 / (RRF_K + rank)`, best first; ties go
-/// to the id seen first.
-fn rrf(rankings: &[Vec<String>]) -> Vec<(String, f64)> {
+/// Fuses rankings of document ids with their scores (best first): `Σ 1 / (RRF_K + rank)`,
+/// best first; ties in the fusion go to the id seen first. Documents a ranking scores alike
+/// share their rank: a ranking that cannot tell them apart (every session titled with the same
+/// two names) must not order them by chance and outvote the rankings that can.
+fn rrf(rankings: &[Vec<(String, f64)>]) -> Vec<(String, f64)> {
     let mut scores: HashMap<&str, (f64, usize)> = HashMap::new();
     let mut order = 0;
     for ranking in rankings {
-        for (rank, id) in ranking.iter().enumerate() {
+        let mut rank = 0;
+        for (position, (id, score)) in ranking.iter().enumerate() {
+            if position > 0 && ranking[position - 1].1 != *score {
+                rank = position;
+            }
             let entry = scores.entry(id).or_insert_with(|| {
                 order += 1;
                 (0.0, order)
@@ -73,10 +80,21 @@ fn score_fusion(lexical: &[(String, f64)], vector: &[(String, f64)]) -> Vec<(Str
     fused
 }
 
-fn ids(hits: Vec<Hit>) -> Vec<String> {
+fn scored_ids(hits: Vec<Hit>) -> Vec<(String, f64)> {
     hits.iter()
-        .filter_map(|h| str_field(&h.doc, "id").map(String::from))
+        .filter_map(|h| str_field(&h.doc, "id").map(|id| (id.to_string(), h.score)))
         .collect()
+}
+
+/// The fields that name a note.
+const NAMING_FIELDS: [&str; 4] = ["title", "aliases", "tags", "permalink"];
+
+/// Where the body ranking looks: the project, the query's terms, and the notes the filters
+/// let through (all when `None`).
+struct BodyScope<'a> {
+    project: &'a str,
+    terms: &'a [String],
+    allowed: Option<&'a HashSet<String>>,
 }
 
 /// A ranked search's page.
@@ -90,32 +108,33 @@ pub(super) struct Ranked {
 
 impl App {
     /// A natural-language query in `mode` (text, vector or hybrid). `query` carries the
-    /// stopword-free text, filters and page; `raw` is the query as asked, which the model
-    /// reads whole. `filtered` says whether filters beyond project and row type apply.
+    /// stopword-free text, filters and page; `parsed` the query as asked, which the model
+    /// reads whole, and its terms. `filtered` says whether filters beyond project and row type
+    /// apply.
     pub(super) fn search_ranked(
         &self,
         project: &Project,
         request: &SearchRequest,
         query: &Query,
-        raw: &str,
+        parsed: &ParsedQuery,
         mode: SearchMode,
         filtered: bool,
     ) -> Result<Ranked> {
         let window = (query.offset + query.limit).max(FUSION_DEPTH);
         let wants_notes = App::entity_types(request).iter().any(|t| t == "entity");
+        let allowed = if filtered {
+            Some(self.notes_passing(query)?)
+        } else {
+            None
+        };
         // The query's embedding (milliseconds of model work) and the text rankings (a few
         // milli searches) do not depend on each other: run them side by side.
         let (lexical, vector) = std::thread::scope(|scope| {
             let vector = (mode != SearchMode::Text && wants_notes).then(|| {
                 scope.spawn(|| -> Result<Option<Vec<VectorHit>>> {
-                    let allowed = if filtered {
-                        Some(self.notes_passing(query)?)
-                    } else {
-                        None
-                    };
                     self.vector_ranking(
                         project,
-                        raw,
+                        &parsed.text,
                         window,
                         allowed.as_ref(),
                         request.min_similarity.map(|m| m as f32),
@@ -125,7 +144,12 @@ impl App {
             let lexical = if mode == SearchMode::Vector {
                 Ok((0, Vec::new()))
             } else {
-                self.lexical_ranking(query, window)
+                let body = wants_notes.then_some(BodyScope {
+                    project: &project.name,
+                    terms: &parsed.terms,
+                    allowed: allowed.as_ref(),
+                });
+                self.lexical_ranking(query, body, window)
             };
             let vector = match vector {
                 Some(handle) => handle.join().unwrap_or_else(|_| {
@@ -155,13 +179,7 @@ impl App {
             }
             Some(vector) => {
                 let fused = match request.fusion {
-                    Fusion::Rrf => {
-                        let lexical_ids: Vec<String> =
-                            lexical.into_iter().map(|(id, _)| id).collect();
-                        let vector_ids: Vec<String> =
-                            vector.into_iter().map(|(id, _)| id).collect();
-                        rrf(&[lexical_ids, vector_ids])
-                    }
+                    Fusion::Rrf => rrf(&[lexical, vector]),
                     Fusion::Score => score_fusion(&lexical, &vector),
                 };
                 let total = lexical_total.max(fused.len() as u64);
@@ -206,14 +224,24 @@ impl App {
             .collect())
     }
 
-    /// The query ranked separately within the fields that name a note (title, aliases, tags,
-    /// path), within its headings, and by milli over all its text; the three fused by RRF. A
-    /// note whose title names the topic rises above a long note that mentions every word in
-    /// passing. Returns milli's count of matching documents and the fused ranking.
-    fn lexical_ranking(&self, query: &Query, window: usize) -> Result<(u64, Vec<(String, f64)>)> {
+    /// The query ranked by what a note is named (title, aliases, tags, path) and by what it
+    /// says, the two fused by RRF: each kind of evidence has one vote. What a note says is its
+    /// body relevance (BM25) when notes are asked for, else milli's ranking of all text (word
+    /// matches, typos, proximity), which is what observations and relations have. A note
+    /// whose title names the topic rises above a long note that mentions every word in
+    /// passing; among long notes whose titles say little, the one that says most about the
+    /// rarer words wins. milli's buckets do not add a third vote: on long notes they tie or
+    /// follow chance, and a second body vote outweighed the title (docs/search-quality.md).
+    /// Returns milli's count of matching documents and the fused ranking.
+    fn lexical_ranking(
+        &self,
+        query: &Query,
+        body: Option<BodyScope>,
+        window: usize,
+    ) -> Result<(u64, Vec<(String, f64)>)> {
         let everywhere = self.index.search(&Query {
             offset: 0,
-            limit: window,
+            limit: if body.is_some() { 0 } else { window },
             load_only: Some(&["id"]),
             ..query.clone()
         })?;
@@ -224,27 +252,31 @@ impl App {
             newest_first: false,
             ..query.clone()
         })?;
-        let documents = in_scope.total as f64;
-        let names = ["title", "aliases", "tags", "permalink"];
-        let rankings = [
-            self.short_field_ranking(query, &names, window, documents)?,
-            self.short_field_ranking(query, &["headings"], window, documents)?,
-            ids(everywhere.hits),
-        ];
-        Ok((everywhere.total, rrf(&rankings)))
+        let named = self.name_ranking(query, in_scope.total as f64, window)?;
+        let said = match body {
+            Some(body) => {
+                let keep = |id: &str| body.allowed.is_none_or(|a| a.contains(id));
+                self.index
+                    .body_ranking(body.project, body.terms, keep, window)?
+                    .into_iter()
+                    .map(|(id, score)| (entity_doc_id(&id), score))
+                    .collect()
+            }
+            None => scored_ids(everywhere.hits),
+        };
+        Ok((everywhere.total, rrf(&[named, said])))
     }
 
-    /// Documents whose short fields (a title, headings) hold words of the query, ranked by the
-    /// summed rarity (BM25's IDF) of the words they hold: in a title every word counts, and a
-    /// rare word says more than a common one. Among equals, the note with the shorter title is
-    /// more about the query.
-    fn short_field_ranking(
+    /// Documents whose naming fields hold words of the query, ranked by the summed rarity
+    /// (BM25's IDF) of the words they hold: in a title every word counts, and a rare word says
+    /// more than a common one. Among equals, the note with the shorter title is more about the
+    /// query.
+    fn name_ranking(
         &self,
         query: &Query,
-        fields: &[&str],
-        window: usize,
         documents: f64,
-    ) -> Result<Vec<String>> {
+        window: usize,
+    ) -> Result<Vec<(String, f64)>> {
         let mut scored: HashMap<u32, (f64, Hit)> = HashMap::new();
         let mut seen_words: Vec<String> = Vec::new();
         for word in query.text.split_whitespace() {
@@ -259,7 +291,7 @@ impl App {
                 offset: 0,
                 limit: window,
                 matching: Matching::All,
-                fields: Some(fields.iter().map(|f| f.to_string()).collect()),
+                fields: Some(NAMING_FIELDS.iter().map(|f| f.to_string()).collect()),
                 load_only: Some(&["id", "title"]),
                 ..query.clone()
             })?;
@@ -271,17 +303,18 @@ impl App {
         }
         let title_words =
             |hit: &Hit| str_field(&hit.doc, "title").map_or(0, |t| t.split_whitespace().count());
-        let mut ranked: Vec<(f64, usize, Hit)> = scored
+        // Among equal sums the shorter title is more about the query. The nudge is far below
+        // any difference of rarity, so it orders equals only, and equal titles stay tied.
+        let mut ranked: Vec<(f64, Hit)> = scored
             .into_values()
-            .map(|(score, hit)| (score, title_words(&hit), hit))
+            .map(|(score, hit)| (score + 1e-6 / (1.0 + title_words(&hit) as f64), hit))
             .collect();
-        ranked.sort_by(|a, b| {
-            b.0.total_cmp(&a.0)
-                .then(a.1.cmp(&b.1))
-                .then(a.2.docid.cmp(&b.2.docid))
-        });
+        ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.docid.cmp(&b.1.docid)));
         ranked.truncate(window);
-        Ok(ids(ranked.into_iter().map(|(_, _, hit)| hit).collect()))
+        Ok(ranked
+            .into_iter()
+            .filter_map(|(grade, hit)| str_field(&hit.doc, "id").map(|id| (id.to_string(), grade)))
+            .collect())
     }
 }
 
@@ -289,8 +322,12 @@ impl App {
 mod tests {
     use super::*;
 
-    fn ranking(ids: &[&str]) -> Vec<String> {
-        ids.iter().map(|s| s.to_string()).collect()
+    /// A ranking with distinct scores, best first.
+    fn ranking(ids: &[&str]) -> Vec<(String, f64)> {
+        ids.iter()
+            .enumerate()
+            .map(|(i, s)| (s.to_string(), -(i as f64)))
+            .collect()
     }
 
     #[test]
@@ -302,5 +339,21 @@ mod tests {
         let tie = rrf(&[ranking(&["x"]), ranking(&["y"])]);
         assert_eq!(tie[0].0, "x");
         assert!(rrf(&[]).is_empty());
+    }
+
+    #[test]
+    fn documents_a_ranking_scores_alike_share_its_rank() {
+        let tied = vec![
+            ("a".to_string(), 2.0),
+            ("b".to_string(), 2.0),
+            ("c".to_string(), 1.0),
+        ];
+        let fused = rrf(&[tied, ranking(&["b", "a"])]);
+        let order: Vec<&str> = fused.iter().map(|(id, _)| id.as_str()).collect();
+        assert_eq!(order, ["b", "a", "c"], "the second ranking decides the tie");
+        assert!(
+            (fused[2].1 - 1.0 / 63.0).abs() < 1e-12,
+            "c ranks third, after two equals"
+        );
     }
 }

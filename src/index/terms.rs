@@ -1,0 +1,299 @@
+//! Body relevance (BM25): how often each word occurs in a note, in how many notes of its
+//! project it occurs, and how long the note is. milli ranks by buckets (how many query words
+//! match, how close, in which field) and knows no word counts; on long notes whose titles say
+//! little (session logs, imported chats) those buckets tie, and a word in nearly every note (a
+//! speaker's name) weighs as much as a rare one. BM25 settles both.
+//!
+//! The tables live in the graph environment and change in the same transaction as the note,
+//! so a note's words never disagree with it and nothing is left to recover after a crash:
+//! - `postings`: `project \0 term \0 note id` -> term frequency (u16 LE), note length (u32 LE);
+//!   one prefix scan gives a term's notes with all that scoring needs;
+//! - `note_terms`: `note id` -> `project \0 term \0 term …`, what a rewrite must remove;
+//! - meta `bm25 \0 project` -> number of notes (u64 LE), total length (u64 LE).
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::LazyLock;
+
+use milli_core::heed::types::{Bytes, Str};
+use milli_core::heed::{Database, RoTxn, RwTxn};
+use rust_stemmers::{Algorithm, Stemmer};
+use unicode_normalization::char::is_combining_mark;
+use unicode_normalization::UnicodeNormalization;
+
+use super::IndexError;
+
+const SEP: char = '\0';
+/// BM25's saturation: the third occurrence of a word adds less than the second.
+const K1: f64 = 1.2;
+/// BM25's length normalisation: a word in a short note says more than in a long one.
+const B: f64 = 0.75;
+/// Longer "words" are hashes, base64 or minified code: never asked for, and keys must stay
+/// under LMDB's 511 bytes.
+const MAX_TERM_BYTES: usize = 40;
+
+/// Words that carry no topic; neither indexed nor asked for.
+pub const STOPWORDS: &[&str] = &[
+    "a", "an", "and", "are", "as", "at", "be", "but", "by", "did", "do", "does", "for", "from",
+    "had", "has", "have", "how", "i", "in", "is", "it", "of", "on", "or", "our", "that", "the",
+    "their", "they", "this", "to", "was", "we", "were", "what", "when", "where", "which", "who",
+    "whom", "whose", "why", "will", "with", "you", "your",
+];
+
+static ENGLISH: LazyLock<Stemmer> = LazyLock::new(|| Stemmer::create(Algorithm::English));
+
+fn is_cjk(c: char) -> bool {
+    matches!(c, '\u{3040}'..='\u{30FF}' | '\u{3400}'..='\u{4DBF}' | '\u{4E00}'..='\u{9FFF}' | '\u{AC00}'..='\u{D7AF}' | '\u{F900}'..='\u{FAFF}')
+}
+
+/// The terms of a text, in order, as the index and queries both see them: lowercase, accents
+/// folded, English words stemmed ("meetings" and "meeting" are one term), stopwords and
+/// single letters dropped. Runs of CJK characters, which have no spaces, become overlapping
+/// pairs of characters, the usual unit for searching them without a dictionary.
+pub fn terms(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut word = String::new();
+    let mut cjk: Vec<char> = Vec::new();
+    let flush_word = |word: &mut String, out: &mut Vec<String>| {
+        if !word.is_empty() {
+            push_word(word, out);
+            word.clear();
+        }
+    };
+    let flush_cjk = |cjk: &mut Vec<char>, out: &mut Vec<String>| {
+        match cjk.len() {
+            0 => {}
+            1 => out.push(cjk[0].to_string()),
+            _ => out.extend(cjk.windows(2).map(|pair| pair.iter().collect())),
+        }
+        cjk.clear();
+    };
+    for c in text.chars() {
+        if is_cjk(c) {
+            flush_word(&mut word, &mut out);
+            cjk.push(c);
+        } else if c.is_alphanumeric() || (is_combining_mark(c) && !word.is_empty()) {
+            flush_cjk(&mut cjk, &mut out);
+            word.push(c);
+        } else {
+            flush_word(&mut word, &mut out);
+            flush_cjk(&mut cjk, &mut out);
+        }
+    }
+    flush_word(&mut word, &mut out);
+    flush_cjk(&mut cjk, &mut out);
+    out
+}
+
+fn push_word(word: &str, out: &mut Vec<String>) {
+    let folded: String = if word.is_ascii() {
+        word.to_ascii_lowercase()
+    } else {
+        word.nfd()
+            .filter(|c| !is_combining_mark(*c))
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    let single_letter =
+        folded.chars().count() == 1 && !folded.starts_with(|c: char| c.is_numeric());
+    if single_letter || folded.len() > MAX_TERM_BYTES || STOPWORDS.contains(&folded.as_str()) {
+        return;
+    }
+    if folded.bytes().all(|b| b.is_ascii_lowercase()) {
+        out.push(ENGLISH.stem(&folded).into_owned());
+    } else {
+        out.push(folded);
+    }
+}
+
+/// Each distinct term of a text with how often it occurs, and the text's length in terms.
+fn frequencies(text: &str) -> (BTreeMap<String, u32>, u32) {
+    let all = terms(text);
+    let length = u32::try_from(all.len()).unwrap_or(u32::MAX);
+    let mut counts = BTreeMap::new();
+    for term in all {
+        *counts.entry(term).or_insert(0) += 1;
+    }
+    (counts, length)
+}
+
+#[derive(Clone)]
+pub struct TermTables {
+    pub postings: Database<Str, Bytes>,
+    pub note_terms: Database<Str, Bytes>,
+    /// The graph's `meta` table, where each project's totals live.
+    pub meta: Database<Str, Bytes>,
+}
+
+/// A project's totals: how many notes have terms, and how many terms they have together.
+#[derive(Default, Clone, Copy)]
+struct Totals {
+    notes: u64,
+    length: u64,
+}
+
+fn totals_key(project: &str) -> String {
+    format!("bm25{SEP}{project}")
+}
+
+fn posting_key(project: &str, term: &str, id: &str) -> String {
+    format!("{project}{SEP}{term}{SEP}{id}")
+}
+
+impl TermTables {
+    fn totals(&self, txn: &RoTxn, project: &str) -> Result<Totals, IndexError> {
+        Ok(match self.meta.get(txn, &totals_key(project))? {
+            Some(b) if b.len() == 16 => Totals {
+                notes: u64::from_le_bytes(b[..8].try_into().unwrap_or_default()),
+                length: u64::from_le_bytes(b[8..].try_into().unwrap_or_default()),
+            },
+            _ => Totals::default(),
+        })
+    }
+
+    fn put_totals(&self, txn: &mut RwTxn, project: &str, t: Totals) -> Result<(), IndexError> {
+        let key = totals_key(project);
+        if t.notes == 0 {
+            self.meta.delete(txn, &key)?;
+        } else {
+            let mut bytes = t.notes.to_le_bytes().to_vec();
+            bytes.extend_from_slice(&t.length.to_le_bytes());
+            self.meta.put(txn, &key, &bytes)?;
+        }
+        Ok(())
+    }
+
+    /// Forgets the terms of note `id`, wherever it was.
+    pub fn remove(&self, txn: &mut RwTxn, id: &str) -> Result<(), IndexError> {
+        let Some(stored) = self.note_terms.get(txn, id)? else {
+            return Ok(());
+        };
+        let stored = String::from_utf8_lossy(stored).into_owned();
+        let mut parts = stored.split(SEP);
+        let project = parts.next().unwrap_or_default();
+        let mut length = 0u64;
+        for term in parts {
+            let key = posting_key(project, term, id);
+            if let Some(value) = self.postings.get(txn, &key)? {
+                length = decode_posting(value).map_or(length, |(_, len)| u64::from(len));
+            }
+            self.postings.delete(txn, &key)?;
+        }
+        self.note_terms.delete(txn, id)?;
+        let mut totals = self.totals(txn, project)?;
+        totals.notes = totals.notes.saturating_sub(1);
+        totals.length = totals.length.saturating_sub(length);
+        self.put_totals(txn, project, totals)
+    }
+
+    /// Records the terms of note `id` of `project` from its text, replacing what it had.
+    pub fn replace(
+        &self,
+        txn: &mut RwTxn,
+        project: &str,
+        id: &str,
+        text: &str,
+    ) -> Result<(), IndexError> {
+        self.remove(txn, id)?;
+        let (counts, length) = frequencies(text);
+        if counts.is_empty() {
+            return Ok(());
+        }
+        let mut listed = String::from(project);
+        for (term, count) in &counts {
+            let tf = u16::try_from(*count).unwrap_or(u16::MAX);
+            let mut value = tf.to_le_bytes().to_vec();
+            value.extend_from_slice(&length.to_le_bytes());
+            self.postings
+                .put(txn, &posting_key(project, term, id), &value)?;
+            listed.push(SEP);
+            listed.push_str(term);
+        }
+        self.note_terms.put(txn, id, listed.as_bytes())?;
+        let mut totals = self.totals(txn, project)?;
+        totals.notes += 1;
+        totals.length += u64::from(length);
+        self.put_totals(txn, project, totals)
+    }
+
+    /// Notes of `project` ranked by BM25 for `query_terms` (as [`terms`] gives them), best
+    /// first, at most `limit`, among those `keep` accepts. Ties go to the smaller note id, so
+    /// the order is stable.
+    pub fn rank(
+        &self,
+        txn: &RoTxn,
+        project: &str,
+        query_terms: &[String],
+        keep: impl Fn(&str) -> bool,
+        limit: usize,
+    ) -> Result<Vec<(String, f64)>, IndexError> {
+        let totals = self.totals(txn, project)?;
+        if totals.notes == 0 {
+            return Ok(Vec::new());
+        }
+        let notes = totals.notes as f64;
+        let average = (totals.length as f64 / notes).max(1.0);
+        let mut scores: HashMap<&str, f64> = HashMap::new();
+        let mut asked: Vec<&str> = Vec::new();
+        for term in query_terms {
+            if asked.contains(&term.as_str()) {
+                continue;
+            }
+            asked.push(term);
+            let prefix = format!("{project}{SEP}{term}{SEP}");
+            let mut found: Vec<(&str, u16, u32)> = Vec::new();
+            for item in self.postings.prefix_iter(txn, &prefix)? {
+                let (key, value) = item?;
+                if let Some((tf, len)) = decode_posting(value) {
+                    found.push((&key[prefix.len()..], tf, len));
+                }
+            }
+            let with_term = found.len() as f64;
+            let idf = (1.0 + (notes - with_term + 0.5) / (with_term + 0.5)).ln();
+            for (id, tf, len) in found {
+                let tf = f64::from(tf);
+                let norm = K1 * (1.0 - B + B * f64::from(len) / average);
+                *scores.entry(id).or_insert(0.0) += idf * tf * (K1 + 1.0) / (tf + norm);
+            }
+        }
+        let mut ranked: Vec<(&str, f64)> = scores.into_iter().filter(|(id, _)| keep(id)).collect();
+        ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
+        ranked.truncate(limit);
+        Ok(ranked
+            .into_iter()
+            .map(|(id, score)| (id.to_string(), score))
+            .collect())
+    }
+}
+
+fn decode_posting(value: &[u8]) -> Option<(u16, u32)> {
+    let tf = u16::from_le_bytes(value.get(..2)?.try_into().ok()?);
+    let len = u32::from_le_bytes(value.get(2..6)?.try_into().ok()?);
+    Some((tf, len))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn terms_are_folded_stemmed_and_without_stopwords() {
+        let cases: &[(&str, &[&str])] = &[
+            ("The meetings were running late", &["meet", "run", "late"]),
+            ("Café CAFE cafés", &["cafe", "cafe", "cafe"]),
+            ("don't x 42 v2", &["don", "42", "v2"]),
+            ("[[Internal links]] #tag", &["intern", "link", "tag"]),
+            ("Привет, мир", &["привет", "мир"]),
+            ("同期する 日本", &["同期", "期す", "する", "日本"]),
+            ("a of the", &[]),
+        ];
+        for (text, want) in cases {
+            assert_eq!(terms(text), *want, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn overlong_words_are_not_terms() {
+        let hash = "f".repeat(MAX_TERM_BYTES + 1);
+        assert_eq!(terms(&format!("{hash} kept")), ["kept"]);
+    }
+}
