@@ -77,6 +77,13 @@ impl NoteRecord {
     pub fn folder(&self) -> &str {
         crate::note::parent_folder(&self.path)
     }
+
+    /// Where a note of a linked folder comes from (design 6): the `source` its scan recorded.
+    pub fn linked_source(&self) -> Option<&serde_json::Value> {
+        self.metadata
+            .get("source")
+            .filter(|s| s["origin"] == "linked_folder")
+    }
 }
 
 /// A note as a scan or a tool hands it to the index. The writer decides its id and permalink.

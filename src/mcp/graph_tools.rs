@@ -4,12 +4,13 @@
 //! the default one).
 
 use rmcp::schemars::{self, JsonSchema};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 use super::tools::{
     array, object, parse, schema_of, service_error, tri, Hints, Icon, ToolCtx, ToolReply, ToolSpec,
 };
+use crate::render::{self, graph::GraphAnswer};
 use crate::service::knowledge_graph::{Entity, EntityObservations, GraphRelation};
 
 pub const TOOLS: &[ToolSpec] = &[
@@ -64,19 +65,12 @@ struct ProjectArg {
     project: Option<String>,
 }
 
-/// The official server's answer: `content` is its structured content, `shown` the value its
-/// text shows (pretty-printed as it prints it).
-fn reply(shown: &impl Serialize, content: Value) -> ToolReply {
-    ToolReply::Structured {
-        text: serde_json::to_string_pretty(shown).unwrap_or_default(),
-        content,
-    }
-}
-
-fn done(message: &str) -> ToolReply {
-    ToolReply::Structured {
-        text: message.to_string(),
-        content: json!({"success": true, "message": message}),
+impl From<GraphAnswer> for ToolReply {
+    fn from(answer: GraphAnswer) -> Self {
+        ToolReply::Structured {
+            text: answer.text,
+            content: answer.content,
+        }
     }
 }
 
@@ -112,7 +106,7 @@ fn create_entities(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
         .collect();
     let choice = ctx.choice_of(a.project.project.as_deref());
     match ctx.app.create_entities(&choice, &entities) {
-        Ok(created) => reply(&created, json!({ "entities": created })),
+        Ok(created) => render::graph::entities(&created).into(),
         Err(e) => service_error(CREATE_ENTITIES.name, e),
     }
 }
@@ -145,7 +139,7 @@ fn create_relations(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     let (project, relations) = relations_of(tri!(parse(CREATE_RELATIONS.name, raw)));
     let choice = ctx.choice_of(project.as_deref());
     match ctx.app.create_relations(&choice, &relations) {
-        Ok(created) => reply(&created, json!({ "relations": created })),
+        Ok(created) => render::graph::relations(&created).into(),
         Err(e) => service_error(CREATE_RELATIONS.name, e),
     }
 }
@@ -190,7 +184,7 @@ fn add_observations(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
         .collect();
     let choice = ctx.choice_of(a.project.project.as_deref());
     match ctx.app.add_observations(&choice, &additions) {
-        Ok(results) => reply(&results, json!({ "results": results })),
+        Ok(results) => render::graph::observations_added(&results).into(),
         Err(e) => service_error(ADD_OBSERVATIONS.name, e),
     }
 }
@@ -220,13 +214,7 @@ fn delete_entities(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     let a: DeleteEntitiesArgs = tri!(parse(DELETE_ENTITIES.name, raw));
     let choice = ctx.choice_of(a.project.project.as_deref());
     match ctx.app.delete_entities(&choice, &a.entity_names) {
-        Ok(not_found) if not_found.is_empty() => done("Entities deleted successfully"),
-        Ok(not_found) => done(&format!(
-            "Deleted {} of {} entities. Not found: {}",
-            a.entity_names.len() - not_found.len(),
-            a.entity_names.len(),
-            not_found.join(", ")
-        )),
+        Ok(not_found) => render::graph::entities_deleted(a.entity_names.len(), &not_found).into(),
         Err(e) => service_error(DELETE_ENTITIES.name, e),
     }
 }
@@ -272,17 +260,7 @@ fn delete_observations(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     let requested: usize = deletions.iter().map(|d| d.observations.len()).sum();
     let choice = ctx.choice_of(a.project.project.as_deref());
     match ctx.app.delete_observations(&choice, &deletions) {
-        Ok(outcome) if outcome.deleted == requested => done("Observations deleted successfully"),
-        Ok(outcome) => {
-            let mut message = format!("Deleted {} of {requested} observations.", outcome.deleted);
-            if !outcome.missing_entities.is_empty() {
-                message.push_str(&format!(
-                    " Entities not found: {}",
-                    outcome.missing_entities.join(", ")
-                ));
-            }
-            done(&message)
-        }
+        Ok(outcome) => render::graph::observations_deleted(requested, &outcome).into(),
         Err(e) => service_error(DELETE_OBSERVATIONS.name, e),
     }
 }
@@ -303,11 +281,7 @@ fn delete_relations(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     let (project, relations) = relations_of(tri!(parse(DELETE_RELATIONS.name, raw)));
     let choice = ctx.choice_of(project.as_deref());
     match ctx.app.delete_relations(&choice, &relations) {
-        Ok(deleted) if deleted == relations.len() => done("Relations deleted successfully"),
-        Ok(deleted) => done(&format!(
-            "Deleted {deleted} of {} relations. The rest matched nothing.",
-            relations.len()
-        )),
+        Ok(deleted) => render::graph::relations_deleted(relations.len(), deleted).into(),
         Err(e) => service_error(DELETE_RELATIONS.name, e),
     }
 }
@@ -327,7 +301,7 @@ pub const READ_GRAPH: ToolSpec = ToolSpec {
 fn read_graph(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     let a: ProjectArg = tri!(parse(READ_GRAPH.name, raw));
     match ctx.app.read_graph(&ctx.choice_of(a.project.as_deref())) {
-        Ok(graph) => reply(&graph, json!(graph)),
+        Ok(found) => render::graph::graph(&found).into(),
         Err(e) => service_error(READ_GRAPH.name, e),
     }
 }
@@ -356,7 +330,7 @@ fn search_nodes(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     let a: SearchNodesArgs = tri!(parse(SEARCH_NODES.name, raw));
     let choice = ctx.choice_of(a.project.project.as_deref());
     match ctx.app.search_nodes(&choice, &a.query) {
-        Ok(graph) => reply(&graph, json!(graph)),
+        Ok(found) => render::graph::graph(&found).into(),
         Err(e) => service_error(SEARCH_NODES.name, e),
     }
 }
@@ -385,7 +359,7 @@ fn open_nodes(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     let a: OpenNodesArgs = tri!(parse(OPEN_NODES.name, raw));
     let choice = ctx.choice_of(a.project.project.as_deref());
     match ctx.app.open_nodes(&choice, &a.names) {
-        Ok(graph) => reply(&graph, json!(graph)),
+        Ok(found) => render::graph::graph(&found).into(),
         Err(e) => service_error(OPEN_NODES.name, e),
     }
 }

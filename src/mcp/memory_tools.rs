@@ -5,12 +5,13 @@
 
 use rmcp::schemars::{self, JsonSchema};
 use serde::Deserialize;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use super::args::{self, ProjectArgs};
 use super::tools::{
     parse, schema_of, service_error, tri, Hints, Icon, ToolCtx, ToolReply, ToolSpec,
 };
+use crate::render;
 use crate::service::memory::{MemoryPatch, MemoryQuery, MemorySort, NewMemory};
 
 pub const TOOLS: &[ToolSpec] = &[
@@ -24,9 +25,13 @@ pub const TOOLS: &[ToolSpec] = &[
     MEMORY_IMPORT_BASIC,
 ];
 
-fn json_reply<T: serde::Serialize>(tool: &str, result: crate::service::Result<T>) -> ToolReply {
+fn json_reply<T>(
+    tool: &str,
+    result: crate::service::Result<T>,
+    render: impl FnOnce(&T) -> Value,
+) -> ToolReply {
     match result {
-        Ok(value) => ToolReply::Json(json!(value)),
+        Ok(value) => ToolReply::Json(render(&value)),
         Err(e) => service_error(tool, e),
     }
 }
@@ -120,6 +125,7 @@ fn memory_save(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     json_reply(
         MEMORY_SAVE.name,
         ctx.app.memory_save(&ctx.choice(&a.project), &new),
+        render::memory::memory,
     )
 }
 
@@ -149,6 +155,7 @@ fn memory_get(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     json_reply(
         MEMORY_GET.name,
         ctx.app.memory_get(&ctx.choice(&a.project), &a.id),
+        render::memory::memory,
     )
 }
 
@@ -231,6 +238,7 @@ fn memory_update(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
         MEMORY_UPDATE.name,
         ctx.app
             .memory_update(&ctx.choice(&a.project), &a.id, &patch),
+        render::memory::memory,
     )
 }
 
@@ -264,6 +272,7 @@ fn memory_delete(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
         MEMORY_DELETE.name,
         ctx.app
             .memory_delete(&ctx.choice(&a.project), &a.id, a.hard.unwrap_or(false)),
+        render::memory::deleted,
     )
 }
 
@@ -344,15 +353,16 @@ fn time_arg(
 
 fn memory_search(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     let a: SearchArgs = tri!(parse(MEMORY_SEARCH.name, raw));
-    let sort = match a.sort.as_deref().map(str::trim) {
-        None | Some("") | Some("relevance") => MemorySort::Relevance,
-        Some("recency") => MemorySort::Recency,
-        Some("score") => MemorySort::Score,
-        Some(other) => {
-            return ToolReply::Error(format!(
-                "Error calling tool 'memory_search': invalid argument 'sort': use relevance, recency or score, got '{other}'"
-            ))
-        }
+    let sort = match a.sort.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+        None => MemorySort::Relevance,
+        Some(name) => match MemorySort::named(name) {
+            Some(sort) => sort,
+            None => {
+                return ToolReply::Error(format!(
+                    "Error calling tool 'memory_search': invalid argument 'sort': use relevance, recency or score, got '{name}'"
+                ))
+            }
+        },
     };
     let range = a.time_range.unwrap_or_default();
     let non_negative = |field: &str, n: Option<i64>, default: i64| match n.unwrap_or(default) {
@@ -375,6 +385,7 @@ fn memory_search(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     json_reply(
         MEMORY_SEARCH.name,
         ctx.app.memory_search(&ctx.choice(&a.project), &query),
+        render::memory::page,
     )
 }
 
@@ -405,6 +416,7 @@ fn memory_lookup_basic_id(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply 
         MEMORY_LOOKUP_BASIC_ID.name,
         ctx.app
             .memory_lookup_basic_id(&ctx.choice(&a.project), &a.basic_id),
+        render::memory::memory,
     )
 }
 
@@ -445,5 +457,6 @@ fn memory_import_basic(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
             a.dry_run.unwrap_or(false),
             &a.map_types.unwrap_or_default(),
         ),
+        render::import::report_json,
     )
 }

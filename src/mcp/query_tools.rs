@@ -14,7 +14,7 @@ use super::tools::{
 use crate::render::{self, Format, Rendered};
 use crate::service::context::ContextRequest;
 use crate::service::directory::DirectoryRequest;
-use crate::service::search::SearchRequest;
+use crate::service::search::{RowKind, SearchRequest};
 use crate::service::timeframe::{parse_instant, Timeframe};
 use crate::service::{Outcome, ServiceError, UserError};
 
@@ -144,7 +144,7 @@ fn search_notes(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
                 |found| {
                     let mut notes: Vec<(String, String)> = Vec::new();
                     for row in &found.response.results {
-                        if row.kind != "entity" {
+                        if row.kind != RowKind::Entity {
                             continue;
                         }
                         if let Some(permalink) = &row.permalink {

@@ -198,7 +198,7 @@ pub fn read(ctx: &ToolCtx, uri: &str) -> Result<(String, String), ResourceError>
     let recently: Vec<Value> = recent
         .iter()
         .take(10)
-        .map(|n| json!({"title": n.title, "permalink": n.permalink, "updated_at": crate::service::search::iso_from_ms(n.updated_ms)}))
+        .map(|n| json!({"title": n.title, "permalink": n.permalink, "updated_at": crate::render::iso_from_ms(n.updated_ms)}))
         .collect();
     let status = ctx.app.status(Some(&project.name))?;
     let info = json!({

@@ -1,9 +1,28 @@
 //! recent_activity text (compat 2.9).
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
-use super::{Format, Rendered};
+use super::{iso_from_ms, Format, Rendered};
 use crate::service::activity::{ActivityItem, ActivityScope};
+use crate::service::search::RowKind;
+
+/// An activity row as Basic Memory answers it; discovery names each row's project.
+fn item_json(item: &ActivityItem, project: Option<&str>) -> Value {
+    let mut v = json!({
+        "type": item.kind.as_str(),
+        "title": item.title,
+        "permalink": item.permalink,
+        "file_path": item.file_path,
+        "created_at": iso_from_ms(item.created_ms),
+    });
+    if let Some(project) = project {
+        v["project"] = json!(project);
+    }
+    if let Some(commit) = &item.commit {
+        v["commit"] = json!(commit);
+    }
+    v
+}
 
 fn shorten(s: &str, max: usize) -> String {
     if s.chars().count() <= max {
@@ -44,9 +63,11 @@ pub fn project_text(
         }
         return out;
     }
-    let entities: Vec<_> = items.iter().filter(|i| i.kind == "entity").collect();
-    let observations: Vec<_> = items.iter().filter(|i| i.kind == "observation").collect();
-    let relations: Vec<_> = items.iter().filter(|i| i.kind == "relation").collect();
+    let of_kind =
+        |kind: RowKind| -> Vec<&ActivityItem> { items.iter().filter(|i| i.kind == kind).collect() };
+    let entities = of_kind(RowKind::Entity);
+    let observations = of_kind(RowKind::Observation);
+    let relations = of_kind(RowKind::Relation);
     if !entities.is_empty() {
         out.push_str(&format!(
             "**📄 Recent Notes & Documents ({}):**\n",
@@ -220,7 +241,7 @@ pub fn answer(
                     filtered,
                 )
             },
-            || serde_json::to_value(&activity.items).unwrap_or_default(),
+            || Value::Array(activity.items.iter().map(|i| item_json(i, None)).collect()),
         ),
         ActivityScope::Discovery(per_project) => Rendered::either(
             format,
@@ -230,11 +251,7 @@ pub fn answer(
                     per_project
                         .iter()
                         .flat_map(|(name, items)| {
-                            items.iter().map(move |item| {
-                                let mut item = item.clone();
-                                item.project = Some(name.clone());
-                                serde_json::to_value(item).unwrap_or_default()
-                            })
+                            items.iter().map(|item| item_json(item, Some(name)))
                         })
                         .collect(),
                 )

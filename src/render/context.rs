@@ -2,10 +2,10 @@
 
 use serde_json::{json, Value};
 
+use super::iso_from_ms;
 use crate::index::NoteRecord;
 use crate::note::permalink::observation_permalink;
 use crate::service::context::{ContextResult, GraphContext, Related};
-use crate::service::search::iso_from_ms;
 
 fn millis(time: chrono::DateTime<chrono::Utc>) -> String {
     time.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)

@@ -1,9 +1,9 @@
 //! list_directory text (compat 2.11).
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
-use super::{Format, Rendered};
-use crate::service::directory::{DirectoryListing, DirectoryRequest};
+use super::{iso_from_ms, Format, Rendered};
+use crate::service::directory::{DirectoryListing, DirectoryNode, DirectoryRequest, NodeKind};
 use crate::service::OutsideProject;
 
 pub fn text(listing: &DirectoryListing, request: &DirectoryRequest) -> String {
@@ -26,12 +26,10 @@ pub fn text(listing: &DirectoryListing, request: &DirectoryRequest) -> String {
         "Page {} (page size {}, {} total items)\n\n",
         listing.page, listing.page_size, listing.total
     ));
-    let dirs: Vec<_> = listing
-        .nodes
-        .iter()
-        .filter(|n| n.kind == "directory")
-        .collect();
-    let files: Vec<_> = listing.nodes.iter().filter(|n| n.kind == "file").collect();
+    let of_kind = |kind: NodeKind| -> Vec<&DirectoryNode> {
+        listing.nodes.iter().filter(|n| n.kind == kind).collect()
+    };
+    let (dirs, files) = (of_kind(NodeKind::Directory), of_kind(NodeKind::File));
     for d in &dirs {
         out.push_str(&format!("📁 {:<30} {}\n", d.name, d.directory_path));
     }
@@ -43,7 +41,7 @@ pub fn text(listing: &DirectoryListing, request: &DirectoryRequest) -> String {
         if let Some(title) = f.title.as_deref().filter(|t| *t != f.name) {
             line.push_str(&format!(" | {title}"));
         }
-        if let Some(updated) = &f.updated_at {
+        if let Some(updated) = f.updated_ms.map(iso_from_ms) {
             line.push_str(&format!(" | {}", &updated[..10.min(updated.len())]));
         }
         if let Some(id) = &f.external_id {
@@ -74,12 +72,40 @@ pub fn text(listing: &DirectoryListing, request: &DirectoryRequest) -> String {
     out
 }
 
+fn node_json(node: &DirectoryNode) -> Value {
+    json!({
+        "name": node.name,
+        "file_path": node.file_path,
+        "directory_path": node.directory_path,
+        "type": match node.kind {
+            NodeKind::Directory => "directory",
+            NodeKind::File => "file",
+        },
+        "children": node.children.iter().map(node_json).collect::<Vec<_>>(),
+        "title": node.title,
+        "permalink": node.permalink,
+        "external_id": node.external_id,
+        "entity_id": node.entity_id,
+        "note_type": node.note_type,
+        "content_type": node.content_type,
+        "updated_at": node.updated_ms.map(iso_from_ms),
+    })
+}
+
 /// list_directory's answer.
 pub fn answer(listing: &DirectoryListing, request: &DirectoryRequest, format: Format) -> Rendered {
     Rendered::either(
         format,
         || text(listing, request),
-        || serde_json::to_value(listing).unwrap_or(Value::Null),
+        || {
+            json!({
+                "nodes": listing.nodes.iter().map(node_json).collect::<Vec<_>>(),
+                "page": listing.page,
+                "page_size": listing.page_size,
+                "total": listing.total,
+                "has_more": listing.has_more,
+            })
+        },
     )
 }
 

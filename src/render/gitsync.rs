@@ -3,12 +3,49 @@
 use serde_json::{json, Value};
 
 use super::{Format, Output};
-use crate::service::gitsync::GitSyncReport;
+use crate::service::gitsync::{GitSyncReport, PullReport, PullResult};
+
+fn result_name(result: PullResult) -> &'static str {
+    match result {
+        PullResult::UpToDate => "up to date",
+        PullResult::FastForward => "fast-forward",
+        PullResult::Merge => "merge",
+    }
+}
+
+fn pull_json(pull: &PullReport) -> Value {
+    let mut v = json!({
+        "result": result_name(pull.result),
+        "updated": pull.updated,
+        "deleted": pull.deleted,
+        "kept": pull.kept,
+        "conflicts": pull.conflicts.iter().map(|c| json!({"path": c.path, "copy": c.copy})).collect::<Vec<_>>(),
+    });
+    if let Some(commit) = &pull.commit {
+        v["commit"] = json!(commit);
+    }
+    if !pull.skipped.is_empty() {
+        v["skipped"] = json!(pull.skipped);
+    }
+    v
+}
+
+fn report_json(report: &GitSyncReport) -> Value {
+    let mut v = json!({
+        "project": report.project,
+        "direction": report.direction.as_str(),
+        "pushed": report.pushed,
+    });
+    if let Some(pull) = &report.pull {
+        v["pull"] = pull_json(pull);
+    }
+    v
+}
 
 /// The sync tool's answer: the one project's report, in the list the external sync also
 /// answers with.
 pub fn reports(report: &GitSyncReport) -> Value {
-    json!({ "reports": [report] })
+    json!({ "reports": [report_json(report)] })
 }
 
 /// `gitmem sync`.
@@ -21,7 +58,7 @@ pub fn sync(report: &GitSyncReport, format: Format) -> Output {
                 out.push_str(&format!(
                     "pulled '{}': {} ({} updated, {} deleted, {} local edits kept)\n",
                     report.project,
-                    pull.result,
+                    result_name(pull.result),
                     pull.updated.len(),
                     pull.deleted.len(),
                     pull.kept.len()
@@ -38,6 +75,6 @@ pub fn sync(report: &GitSyncReport, format: Format) -> Output {
             }
             out
         },
-        || json!(report),
+        || report_json(report),
     )
 }

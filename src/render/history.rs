@@ -1,9 +1,32 @@
 //! note_history, note_diff and restore_note answers.
 
-use serde_json::json;
+use chrono::SecondsFormat;
+use serde_json::{json, Value};
 
 use super::{Format, Rendered};
-use crate::service::versions::{NoteDiff, NoteHistory, Restored};
+use crate::service::versions::{NoteDiff, NoteHistory, NoteVersion, Restored};
+
+/// A commit as the history shows it in short.
+fn short(commit: &str) -> String {
+    commit.chars().take(10).collect()
+}
+
+fn version_time(v: &NoteVersion) -> String {
+    v.time.to_rfc3339_opts(SecondsFormat::Secs, true)
+}
+
+fn version_json(v: &NoteVersion) -> Value {
+    json!({
+        "commit": v.commit,
+        "short": short(&v.commit),
+        "time": version_time(v),
+        "author": v.author,
+        "email": v.email,
+        "message": v.message,
+        "path": v.path,
+        "deleted": v.deleted,
+    })
+}
 
 pub fn note_history(history: &NoteHistory, format: Format) -> Rendered {
     Rendered::either(
@@ -24,12 +47,23 @@ pub fn note_history(history: &NoteHistory, format: Format) -> Rendered {
                 let deleted = if v.deleted { " [deleted]" } else { "" };
                 out.push_str(&format!(
                     "- `{}` {} {} <{}>: {}{moved}{deleted}\n",
-                    v.short, v.time, v.author, v.email, v.message
+                    short(&v.commit),
+                    version_time(v),
+                    v.author,
+                    v.email,
+                    v.message
                 ));
             }
             out
         },
-        || json!(history),
+        || {
+            json!({
+                "project": history.project,
+                "path": history.path,
+                "exists": history.exists,
+                "versions": history.versions.iter().map(version_json).collect::<Vec<_>>(),
+            })
+        },
     )
 }
 
@@ -48,7 +82,15 @@ pub fn note_diff(diff: &NoteDiff, format: Format) -> Rendered {
                 diff.path, diff.from, diff.to, diff.diff
             )
         },
-        || json!(diff),
+        || {
+            json!({
+                "project": diff.project,
+                "path": diff.path,
+                "from": diff.from,
+                "to": diff.to,
+                "diff": diff.diff,
+            })
+        },
     )
 }
 
@@ -61,16 +103,26 @@ pub fn restored(restored: &Restored, format: Format) -> Rendered {
             } else {
                 "brought back (it had been deleted)"
             };
-            let short: String = restored.restored_from.chars().take(10).collect();
             let mut out = format!(
-                "# Restored\n\n{} ({}) is {how} as of `{short}`; the restore is a new change in the history.\n",
-                restored.title, restored.path
+                "# Restored\n\n{} ({}) is {how} as of `{}`; the restore is a new change in the history.\n",
+                restored.title,
+                restored.path,
+                short(&restored.restored_from)
             );
             if let Some(permalink) = &restored.permalink {
                 out.push_str(&format!("permalink: {permalink}\n"));
             }
             out
         },
-        || json!(restored),
+        || {
+            json!({
+                "project": restored.project,
+                "title": restored.title,
+                "permalink": restored.permalink,
+                "path": restored.path,
+                "restored_from": restored.restored_from,
+                "existed": restored.existed,
+            })
+        },
     )
 }

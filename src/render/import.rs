@@ -42,8 +42,22 @@ pub fn import_report(report: &ImportReport, format: Format) -> Rendered {
             }
             out
         },
-        || json!(report),
+        || report_json(report),
     )
+}
+
+/// An import's report: what it wrote, left out and read.
+pub fn report_json(report: &ImportReport) -> Value {
+    json!({
+        "source": report.source,
+        "project": report.project,
+        "dry_run": report.dry_run,
+        "created": report.created,
+        "overwritten": report.overwritten,
+        "skipped": report.skipped.iter().map(|s| json!({"path": s.path, "reason": s.reason})).collect::<Vec<_>>(),
+        "deduplicated": report.deduplicated,
+        "counts": report.counts.iter().map(|(what, n)| json!([what, n])).collect::<Vec<_>>(),
+    })
 }
 
 /// The projects taken over from Basic Memory.

@@ -8,9 +8,11 @@ pub mod chatgpt;
 pub mod context;
 pub mod directory;
 pub mod gitsync;
+pub mod graph;
 pub mod history;
 pub mod import;
 pub mod links;
+pub mod memory;
 pub mod models;
 pub mod notes;
 pub mod oauth;
@@ -21,6 +23,13 @@ pub mod search;
 pub mod status;
 
 use serde_json::Value;
+
+/// A time in ISO 8601, UTC with milliseconds: the form every JSON answer gives times in.
+pub fn iso_from_ms(ms: i64) -> String {
+    chrono::DateTime::from_timestamp_millis(ms)
+        .unwrap_or_default()
+        .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
 
 /// The output format a tool was asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

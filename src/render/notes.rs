@@ -275,11 +275,7 @@ pub fn read_note(
                     "title": note.title, "permalink": note.permalink, "file_path": note.path,
                     "content": content, "frontmatter": frontmatter,
                 });
-                if let Some(source) = note
-                    .metadata
-                    .get("source")
-                    .filter(|s| s["origin"] == "linked_folder")
-                {
+                if let Some(source) = note.linked_source() {
                     v["source"] = source.clone();
                     v["tags"] = json!(note.tags);
                 }

@@ -1,12 +1,74 @@
 //! search_notes text output (compat 2.8).
 
-use serde_json::json;
+use serde_json::{json, Value};
 
-use super::{Format, Output, Rendered, Stream};
+use super::{iso_from_ms, Format, Output, Rendered, Stream};
 use crate::service::error::QueryError;
 use crate::service::oneshot::Searched;
-use crate::service::search::{ScopedSearch, SearchResponse, SearchScope};
+use crate::service::search::{RowKind, ScopedSearch, SearchResponse, SearchResult, SearchScope};
 use crate::service::{ServiceError, UserError};
+
+/// A row of Basic Memory's `SearchResponse` (compat 6.5); absent fields are left out.
+pub fn row_json(row: &SearchResult) -> Value {
+    let mut v = json!({
+        "title": row.title,
+        "type": row.kind.as_str(),
+        "score": row.score,
+        "external_id": row.external_id,
+        "file_path": row.file_path,
+        "updated_at": iso_from_ms(row.updated_ms),
+        "metadata": metadata(row),
+        "entity_id": row.entity_id,
+    });
+    let optional = [
+        ("entity", &row.entity),
+        ("permalink", &row.permalink),
+        ("content", &row.content),
+        ("matched_chunk", &row.matched_chunk),
+        ("observation_id", &row.observation_id),
+        ("relation_id", &row.relation_id),
+        ("category", &row.category),
+        ("from_entity", &row.from_entity),
+        ("to_entity", &row.to_entity),
+        ("relation_type", &row.relation_type),
+        ("project", &row.project),
+    ];
+    for (key, value) in optional {
+        if let Some(value) = value {
+            v[key] = json!(value);
+        }
+    }
+    v
+}
+
+/// A row's `metadata`: a note's type (and a linked note's source and tags), an
+/// observation's tags (null when it has none), nothing for a relation.
+fn metadata(row: &SearchResult) -> Value {
+    match row.kind {
+        RowKind::Entity => {
+            let mut v = json!({ "note_type": row.note_type });
+            if let Some(source) = &row.linked_source {
+                v["source"] = source.clone();
+                v["tags"] = json!(row.tags);
+            }
+            v
+        }
+        RowKind::Observation => json!({ "tags": (!row.tags.is_empty()).then_some(&row.tags) }),
+        RowKind::Relation => json!({}),
+    }
+}
+
+/// Basic Memory's `SearchResponse`.
+pub fn response_json(response: &SearchResponse) -> Value {
+    json!({
+        "results": response.results.iter().map(row_json).collect::<Vec<_>>(),
+        "current_page": response.current_page,
+        "page_size": response.page_size,
+        "total": response.total,
+        "total_is_exact": response.total_is_exact,
+        "has_more": response.has_more,
+    })
+}
 
 pub fn text(
     response: &SearchResponse,
@@ -109,7 +171,7 @@ pub fn answer(
             Rendered::either(
                 format,
                 || text(&found.response, query, label, all),
-                || serde_json::to_value(&found.response).unwrap_or_default(),
+                || response_json(&found.response),
             )
         }
         Err(ServiceError::User(UserError::Query(QueryError::NoSearchCriteria))) => {
@@ -158,7 +220,7 @@ pub fn command(searched: &Searched, query: &str, format: Format, at_terminal: bo
                 text(&searched.response, Some(query), &searched.project, false)
             )
         },
-        || json!(searched.response),
+        || response_json(&searched.response),
     ));
     output
 }

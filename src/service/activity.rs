@@ -1,7 +1,6 @@
 //! recent_activity: what changed in a project within a timeframe (compat 2.9).
 
 use chrono::{DateTime, Utc};
-use serde::Serialize;
 
 use super::error::QueryError;
 use super::scope::ProjectChoice;
@@ -9,39 +8,27 @@ use super::{App, Result};
 use crate::config::Project;
 use crate::index::NoteRecord;
 use crate::note::permalink::observation_permalink;
-use crate::service::search::iso_from_ms;
-
-pub const ACTIVITY_TYPES: [&str; 3] = ["entity", "observation", "relation"];
+use crate::service::search::RowKind;
 
 /// How many commits back recent_activity looks for the commit behind each change.
 const COMMIT_SEARCH_DEPTH: usize = 1000;
 
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ActivityItem {
-    #[serde(rename = "type")]
-    pub kind: String,
+    pub kind: RowKind,
     /// The note's title (observation and relation rows carry their note's title).
     pub title: String,
     pub permalink: Option<String>,
     pub file_path: String,
-    pub created_at: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub project: Option<String>,
+    pub created_ms: i64,
     /// In a versioned project: the commit that made the note as it is now.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub commit: Option<String>,
-    #[serde(skip)]
     pub id: String,
-    #[serde(skip)]
     pub folder: String,
-    #[serde(skip)]
     pub updated_ms: i64,
-    #[serde(skip)]
     pub category: Option<String>,
-    #[serde(skip)]
     pub content: Option<String>,
     /// For relation rows: (relation type, target title or text, resolved).
-    #[serde(skip)]
     pub relation: Option<(String, String, bool)>,
 }
 
@@ -51,20 +38,16 @@ pub struct Activity {
     pub has_more: bool,
 }
 
-/// Validates and normalises the `type` filter.
-pub fn activity_types(types: &[String]) -> Result<Vec<String>> {
+/// Validates the `type` filter: notes when it is empty.
+pub fn activity_types(types: &[String]) -> Result<Vec<RowKind>> {
     if types.is_empty() {
-        return Ok(vec!["entity".to_string()]);
+        return Ok(vec![RowKind::Entity]);
     }
     types
         .iter()
         .map(|t| {
-            let lower = t.trim().to_lowercase();
-            if ACTIVITY_TYPES.contains(&lower.as_str()) {
-                Ok(lower)
-            } else {
-                Err(QueryError::InvalidActivityType(t.clone()).into())
-            }
+            RowKind::named(&t.trim().to_lowercase())
+                .ok_or_else(|| QueryError::InvalidActivityType(t.clone()).into())
         })
         .collect()
 }
@@ -153,13 +136,13 @@ impl App {
     pub fn recent_activity(
         &self,
         project: &Project,
-        types: &[String],
+        types: &[RowKind],
         since: DateTime<Utc>,
         page: usize,
         page_size: usize,
     ) -> Result<Activity> {
         let mut items = Vec::new();
-        let wanted = |t: &str| types.iter().any(|w| w == t);
+        let wanted = |kind: RowKind| types.contains(&kind);
         let now = Utc::now();
         for note in self.notes_updated_since(project, since)? {
             // A soft-deleted or expired memory is not activity anyone should be shown.
@@ -168,12 +151,11 @@ impl App {
             }
             let permalink = note.permalink.clone();
             let base = ActivityItem {
-                kind: "entity".into(),
+                kind: RowKind::Entity,
                 title: note.title.clone(),
                 permalink: permalink.clone(),
                 file_path: note.path.clone(),
-                created_at: iso_from_ms(note.created_ms),
-                project: None,
+                created_ms: note.created_ms,
                 commit: None,
                 id: note.id.clone(),
                 folder: note.folder().to_string(),
@@ -182,13 +164,13 @@ impl App {
                 content: None,
                 relation: None,
             };
-            if wanted("entity") {
+            if wanted(RowKind::Entity) {
                 items.push(base.clone());
             }
-            if wanted("observation") {
+            if wanted(RowKind::Observation) {
                 for obs in &note.observations {
                     items.push(ActivityItem {
-                        kind: "observation".into(),
+                        kind: RowKind::Observation,
                         permalink: Some(observation_permalink(
                             permalink.as_deref().unwrap_or(""),
                             &obs.category,
@@ -200,7 +182,7 @@ impl App {
                     });
                 }
             }
-            if wanted("relation") {
+            if wanted(RowKind::Relation) {
                 for rel in &note.relations {
                     let target = match &rel.to_id {
                         Some(id) => self.note_by_id(id)?,
@@ -211,7 +193,7 @@ impl App {
                         .map(|t| t.title.clone())
                         .unwrap_or_else(|| rel.relation.target.clone());
                     items.push(ActivityItem {
-                        kind: "relation".into(),
+                        kind: RowKind::Relation,
                         permalink: None,
                         relation: Some((
                             rel.relation.relation_type.clone(),

@@ -288,7 +288,10 @@ pub fn pull_remotes(app: Arc<App>, constrained: Option<String>) {
                     let choice = super::scope::ProjectChoice::named(Some(&project.name));
                     match app.git_sync(&choice, super::gitsync::Direction::Pull) {
                         Ok(report) => {
-                            if let Some(pull) = report.pull.filter(|p| p.result != "up to date") {
+                            if let Some(pull) = report
+                                .pull
+                                .filter(|p| p.result != super::gitsync::PullResult::UpToDate)
+                            {
                                 tracing::info!(
                                     "pulled project '{}': {} updated, {} deleted, {} conflicts",
                                     project.name,

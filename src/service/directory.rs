@@ -2,24 +2,26 @@
 
 use std::collections::BTreeSet;
 
-use serde::Serialize;
-
 use super::error::{PageError, QueryError};
 use super::scope::ProjectChoice;
-use super::search::iso_from_ms;
 use super::{App, Result};
 use crate::index::NoteRecord;
 
 /// The largest page list_directory returns.
 const MAX_PAGE_SIZE: usize = 200;
 
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NodeKind {
+    Directory,
+    File,
+}
+
+#[derive(Debug, Clone, PartialEq)]
 pub struct DirectoryNode {
     pub name: String,
     pub file_path: Option<String>,
     pub directory_path: String,
-    #[serde(rename = "type")]
-    pub kind: String,
+    pub kind: NodeKind,
     pub children: Vec<DirectoryNode>,
     pub title: Option<String>,
     pub permalink: Option<String>,
@@ -27,23 +29,20 @@ pub struct DirectoryNode {
     pub entity_id: Option<String>,
     pub note_type: Option<String>,
     pub content_type: Option<String>,
-    pub updated_at: Option<String>,
-    #[serde(skip)]
-    pub updated_ms: i64,
+    /// A file's last update (ms); a folder has none.
+    pub updated_ms: Option<i64>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct DirectoryListing {
     pub nodes: Vec<DirectoryNode>,
     pub page: usize,
     pub page_size: usize,
     pub total: usize,
     pub has_more: bool,
-    #[serde(skip)]
     pub dir_name: String,
-    #[serde(skip)]
+    /// How many folders and files matched, over every page.
     pub directories: usize,
-    #[serde(skip)]
     pub files: usize,
 }
 
@@ -85,7 +84,7 @@ fn file_node(note: &NoteRecord) -> DirectoryNode {
         name,
         file_path: Some(note.path.clone()),
         directory_path: format!("/{}", note.path),
-        kind: "file".into(),
+        kind: NodeKind::File,
         children: Vec::new(),
         title: Some(note.title.clone()),
         permalink: note.permalink.clone(),
@@ -93,8 +92,7 @@ fn file_node(note: &NoteRecord) -> DirectoryNode {
         entity_id: Some(note.id.clone()),
         note_type: Some(note.note_type.clone()),
         content_type: Some(note.content_type.clone()),
-        updated_at: Some(iso_from_ms(note.updated_ms)),
-        updated_ms: note.updated_ms,
+        updated_ms: Some(note.updated_ms),
     }
 }
 
@@ -103,7 +101,7 @@ fn dir_node(path: &str) -> DirectoryNode {
         name: path.rsplit('/').next().unwrap_or(path).to_string(),
         file_path: None,
         directory_path: format!("/{path}"),
-        kind: "directory".into(),
+        kind: NodeKind::Directory,
         children: Vec::new(),
         title: None,
         permalink: None,
@@ -111,8 +109,7 @@ fn dir_node(path: &str) -> DirectoryNode {
         entity_id: None,
         note_type: None,
         content_type: None,
-        updated_at: None,
-        updated_ms: 0,
+        updated_ms: None,
     }
 }
 

@@ -4,8 +4,6 @@
 //! beside it as `<name>.conflict-<device>-<time>.md`. A delete against an edit keeps the edit.
 //! Only the paths the remote changed are read, written and re-indexed.
 
-use serde::Serialize;
-
 use super::error::{HistoryError, InternalError};
 use super::history::PathChange;
 use super::scope::ProjectChoice;
@@ -15,8 +13,7 @@ use crate::git::{self, GitError, RemoteChange};
 use crate::note::merge::{self, Merged};
 use crate::vault::fs::read_optional;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Direction {
     Push,
     Pull,
@@ -24,18 +21,35 @@ pub enum Direction {
 }
 
 impl Direction {
-    pub fn parse(text: &str) -> Option<Direction> {
-        match text {
-            "push" => Some(Direction::Push),
-            "pull" => Some(Direction::Pull),
-            "both" => Some(Direction::Both),
-            _ => None,
+    /// The name the sync tool and `gitmem sync` take and answer the direction by.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Direction::Push => "push",
+            Direction::Pull => "pull",
+            Direction::Both => "both",
         }
+    }
+
+    pub fn parse(text: &str) -> Option<Direction> {
+        [Direction::Push, Direction::Pull, Direction::Both]
+            .into_iter()
+            .find(|d| d.as_str() == text)
     }
 }
 
+/// How a pull ended.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum PullResult {
+    /// The remote had nothing new.
+    #[default]
+    UpToDate,
+    FastForward,
+    /// A merge commit joins both histories (`PullReport::commit`).
+    Merge,
+}
+
 /// A note both sides changed in the same lines.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Conflict {
     /// The note, as this device has it (tagged `conflict`).
     pub path: String,
@@ -43,12 +57,10 @@ pub struct Conflict {
     pub copy: String,
 }
 
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default)]
 pub struct PullReport {
-    /// `up to date`, `fast-forward` or `merge`.
-    pub result: String,
+    pub result: PullResult,
     /// The merge commit, when one was made.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub commit: Option<String>,
     /// Paths written or deleted to take the remote's changes.
     pub updated: Vec<String>,
@@ -58,15 +70,13 @@ pub struct PullReport {
     pub conflicts: Vec<Conflict>,
     /// Paths of the remote gitmem refuses to write: outside the project, in `.git`, or under
     /// a linked folder's mount.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub skipped: Vec<String>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct GitSyncReport {
     pub project: String,
     pub direction: Direction,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub pull: Option<PullReport>,
     /// True when the remote now has this device's commits.
     pub pushed: bool,
@@ -193,10 +203,7 @@ impl App {
     pub(crate) fn git_pull(&self, project: &Project) -> Result<PullReport> {
         let settings = remote_settings(project)?;
         let dir = &project.path;
-        let mut report = PullReport {
-            result: "up to date".into(),
-            ..Default::default()
-        };
+        let mut report = PullReport::default();
         let Some(theirs) = git::remote::fetch(dir)? else {
             return Ok(report);
         };
@@ -224,10 +231,10 @@ impl App {
         );
         let paths: Vec<String> = touched.iter().map(|t| t.path.clone()).collect();
         report.result = match git::finish_merge(dir, &paths, theirs, &message, author)? {
-            git::Merged::FastForward => "fast-forward".into(),
+            git::Merged::FastForward => PullResult::FastForward,
             git::Merged::Commit(id) => {
                 report.commit = Some(id.to_string());
-                "merge".into()
+                PullResult::Merge
             }
         };
         self.index_paths(project, &touched)?;

@@ -10,7 +10,6 @@
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
-use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::error::{ImportError, InternalError};
@@ -37,14 +36,14 @@ pub struct ImportOptions {
 }
 
 /// A draft that was not written, and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Skipped {
     pub path: String,
     pub reason: String,
 }
 
 /// What an import did (or, dry, would do).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ImportReport {
     pub source: String,
     pub project: String,

@@ -9,7 +9,6 @@
 
 use std::collections::{HashMap, HashSet};
 
-use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::error::GraphError;
@@ -28,39 +27,35 @@ use crate::note::filename::{
 use crate::note::frontmatter;
 use crate::note::parse::link_lookup_text;
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Entity {
     pub name: String,
     pub entity_type: String,
     pub observations: Vec<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct GraphRelation {
     pub from: String,
     pub to: String,
     pub relation_type: String,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct KnowledgeGraph {
     pub entities: Vec<Entity>,
     pub relations: Vec<GraphRelation>,
 }
 
 /// Observations for one entity: to add (`contents`) or to delete.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EntityObservations {
     pub entity_name: String,
     pub observations: Vec<String>,
 }
 
 /// What add_observations added to one entity.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ObservationsAdded {
     pub entity_name: String,
     pub added_observations: Vec<String>,

@@ -63,6 +63,13 @@ fn now_iso() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
 }
 
+/// A file's modification time as a linked note's front matter records it (with milliseconds).
+fn stamp_of(mtime_ns: i64) -> String {
+    chrono::DateTime::from_timestamp_millis(mtime_ns / 1_000_000)
+        .unwrap_or_default()
+        .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
 impl App {
     fn registry(&self, project: &Project) -> PathBuf {
         links::registry_path(&self.config().meta_dir(), &project.name)
@@ -473,7 +480,7 @@ impl App {
                     "relative_path": rel,
                     "checksum_sha256": observed.checksum,
                     "linked_folder_id": link.id,
-                    "file_mtime": crate::service::search::iso_from_ms(observed.stat.mtime_ns / 1_000_000),
+                    "file_mtime": stamp_of(observed.stat.mtime_ns),
                     "file_size": observed.stat.size,
                 }),
             );

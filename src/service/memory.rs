@@ -3,7 +3,6 @@
 //! without an `id` is known by its permalink, so a Basic Memory note answers memory_get too.
 
 use chrono::{DateTime, SecondsFormat, Utc};
-use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use super::error::{ImportError, InternalError, MemoryError, NoteError, PageError};
@@ -26,12 +25,11 @@ use crate::note::permalink::note_permalink;
 pub const MEMORY_FOLDER: &str = "memories";
 
 /// A memory as the API answers it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Memory {
     pub id: String,
     pub title: String,
     pub content: String,
-    #[serde(rename = "type")]
     pub memory_type: String,
     pub tags: Vec<String>,
     pub score: Option<f64>,
@@ -40,10 +38,11 @@ pub struct Memory {
     pub updated_at: Option<String>,
     pub deleted_at: Option<String>,
     /// When the ttl runs out.
-    pub expires_at: Option<String>,
+    pub expires_at: Option<DateTime<Utc>>,
     pub expired: bool,
     pub source: Option<String>,
-    pub compat: Value,
+    /// The permalink of the Basic Memory note it was imported from.
+    pub basic_id: Option<String>,
     pub permalink: Option<String>,
     pub file_path: String,
     pub project: String,
@@ -79,13 +78,34 @@ pub struct MemoryPatch {
     pub deleted_at: Option<Option<String>>,
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum MemorySort {
     #[default]
     Relevance,
     Recency,
     Score,
+}
+
+impl MemorySort {
+    /// The name memory_search takes and answers the order by.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MemorySort::Relevance => "relevance",
+            MemorySort::Recency => "recency",
+            MemorySort::Score => "score",
+        }
+    }
+
+    /// The order `name` names, if any.
+    pub fn named(name: &str) -> Option<MemorySort> {
+        [
+            MemorySort::Relevance,
+            MemorySort::Recency,
+            MemorySort::Score,
+        ]
+        .into_iter()
+        .find(|sort| sort.as_str() == name)
+    }
 }
 
 /// memory_search's request.
@@ -103,7 +123,7 @@ pub struct MemoryQuery {
     pub include_deleted: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MemoryPage {
     pub results: Vec<Memory>,
     /// Memories that matched, before limit and offset.
@@ -114,12 +134,19 @@ pub struct MemoryPage {
 }
 
 /// What memory_delete did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MemoryDeleted {
     pub id: String,
-    /// `soft` (marked `deleted_at`) or `hard` (the file is gone).
-    pub mode: &'static str,
+    pub mode: DeleteMode,
     pub deleted_at: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeleteMode {
+    /// Marked `deleted_at`; searches no longer show it.
+    Soft,
+    /// The file is gone.
+    Hard,
 }
 
 /// The largest page memory_search returns.
@@ -223,11 +250,10 @@ impl App {
             created_at: text_of("created_at"),
             updated_at: text_of("updated_at"),
             deleted_at: text_of("deleted_at"),
-            expires_at: expires_at(meta, note.created_ms)
-                .map(|t| t.to_rfc3339_opts(SecondsFormat::Secs, true)),
+            expires_at: expires_at(meta, note.created_ms),
             expired: is_expired(meta, note.created_ms, Utc::now()),
             source: text_of("source"),
-            compat: json!({ "basic_id": basic_id(meta) }),
+            basic_id: basic_id(meta).map(String::from),
             permalink: note.permalink.clone(),
             file_path: note.path.clone(),
             project: project.name.clone(),
@@ -407,7 +433,7 @@ impl App {
             self.delete_note_file(&project, &note)?;
             return Ok(MemoryDeleted {
                 id: id.to_string(),
-                mode: "hard",
+                mode: DeleteMode::Hard,
                 deleted_at: None,
             });
         }
@@ -424,7 +450,7 @@ impl App {
         };
         Ok(MemoryDeleted {
             id: id.to_string(),
-            mode: "soft",
+            mode: DeleteMode::Soft,
             deleted_at: Some(deleted_at),
         })
     }

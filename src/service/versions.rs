@@ -3,7 +3,7 @@
 //! new change. Notes are named as read_note names them; a deleted note by the title, permalink
 //! or path gitmem's commit messages recorded.
 
-use serde::Serialize;
+use chrono::{DateTime, Utc};
 
 use super::error::HistoryError;
 use super::history::ChangeKind;
@@ -17,11 +17,10 @@ use crate::note::merge::unified_diff;
 /// How many commits are searched for a deleted note's names.
 const NAME_SEARCH_DEPTH: usize = 5000;
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct NoteVersion {
     pub commit: String,
-    pub short: String,
-    pub time: String,
+    pub time: DateTime<Utc>,
     pub author: String,
     pub email: String,
     pub message: String,
@@ -35,8 +34,7 @@ impl From<&Version> for NoteVersion {
     fn from(v: &Version) -> Self {
         NoteVersion {
             commit: v.commit.clone(),
-            short: v.commit.chars().take(10).collect(),
-            time: v.time.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            time: v.time,
             author: v.author.clone(),
             email: v.email.clone(),
             message: v.summary.clone(),
@@ -46,7 +44,7 @@ impl From<&Version> for NoteVersion {
     }
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct NoteHistory {
     pub project: String,
     /// The note's path now (or when it was deleted).
@@ -56,7 +54,7 @@ pub struct NoteHistory {
     pub versions: Vec<NoteVersion>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct NoteDiff {
     pub project: String,
     pub path: String,
@@ -66,7 +64,7 @@ pub struct NoteDiff {
     pub diff: String,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct Restored {
     pub project: String,
     pub title: String,

@@ -38,7 +38,7 @@ fn import_into(
             &options,
             &|_, _| {},
         )
-        .map(|report| serde_json::to_value(report).unwrap())
+        .map(|report| gitmem::render::import::report_json(&report))
         .map_err(|e| e.to_string())
 }
 

@@ -25,7 +25,7 @@ use regex::Regex;
 
 pub use metadata::{metadata_matches, validate_metadata_filters};
 pub use query::{boolean_branches, extract_tags, filter_literal, STOPWORDS};
-pub use rows::{iso_from_ms, SearchResponse, SearchResult};
+pub use rows::{RowKind, SearchResponse, SearchResult};
 
 use query::{any_of, permalink_glob, relaxed_terms, ParsedQuery};
 use rows::{str_field, ResultBuilder, Row};
@@ -426,7 +426,7 @@ impl App {
             let Some(mut row) = builder.hit_row(hit)? else {
                 continue;
             };
-            if row.kind == "entity" && !text.is_empty() {
+            if row.kind == RowKind::Entity && !text.is_empty() {
                 let body = str_field(&hit.doc, "content").unwrap_or_default();
                 let passages = passages(&row.title, body);
                 let best = best_passages

@@ -4,8 +4,7 @@
 use std::collections::HashMap;
 
 use milli_core::heed::{RoTxn, WithoutTls};
-use serde::Serialize;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use super::super::{App, Result};
 use crate::index::search::Hit;
@@ -15,45 +14,65 @@ use crate::note::permalink::{observation_permalink, relation_permalink};
 
 const CONTENT_LIMIT: usize = 4000;
 
-/// One row of a SearchResponse; absent fields are omitted from JSON.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+/// What a row of a search or of recent_activity stands for: a note, one of its observations
+/// or one of its relations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RowKind {
+    Entity,
+    Observation,
+    Relation,
+}
+
+impl RowKind {
+    /// The name Basic Memory gives the kind: in `type` filters, search documents and answers.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RowKind::Entity => "entity",
+            RowKind::Observation => "observation",
+            RowKind::Relation => "relation",
+        }
+    }
+
+    /// The kind `name` names, if any.
+    pub fn named(name: &str) -> Option<RowKind> {
+        [RowKind::Entity, RowKind::Observation, RowKind::Relation]
+            .into_iter()
+            .find(|kind| kind.as_str() == name)
+    }
+}
+
+/// One row of a search.
+#[derive(Debug, Clone, PartialEq)]
 pub struct SearchResult {
     pub title: String,
-    #[serde(rename = "type")]
-    pub kind: String,
+    pub kind: RowKind,
     pub score: f64,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub entity: Option<String>,
     pub external_id: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub permalink: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub content: Option<String>,
     /// The note's passage that best matches the query (a note row of a search with words).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub matched_chunk: Option<String>,
     pub file_path: String,
-    pub updated_at: String,
-    pub metadata: Value,
+    pub updated_ms: i64,
+    /// The note's type (`file` for a file that is not markdown); shown for note rows.
+    pub note_type: String,
+    /// An observation row's tags; for a note of a linked folder, the note's.
+    pub tags: Vec<String>,
+    /// Where a note of a linked folder comes from (design 6): its front matter's `source`.
+    pub linked_source: Option<Value>,
     pub entity_id: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub observation_id: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub relation_id: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub category: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub from_entity: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub to_entity: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub relation_type: Option<String>,
     /// The project of the row (set by search_all_projects).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub project: Option<String>,
 }
 
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SearchResponse {
     pub results: Vec<SearchResult>,
     pub current_page: usize,
@@ -62,7 +81,6 @@ pub struct SearchResponse {
     pub total_is_exact: bool,
     pub has_more: bool,
     /// Said to the user in text output (semantic search asked for, text search given).
-    #[serde(skip)]
     pub notice: Option<String>,
 }
 
@@ -89,13 +107,6 @@ impl SearchResponse {
 
 pub(super) fn str_field<'a>(doc: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
     doc.get(key).and_then(Value::as_str)
-}
-
-/// ISO-8601 UTC with milliseconds, the form every JSON output uses.
-pub fn iso_from_ms(ms: i64) -> String {
-    chrono::DateTime::from_timestamp_millis(ms)
-        .unwrap_or_default()
-        .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
 
 fn truncate(s: &str, n: usize) -> String {
@@ -144,9 +155,9 @@ impl<'a> ResultBuilder<'a> {
             return Ok(None);
         };
         let index = d.get("index").and_then(Value::as_u64).unwrap_or(0) as usize;
-        let row = match str_field(d, "type") {
-            Some("observation") => Row::Observation(index),
-            Some("relation") => Row::Relation(index),
+        let row = match str_field(d, "type").and_then(RowKind::named) {
+            Some(RowKind::Observation) => Row::Observation(index),
+            Some(RowKind::Relation) => Row::Relation(index),
             _ => Row::Entity,
         };
         let content = str_field(d, "content").map(String::from);
@@ -163,7 +174,7 @@ impl<'a> ResultBuilder<'a> {
         let note_permalink = note.permalink.clone().unwrap_or_default();
         let mut result = SearchResult {
             title: note.title.clone(),
-            kind: "entity".into(),
+            kind: RowKind::Entity,
             score,
             entity: note.permalink.clone(),
             external_id: note.id.clone(),
@@ -171,8 +182,10 @@ impl<'a> ResultBuilder<'a> {
             content: None,
             matched_chunk: None,
             file_path: note.path.clone(),
-            updated_at: iso_from_ms(note.updated_ms),
-            metadata: json!({ "note_type": normalize_note_type(&note.note_type) }),
+            updated_ms: note.updated_ms,
+            note_type: normalize_note_type(&note.note_type),
+            tags: Vec::new(),
+            linked_source: None,
             entity_id: note.id.clone(),
             observation_id: None,
             relation_id: None,
@@ -187,7 +200,7 @@ impl<'a> ResultBuilder<'a> {
                 let Some(obs) = note.observations.get(i) else {
                     return Ok(None);
                 };
-                result.kind = "observation".into();
+                result.kind = RowKind::Observation;
                 result.title = crate::index::search::observation_title(&obs.category, &obs.content);
                 result.permalink = Some(observation_permalink(
                     &note_permalink,
@@ -197,8 +210,7 @@ impl<'a> ResultBuilder<'a> {
                 result.content = Some(obs.content.clone());
                 result.category = Some(obs.category.clone());
                 result.observation_id = Some(format!("{}-o{i}", note.id));
-                let tags = (!obs.tags.is_empty()).then(|| json!(obs.tags));
-                result.metadata = json!({ "tags": tags });
+                result.tags = obs.tags.clone();
             }
             Row::Relation(i) => {
                 let Some(rel) = note.relations.get(i) else {
@@ -208,7 +220,7 @@ impl<'a> ResultBuilder<'a> {
                     Some(to) => self.note(to)?,
                     None => None,
                 };
-                result.kind = "relation".into();
+                result.kind = RowKind::Relation;
                 result.title = match &target {
                     Some(t) => format!("{} -> {}", note.title, t.title),
                     None => note.title.clone(),
@@ -223,20 +235,14 @@ impl<'a> ResultBuilder<'a> {
                 result.from_entity = note.permalink.clone();
                 result.to_entity = to_permalink;
                 result.relation_type = Some(rel.relation.relation_type.clone());
-                result.metadata = json!({});
             }
             Row::Entity => {
                 if note.kind == NoteKind::File {
-                    result.metadata = json!({ "note_type": "file" });
+                    result.note_type = "file".into();
                 }
-                // Notes of linked folders say where they come from (design 6).
-                if let Some(source) = note
-                    .metadata
-                    .get("source")
-                    .filter(|s| s["origin"] == "linked_folder")
-                {
-                    result.metadata["source"] = source.clone();
-                    result.metadata["tags"] = json!(note.tags);
+                if let Some(source) = note.linked_source() {
+                    result.linked_source = Some(source.clone());
+                    result.tags = note.tags.clone();
                 }
                 result.content = entity_content
                     .filter(|c| !c.is_empty())

@@ -1,0 +1,156 @@
+//! The official memory server's answers to the knowledge-graph tools: its camelCase shapes as
+//! structured content, and as text the same value pretty-printed in the server's key order
+//! (which a JSON value, its keys sorted, would lose; so the text comes from the shapes).
+
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use crate::service::knowledge_graph::{
+    Entity, GraphRelation, KnowledgeGraph, ObservationsAdded, ObservationsDeleted,
+};
+
+/// A graph tool's answer: structured content, and the text shown beside it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GraphAnswer {
+    pub text: String,
+    pub content: Value,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct EntityShape<'a> {
+    name: &'a str,
+    entity_type: &'a str,
+    observations: &'a [String],
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RelationShape<'a> {
+    from: &'a str,
+    to: &'a str,
+    relation_type: &'a str,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct AddedShape<'a> {
+    entity_name: &'a str,
+    added_observations: &'a [String],
+}
+
+#[derive(Serialize)]
+struct GraphShape<'a> {
+    entities: Vec<EntityShape<'a>>,
+    relations: Vec<RelationShape<'a>>,
+}
+
+fn entity_shapes(entities: &[Entity]) -> Vec<EntityShape<'_>> {
+    entities
+        .iter()
+        .map(|e| EntityShape {
+            name: &e.name,
+            entity_type: &e.entity_type,
+            observations: &e.observations,
+        })
+        .collect()
+}
+
+fn relation_shapes(relations: &[GraphRelation]) -> Vec<RelationShape<'_>> {
+    relations
+        .iter()
+        .map(|r| RelationShape {
+            from: &r.from,
+            to: &r.to,
+            relation_type: &r.relation_type,
+        })
+        .collect()
+}
+
+/// `shown` pretty-printed as the text; `content` is `shown` under `key`, or `shown` itself.
+fn answer(shown: &impl Serialize, key: Option<&str>) -> GraphAnswer {
+    let value = serde_json::to_value(shown).unwrap_or_default();
+    GraphAnswer {
+        text: serde_json::to_string_pretty(shown).unwrap_or_default(),
+        content: match key {
+            Some(key) => json!({ key: value }),
+            None => value,
+        },
+    }
+}
+
+/// create_entities: the entities it created.
+pub fn entities(created: &[Entity]) -> GraphAnswer {
+    answer(&entity_shapes(created), Some("entities"))
+}
+
+/// create_relations: the relations it created.
+pub fn relations(created: &[GraphRelation]) -> GraphAnswer {
+    answer(&relation_shapes(created), Some("relations"))
+}
+
+/// add_observations: what each entity gained.
+pub fn observations_added(results: &[ObservationsAdded]) -> GraphAnswer {
+    let shapes: Vec<AddedShape> = results
+        .iter()
+        .map(|r| AddedShape {
+            entity_name: &r.entity_name,
+            added_observations: &r.added_observations,
+        })
+        .collect();
+    answer(&shapes, Some("results"))
+}
+
+/// read_graph, search_nodes and open_nodes: a graph.
+pub fn graph(graph: &KnowledgeGraph) -> GraphAnswer {
+    let shape = GraphShape {
+        entities: entity_shapes(&graph.entities),
+        relations: relation_shapes(&graph.relations),
+    };
+    answer(&shape, None)
+}
+
+/// A delete's answer: a message, which is also the text.
+fn done(message: String) -> GraphAnswer {
+    GraphAnswer {
+        content: json!({"success": true, "message": message}),
+        text: message,
+    }
+}
+
+/// delete_entities, of `requested` names, `not_found` of which did not exist.
+pub fn entities_deleted(requested: usize, not_found: &[String]) -> GraphAnswer {
+    if not_found.is_empty() {
+        return done("Entities deleted successfully".into());
+    }
+    done(format!(
+        "Deleted {} of {requested} entities. Not found: {}",
+        requested - not_found.len(),
+        not_found.join(", ")
+    ))
+}
+
+/// delete_observations, of `requested` observations.
+pub fn observations_deleted(requested: usize, outcome: &ObservationsDeleted) -> GraphAnswer {
+    if outcome.deleted == requested {
+        return done("Observations deleted successfully".into());
+    }
+    let mut message = format!("Deleted {} of {requested} observations.", outcome.deleted);
+    if !outcome.missing_entities.is_empty() {
+        message.push_str(&format!(
+            " Entities not found: {}",
+            outcome.missing_entities.join(", ")
+        ));
+    }
+    done(message)
+}
+
+/// delete_relations, of `requested` relations, `deleted` of which existed.
+pub fn relations_deleted(requested: usize, deleted: usize) -> GraphAnswer {
+    if deleted == requested {
+        return done("Relations deleted successfully".into());
+    }
+    done(format!(
+        "Deleted {deleted} of {requested} relations. The rest matched nothing."
+    ))
+}
