@@ -11,7 +11,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use serde::Serialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::error::{ImportError, InternalError};
 use super::history::{Change, PathChange};
@@ -20,8 +20,8 @@ use super::{App, Result, ServiceError};
 use crate::config::Project;
 use crate::import::{Draft, Parsed, Source};
 use crate::index::OpOutcome;
+use crate::note::document::Document;
 use crate::note::filename::{foreign_file_stem, note_file_path};
-use crate::note::frontmatter;
 use crate::note::permalink::note_permalink;
 use crate::vault;
 
@@ -357,14 +357,12 @@ struct Undo {
 
 /// A draft's file: front matter `title`, `type`, `permalink`, then the draft's own keys.
 pub fn note_text(draft: &Draft, permalink: &str) -> String {
-    let mut fm = Map::new();
-    fm.insert("title".into(), Value::String(draft.title.clone()));
-    fm.insert("type".into(), Value::String(draft.note_type.clone()));
-    fm.insert("permalink".into(), Value::String(permalink.to_string()));
-    for (key, value) in &draft.metadata {
-        if !matches!(key.as_str(), "title" | "type" | "permalink") {
-            fm.insert(key.clone(), value.clone());
-        }
-    }
-    format!("---\n{}---\n\n{}", frontmatter::render_map(&fm), draft.body)
+    Document::headed(
+        &draft.title,
+        &draft.note_type,
+        permalink,
+        &draft.metadata,
+        draft.body.as_str(),
+    )
+    .render()
 }
