@@ -252,7 +252,8 @@ impl App {
         }
     }
 
-    /// A permalink for a new note: `wanted` if no other note has it, else `wanted-1`, `-2`, ...
+    /// The permalink a new note's file names: `wanted`, suffixed if another note has it. The
+    /// graph writer checks it again inside its write transaction, with the same function.
     pub(super) fn free_permalink(
         &self,
         project: &Project,
@@ -261,22 +262,7 @@ impl App {
     ) -> Result<String> {
         let txn = self.index.read_txn()?;
         let tables = self.index.tables();
-        let taken = |p: &str| -> Result<bool> {
-            Ok(tables
-                .id_by_permalink(&txn, &project.name, p)?
-                .is_some_and(|owner| Some(owner.as_str()) != except_id))
-        };
-        if !taken(wanted)? {
-            return Ok(wanted.to_string());
-        }
-        let mut n = 1;
-        loop {
-            let candidate = format!("{wanted}-{n}");
-            if !taken(&candidate)? {
-                return Ok(candidate);
-            }
-            n += 1;
-        }
+        Ok(tables.free_permalink(&txn, &project.name, wanted, except_id)?)
     }
 
     /// A note whose file name is equivalent to `path`: same path ignoring case, or the same
