@@ -160,6 +160,34 @@ impl Tables {
             .map(String::from))
     }
 
+    /// `base` if no note but `owner` has it, else the first free `base-1`, `base-2`, ...
+    /// (compat 4.6). The graph writer decides a note's permalink with it inside the write
+    /// transaction; a writer of a new file asks it first, on a read snapshot, for the
+    /// permalink the file names.
+    pub fn free_permalink(
+        &self,
+        txn: &RoTxn,
+        project: &str,
+        base: &str,
+        owner: Option<&str>,
+    ) -> Result<String, IndexError> {
+        let free = |permalink: &str| -> Result<bool, IndexError> {
+            Ok(self
+                .id_by_permalink(txn, project, permalink)?
+                .is_none_or(|id| Some(id.as_str()) == owner))
+        };
+        if free(base)? {
+            return Ok(base.to_string());
+        }
+        for n in 1.. {
+            let candidate = format!("{base}-{n}");
+            if free(&candidate)? {
+                return Ok(candidate);
+            }
+        }
+        unreachable!("an unbounded suffix search always ends")
+    }
+
     /// Notes registered under lookup `key`, best first: (kind, path length, id).
     pub fn ids_by_key(
         &self,
@@ -435,21 +463,6 @@ impl<'t> GraphWriter<'t> {
         }
     }
 
-    fn permalink_free(
-        &self,
-        txn: &RoTxn,
-        project: &str,
-        permalink: &str,
-        id: &str,
-    ) -> Result<bool, IndexError> {
-        Ok(
-            match self.tables.id_by_permalink(txn, project, permalink)? {
-                Some(owner) => owner == id,
-                None => true,
-            },
-        )
-    }
-
     fn choose_permalink(
         &self,
         txn: &RoTxn,
@@ -458,7 +471,10 @@ impl<'t> GraphWriter<'t> {
         current: Option<&str>,
     ) -> Result<Option<String>, IndexError> {
         if let Some(requested) = &input.requested_permalink {
-            if self.permalink_free(txn, &input.project, requested, id)? {
+            let owner = self
+                .tables
+                .id_by_permalink(txn, &input.project, requested)?;
+            if owner.is_none_or(|owner| owner == id) {
                 return Ok(Some(requested.clone()));
             }
         }
@@ -473,16 +489,10 @@ impl<'t> GraphWriter<'t> {
         else {
             return Ok(None);
         };
-        if self.permalink_free(txn, &input.project, &base, id)? {
-            return Ok(Some(base));
-        }
-        for n in 1.. {
-            let candidate = format!("{base}-{n}");
-            if self.permalink_free(txn, &input.project, &candidate, id)? {
-                return Ok(Some(candidate));
-            }
-        }
-        unreachable!("an unbounded suffix search always ends")
+        let free = self
+            .tables
+            .free_permalink(txn, &input.project, &base, Some(id))?;
+        Ok(Some(free))
     }
 
     fn upsert(&mut self, txn: &mut RwTxn, input: &NoteInput) -> Result<OpOutcome, IndexError> {

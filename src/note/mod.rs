@@ -1,6 +1,7 @@
 //! The markdown note model. Pure: text in, values out; no file system, no index.
 
 pub mod chunk;
+pub mod document;
 pub mod edit;
 pub mod entity;
 pub mod filename;

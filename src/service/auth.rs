@@ -91,10 +91,8 @@ impl TokenStore {
 
     /// The stored tokens, oldest first; none when the file does not exist yet.
     pub fn list(&self) -> Result<Vec<TokenRecord>> {
-        let bytes = match std::fs::read(&self.path) {
-            Ok(bytes) => bytes,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(e.into()),
+        let Some(bytes) = crate::vault::fs::read_optional(&self.path)? else {
+            return Ok(Vec::new());
         };
         let file: TokenFile =
             serde_json::from_slice(&bytes).map_err(|source| InternalError::TokenFile {
@@ -209,14 +207,7 @@ pub(crate) fn digest(secret: &str) -> String {
 
 /// Writes a file under `<root>/auth/` atomically, readable by the owner only.
 pub(crate) fn write_private(path: &Path, bytes: &[u8]) -> Result<()> {
-    std::fs::create_dir_all(path.parent().expect("a file has a folder"))?;
-    crate::vault::fs::atomic_write(path, bytes)?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))?;
-    }
-    Ok(())
+    Ok(crate::vault::fs::write_private(path, bytes)?)
 }
 
 #[cfg(test)]

@@ -4,12 +4,13 @@
 use serde_json::{Map, Value};
 
 use super::error::EditInputError;
-use super::notes::{follow_h1, new_note_text, split_identifier_path, Lookup, NoteWritten};
+use super::notes::{follow_h1, split_identifier_path, Lookup, NoteWritten};
 use super::read::check_identifier;
 use super::scope::ProjectChoice;
 use super::{App, Outcome, OutsideProject, PathArg, Result};
 use crate::config::Project;
 use crate::index::NoteRecord;
+use crate::note::document::Document;
 use crate::note::edit::{self, EditError, EditRequest, Operation};
 use crate::note::filename::note_file_path;
 use crate::note::permalink::note_permalink;
@@ -248,12 +249,9 @@ impl App {
         let path = note_file_path(&dir, &title, false);
         let include = self.config().compat.permalinks_include_project;
         let permalink = note_permalink(&project.name, &path, include);
-        let text = new_note_text(
-            &title,
-            &permalink,
-            &req.metadata.clone().unwrap_or_default(),
-            &req.content,
-        );
+        let metadata = req.metadata.clone().unwrap_or_default();
+        let text =
+            Document::headed(&title, "note", &permalink, &metadata, req.content.as_str()).render();
         let written = self.create_note_file(project, &path, &text)?;
         Ok(Outcome::Done(NoteEdited {
             written,

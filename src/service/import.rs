@@ -10,7 +10,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::error::{ImportError, InternalError};
 use super::history::{Change, PathChange};
@@ -19,8 +19,8 @@ use super::{App, Result, ServiceError};
 use crate::config::Project;
 use crate::import::{Draft, Parsed, Source};
 use crate::index::OpOutcome;
+use crate::note::document::Document;
 use crate::note::filename::{foreign_file_stem, note_file_path};
-use crate::note::frontmatter;
 use crate::note::permalink::note_permalink;
 use crate::vault;
 
@@ -78,7 +78,7 @@ impl App {
         progress: &dyn Fn(usize, usize),
     ) -> Result<ImportReport> {
         let project = self.select_project(choice)?;
-        let text = std::fs::read_to_string(file).map_err(|source| ImportError::Unreadable {
+        let text = vault::fs::read_text(file).map_err(|source| ImportError::Unreadable {
             path: file.to_path_buf(),
             source,
         })?;
@@ -333,7 +333,7 @@ impl App {
         }
         for dir in undo.dirs.iter().rev() {
             // Only folders left empty go: anything else put there meanwhile stays.
-            let _ = std::fs::remove_dir(dir);
+            let _ = vault::fs::remove_empty_dir(dir);
         }
         match self.index.write(ops) {
             Ok(outcomes) => {
@@ -356,14 +356,12 @@ struct Undo {
 
 /// A draft's file: front matter `title`, `type`, `permalink`, then the draft's own keys.
 pub fn note_text(draft: &Draft, permalink: &str) -> String {
-    let mut fm = Map::new();
-    fm.insert("title".into(), Value::String(draft.title.clone()));
-    fm.insert("type".into(), Value::String(draft.note_type.clone()));
-    fm.insert("permalink".into(), Value::String(permalink.to_string()));
-    for (key, value) in &draft.metadata {
-        if !matches!(key.as_str(), "title" | "type" | "permalink") {
-            fm.insert(key.clone(), value.clone());
-        }
-    }
-    format!("---\n{}---\n\n{}", frontmatter::render_map(&fm), draft.body)
+    Document::headed(
+        &draft.title,
+        &draft.note_type,
+        permalink,
+        &draft.metadata,
+        draft.body.as_str(),
+    )
+    .render()
 }

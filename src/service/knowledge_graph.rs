@@ -17,6 +17,7 @@ use super::scope::ProjectChoice;
 use super::{App, Outcome, Result};
 use crate::config::Project;
 use crate::index::{NoteKind, NoteRecord};
+use crate::note::document::Document;
 use crate::note::entity::{
     append_lines, entity_body, normalized_observation, observation_line, observation_text,
     relation_line, remove_items, Item,
@@ -24,7 +25,6 @@ use crate::note::entity::{
 use crate::note::filename::{
     entity_type_folder, foreign_file_stem, note_file_path, sanitize_for_filename,
 };
-use crate::note::frontmatter;
 use crate::note::parse::link_lookup_text;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -239,21 +239,20 @@ impl App {
             let mut meta = Map::new();
             meta.insert("type".into(), Value::String(entity_type.to_string()));
             let observations: Vec<&str> = entity.observations.iter().map(String::as_str).collect();
-            let content = format!(
-                "---\n{}---\n\n{}",
-                frontmatter::render_map(&meta),
-                entity_body(name, dedup_observations(&observations), [])
-            );
+            let content = Document {
+                meta,
+                body: entity_body(name, dedup_observations(&observations), []),
+            };
             let request = WriteNoteRequest {
                 title: name.to_string(),
-                content,
+                content: String::new(),
                 directory: folder,
                 tags: None,
                 note_type: None,
                 metadata: None,
                 overwrite: Some(false),
             };
-            match self.write_note(choice, &request)? {
+            match self.write_note_with(choice, &request, Some(content))? {
                 Outcome::Done(_) => created.push(Entity {
                     name: name.to_string(),
                     entity_type: entity_type.to_string(),

@@ -87,7 +87,7 @@ impl App {
     /// (mount, folder) of every link of a project, cached until links.json changes.
     pub fn mounts(&self, project: &Project) -> Vec<(String, PathBuf)> {
         let path = self.registry(project);
-        let mtime = std::fs::metadata(&path).and_then(|m| m.modified()).ok();
+        let mtime = crate::vault::fs::modified(&path);
         let mut cache = self.mount_cache.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((cached_at, mounts)) = cache.get(&project.name) {
             if *cached_at == mtime {
@@ -704,9 +704,7 @@ impl App {
 
     /// When the link registry of a project last changed, so a poller rereads only what moved.
     pub fn links_registry_mtime(&self, project: &Project) -> Option<SystemTime> {
-        std::fs::metadata(self.registry(project))
-            .and_then(|m| m.modified())
-            .ok()
+        crate::vault::fs::modified(&self.registry(project))
     }
 }
 

@@ -11,8 +11,8 @@ use super::scope::ProjectChoice;
 use super::search::SearchRequest;
 use super::{App, Result, ServiceError};
 use crate::config::Project;
-use crate::import::Draft;
 use crate::index::{NoteKind, NoteRecord};
+use crate::note::document::Document;
 use crate::note::filename::{foreign_file_stem, note_file_path};
 use crate::note::frontmatter;
 use crate::note::memory::{
@@ -20,6 +20,7 @@ use crate::note::memory::{
     title_from_content,
 };
 use crate::note::permalink::note_permalink;
+use crate::vault;
 
 /// Where new memories go.
 pub const MEMORY_FOLDER: &str = "memories";
@@ -232,7 +233,7 @@ impl App {
     }
 
     fn memory_of(&self, project: &Project, note: &NoteRecord) -> Result<Memory> {
-        let text = std::fs::read_to_string(self.project_file(project, &note.path)?)?;
+        let text = vault::fs::read_text(&self.project_file(project, &note.path)?)?;
         let meta = &note.metadata;
         let text_of = |key: &str| meta.get(key).and_then(Value::as_str).map(String::from);
         Ok(Memory {
@@ -308,17 +309,9 @@ impl App {
             &note_permalink(&project.name, &path, include),
             None,
         )?;
-        let draft = Draft {
-            id,
-            folder: String::new(),
-            file_stem: String::new(),
-            title,
-            note_type: new.memory_type.clone().unwrap_or_else(|| "memory".into()),
-            metadata: ordered(meta),
-            body: format!("{}\n", new.content.trim_end()),
-            line: 0,
-        };
-        let text = super::import::note_text(&draft, &permalink);
+        let note_type = new.memory_type.as_deref().unwrap_or("memory");
+        let body = format!("{}\n", new.content.trim_end());
+        let text = Document::headed(&title, note_type, &permalink, &ordered(meta), body).render();
         let written = self.create_note_file(&project, &path, &text)?;
         let note = self
             .note_by_id(&written.id)?
@@ -358,22 +351,19 @@ impl App {
         check_ttl(patch.ttl.clone().flatten().as_deref())?;
         check_time("deleted_at", patch.deleted_at.clone().flatten().as_deref())?;
         let now = now_text();
-        let file = std::fs::read_to_string(self.project_file(&project, &note.path)?)?;
-        if let Some(block) = frontmatter::locate(&file) {
-            if let Err(source) = frontmatter::parse_yaml(&file[block.yaml]) {
-                return Err(MemoryError::FrontMatter {
+        // The rewrite decodes lossily, which would replace every invalid byte: a file that is
+        // not UTF-8 is refused here.
+        vault::fs::read_text(&self.project_file(&project, &note.path)?)?;
+        // Only the keys the patch changes are edited in place (design 1.2): any note is a
+        // memory, and its author's comments, quoting and key order stay. Front matter that
+        // cannot be parsed is refused, never taken for empty: its keys would be lost.
+        self.try_rewrite_note(&project, &note, |text| {
+            let before = Document::parse(text)
+                .map_err(|source| MemoryError::FrontMatter {
                     path: note.path.clone(),
                     source,
-                }
-                .into());
-            }
-        }
-        // Only the keys the patch changes are edited in place (design 1.2): any note is a
-        // memory, and its author's comments, quoting and key order stay.
-        self.rewrite_note(&project, &note, |text| {
-            let before = frontmatter::locate(text)
-                .and_then(|b| frontmatter::parse_yaml(&text[b.yaml]).ok())
-                .unwrap_or_default();
+                })?
+                .meta;
             let mut meta = before.clone();
             if let Some(title) = &patch.title {
                 meta.insert("title".into(), json!(title.trim()));
@@ -405,13 +395,13 @@ impl App {
             }
             meta.insert("updated_at".into(), json!(now));
             let edited = frontmatter::apply_changes(text, &before, &meta);
-            Some(match &patch.content {
+            Ok(Some(match &patch.content {
                 Some(content) => {
                     let head = frontmatter::locate(&edited).map_or(0, |b| b.body_start);
                     format!("{}\n{}\n", &edited[..head], content.trim_end())
                 }
                 None => edited,
-            })
+            }))
         })?;
         let note = self.note_by_id(&note.id)?.ok_or_else(|| not_found(id))?;
         self.memory_of(&project, &note)
@@ -603,7 +593,7 @@ impl App {
                 .replace('\\', "/");
             if entry.file_type().is_file() && super::ingest::is_markdown(&relative) {
                 let bytes =
-                    std::fs::read(entry.path()).map_err(|source| ImportError::Unreadable {
+                    vault::fs::read(entry.path()).map_err(|source| ImportError::Unreadable {
                         path: entry.path().to_path_buf(),
                         source,
                     })?;

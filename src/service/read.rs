@@ -199,7 +199,7 @@ impl App {
         let Ok(file) = self.project_file(&project, &relative) else {
             return Ok(Outcome::Refused(OutsideProject::new(PathArg::Path, path)));
         };
-        match std::fs::read(&file) {
+        match crate::vault::fs::read(&file) {
             Ok(bytes) => Ok(Outcome::Done(super::content::content_of(
                 bytes,
                 &content_type,

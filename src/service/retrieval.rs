@@ -184,7 +184,7 @@ pub enum GoldenError {
 /// Reads the graded queries of `file` (a JSON list of {query, relevant_paths, partial_paths,
 /// category}) and finds the paths that name no file of `vault`.
 pub fn golden_set(file: &Path, vault: &Path) -> std::result::Result<GoldenSet, GoldenError> {
-    let text = std::fs::read_to_string(file).map_err(|source| GoldenError::Read {
+    let text = crate::vault::fs::read_text(file).map_err(|source| GoldenError::Read {
         file: file.to_path_buf(),
         source,
     })?;
@@ -254,9 +254,9 @@ fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
         let entry = entry?;
         let target = to.join(entry.path().strip_prefix(from).unwrap_or(entry.path()));
         if entry.file_type().is_dir() {
-            std::fs::create_dir_all(&target)?;
+            crate::vault::fs::make_dirs(&target)?;
         } else if entry.file_type().is_file() {
-            std::fs::copy(entry.path(), &target)?;
+            crate::vault::fs::copy_file(entry.path(), &target)?;
         }
     }
     Ok(())

@@ -157,7 +157,7 @@ impl App {
             root: root.display().to_string(),
             config_path: config_path.display().to_string(),
             config_exists: config_path.exists(),
-            config_text: std::fs::read_to_string(&config_path).unwrap_or_default(),
+            config_text: crate::vault::fs::read_text(&config_path).unwrap_or_default(),
             status: self.status(None),
         }
     }

@@ -230,9 +230,6 @@ impl App {
         on_event: &(dyn Fn(SyncEvent) + Sync),
     ) -> Result<SyncReport> {
         let marker = self.rebuild_marker(project);
-        if let Some(dir) = marker.parent() {
-            std::fs::create_dir_all(dir)?;
-        }
         crate::vault::fs::atomic_write(&marker, project.name.as_bytes())?;
         let mut report = self.sync_project(project, SyncMode::Rebuild, on_event)?;
         for link in self.reindex_links(project)? {
@@ -241,7 +238,7 @@ impl App {
             report.warnings.extend(link.warnings);
         }
         self.index.wait_searchable()?;
-        std::fs::remove_file(&marker)?;
+        crate::vault::fs::delete_file(&marker)?;
         on_event(SyncEvent::Searchable);
         Ok(report)
     }
@@ -299,7 +296,7 @@ impl App {
             self.sync_project(&project, SyncMode::Incremental, &|_| {})?;
             self.reindex_links(&project)?;
             self.index.wait_searchable()?;
-            std::fs::remove_file(&marker)?;
+            crate::vault::fs::delete_file(&marker)?;
         }
         Ok(())
     }

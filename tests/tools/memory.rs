@@ -491,3 +491,32 @@ fn a_memory_is_never_written_where_it_would_be_lost() {
         );
     }
 }
+
+#[test]
+fn a_memory_whose_front_matter_is_broken_is_not_overwritten() {
+    let h = Harness::new().serving_tools("basic,gitmem");
+    let saved = h.value(
+        "memory_save",
+        json!({"content": "Keep every key", "title": "Kept", "score": 0.5}),
+    );
+    let file = h.main_dir().join(saved["file_path"].as_str().unwrap());
+    let broken = std::fs::read_to_string(&file)
+        .unwrap()
+        .replace("score: 0.5", "score: [0.5");
+    std::fs::write(&file, &broken).unwrap();
+    h.sync();
+    for (tool, args) in [
+        (
+            "write_note",
+            json!({"title": "Kept", "directory": "memories", "content": "new", "overwrite": true}),
+        ),
+        // Front matter that does not parse has no id: the note is known by its permalink.
+        (
+            "memory_update",
+            json!({"id": "main/memories/kept", "content": "new"}),
+        ),
+    ] {
+        refused(&h, tool, args, "is not valid YAML");
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), broken, "{tool}");
+    }
+}

@@ -77,4 +77,10 @@ pub enum NoteError {
     TooLarge(usize),
     #[error("Resource not found: {0}")]
     ResourceNotFound(String),
+    /// An overwrite would drop the other keys of front matter it cannot read.
+    #[error("{path} is not overwritten: its {source}; fix its front matter first, so that its keys are kept")]
+    FrontMatter {
+        path: String,
+        source: crate::note::frontmatter::FrontmatterError,
+    },
 }
