@@ -273,18 +273,6 @@ impl Index {
         Ok(self.env.read_txn()?)
     }
 
-    /// Notes of `project` ranked by body relevance (BM25) for `terms`; see [`terms::TermTables::rank`].
-    pub fn body_ranking(
-        &self,
-        project: &str,
-        terms: &[String],
-        keep: impl Fn(&str) -> bool,
-        limit: usize,
-    ) -> Result<Vec<(String, f64)>, IndexError> {
-        let txn = self.read_txn()?;
-        self.tables.terms.rank(&txn, project, terms, keep, limit)
-    }
-
     pub fn tables(&self) -> &Tables {
         &self.tables
     }

@@ -256,8 +256,9 @@ impl App {
         let said = match body {
             Some(body) => {
                 let keep = |id: &str| body.allowed.is_none_or(|a| a.contains(id));
-                self.index
-                    .body_ranking(body.project, body.terms, keep, window)?
+                let txn = self.index.read_txn()?;
+                (self.index.tables().terms)
+                    .rank(&txn, body.project, body.terms, keep, window)?
                     .into_iter()
                     .map(|(id, score)| (entity_doc_id(&id), score))
                     .collect()
