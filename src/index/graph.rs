@@ -397,6 +397,7 @@ impl<'t> GraphWriter<'t> {
                 Ok(OpOutcome::Done)
             }
             WriteOp::SearchDone(done) => {
+                self.tables.terms.record(txn, &done.terms)?;
                 for (id, token, state) in &done.entries {
                     if self.tables.search_dirty.get(txn, id)? == Some(token.as_str()) {
                         self.tables.search_dirty.delete(txn, id)?;
@@ -567,9 +568,6 @@ impl<'t> GraphWriter<'t> {
         };
         self.register(txn, &note)?;
         self.tables.put_note(txn, &note)?;
-        self.tables
-            .terms
-            .replace(txn, &note.project, &id, &input.search_text)?;
         self.pending_relink.insert(id.clone());
         self.mark_dirty(txn, &id, &note.project)?;
         Ok(OpOutcome::Upserted {
@@ -627,7 +625,6 @@ impl<'t> GraphWriter<'t> {
         self.unregister(txn, &note)?;
         self.unlink(txn, &note)?;
         self.tables.notes.delete(txn, id)?;
-        self.tables.terms.remove(txn, id)?;
         self.mark_dirty(txn, id, &note.project)?;
         for source in sources {
             if source != id {

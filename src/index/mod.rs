@@ -733,6 +733,7 @@ mod tests {
                 .write(vec![WriteOp::SearchDone(search::SearchDone {
                     entries: vec![],
                     stale: vec![(id.clone(), checksum.to_string())],
+                    terms: vec![],
                 })])
                 .unwrap();
             note_at(&index, "a.md").checksum

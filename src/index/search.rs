@@ -13,6 +13,7 @@ use serde_json::{json, Map, Value};
 
 use super::graph::Tables;
 use super::model::{NoteKind, NoteRecord};
+use super::terms::NoteTerms;
 use super::IndexError;
 use crate::note::permalink::normalize_note_type;
 
@@ -281,6 +282,9 @@ pub(super) type Bodies = std::sync::Mutex<std::collections::HashMap<String, Hand
 pub struct SearchDone {
     pub entries: Vec<(String, String, Option<Vec<u8>>)>,
     pub stale: Vec<(String, String)>,
+    /// The body-relevance terms of notes whose text this commit indexed anew (`None`: the
+    /// note is gone), recorded with the rest so that they follow milli's text.
+    pub terms: Vec<(String, Option<NoteTerms>)>,
 }
 
 /// Applies the search outbox: re-indexes up to `limit` dirty notes in one milli transaction.
@@ -324,6 +328,7 @@ pub(super) fn flush(
     let mut deletions: Vec<String> = Vec::new();
     let mut indexed: Vec<(String, Option<Indexed>)> = Vec::with_capacity(dirty.len());
     let mut stale: Vec<(String, String)> = Vec::new();
+    let mut terms: Vec<(String, Option<NoteTerms>)> = Vec::new();
     let mut replaced = 0usize;
     let titles: std::cell::RefCell<std::collections::HashMap<String, Option<String>>> =
         Default::default();
@@ -348,6 +353,9 @@ pub(super) fn flush(
                         }
                         _ => None,
                     };
+                    if let Some(body) = &handed {
+                        terms.push((id.clone(), Some(NoteTerms::of(&note.project, body))));
+                    }
                     let text = match handed {
                         Some(body) => Some(body),
                         None if note.kind == NoteKind::File => Some(String::new()),
@@ -407,6 +415,7 @@ pub(super) fn flush(
                     }
                     deletions.push(doc_id('n', id, None));
                     indexed.push((id.clone(), None));
+                    terms.push((id.clone(), None));
                     (0, 0)
                 }
             };
@@ -483,6 +492,7 @@ pub(super) fn flush(
             .map(|((id, state), token)| (id, token, state.map(|s| s.encode())))
             .collect(),
         stale,
+        terms,
     }))
 }
 

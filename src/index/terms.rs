@@ -4,8 +4,10 @@
 //! little (session logs, imported chats) those buckets tie, and a word in nearly every note (a
 //! speaker's name) weighs as much as a rare one. BM25 settles both.
 //!
-//! The tables live in the graph environment and change in the same transaction as the note,
-//! so a note's words never disagree with it and nothing is left to recover after a crash:
+//! The search indexer counts the terms of each text it indexes, beside milli and off the write
+//! path; the graph writer records them with the rest of that search commit (the outbox entries
+//! it served), so they follow milli's text, and a crash before that record leaves the entries
+//! in the outbox to be done again. The tables live in the graph environment:
 //! - `postings`: `project \0 term \0 note id` -> term frequency (u16 LE), note length (u32 LE);
 //!   one prefix scan gives a term's notes with all that scoring needs;
 //! - `note_terms`: `note id` -> `project \0 term \0 term …`, what a rewrite must remove;
@@ -105,15 +107,29 @@ fn push_word(word: &str, out: &mut Vec<String>) {
     }
 }
 
-/// Each distinct term of a text with how often it occurs, and the text's length in terms.
-fn frequencies(text: &str) -> (BTreeMap<String, u32>, u32) {
-    let all = terms(text);
-    let length = u32::try_from(all.len()).unwrap_or(u32::MAX);
-    let mut counts = BTreeMap::new();
-    for term in all {
-        *counts.entry(term).or_insert(0) += 1;
+/// A note's terms as the index records them: each distinct term with how often it occurs, and
+/// the note's length in terms. Counted by the search indexer, off the write path.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct NoteTerms {
+    pub project: String,
+    pub counts: BTreeMap<String, u32>,
+    pub length: u32,
+}
+
+impl NoteTerms {
+    pub fn of(project: &str, text: &str) -> Self {
+        let all = terms(text);
+        let length = u32::try_from(all.len()).unwrap_or(u32::MAX);
+        let mut counts = BTreeMap::new();
+        for term in all {
+            *counts.entry(term).or_insert(0) += 1;
+        }
+        NoteTerms {
+            project: project.to_string(),
+            counts,
+            length,
+        }
     }
-    (counts, length)
 }
 
 #[derive(Clone)]
@@ -163,7 +179,7 @@ impl TermTables {
     }
 
     /// Forgets the terms of note `id`, wherever it was.
-    pub fn remove(&self, txn: &mut RwTxn, id: &str) -> Result<(), IndexError> {
+    fn remove(&self, txn: &mut RwTxn, id: &str) -> Result<(), IndexError> {
         let Some(stored) = self.note_terms.get(txn, id)? else {
             return Ok(());
         };
@@ -185,24 +201,28 @@ impl TermTables {
         self.put_totals(txn, project, totals)
     }
 
-    /// Records the terms of note `id` of `project` from its text, replacing what it had.
-    pub fn replace(
+    /// Records what a search commit indexed: each note's new terms, or its removal.
+    pub fn record(
         &self,
         txn: &mut RwTxn,
-        project: &str,
-        id: &str,
-        text: &str,
+        notes: &[(String, Option<NoteTerms>)],
     ) -> Result<(), IndexError> {
-        self.remove(txn, id)?;
-        let (counts, length) = frequencies(text);
-        if counts.is_empty() {
-            return Ok(());
+        for (id, terms) in notes {
+            self.remove(txn, id)?;
+            if let Some(terms) = terms.as_ref().filter(|t| !t.counts.is_empty()) {
+                self.insert(txn, id, terms)?;
+            }
         }
+        Ok(())
+    }
+
+    fn insert(&self, txn: &mut RwTxn, id: &str, terms: &NoteTerms) -> Result<(), IndexError> {
+        let project = terms.project.as_str();
         let mut listed = String::from(project);
-        for (term, count) in &counts {
+        for (term, count) in &terms.counts {
             let tf = u16::try_from(*count).unwrap_or(u16::MAX);
             let mut value = tf.to_le_bytes().to_vec();
-            value.extend_from_slice(&length.to_le_bytes());
+            value.extend_from_slice(&terms.length.to_le_bytes());
             self.postings
                 .put(txn, &posting_key(project, term, id), &value)?;
             listed.push(SEP);
@@ -211,7 +231,7 @@ impl TermTables {
         self.note_terms.put(txn, id, listed.as_bytes())?;
         let mut totals = self.totals(txn, project)?;
         totals.notes += 1;
-        totals.length += u64::from(length);
+        totals.length += u64::from(terms.length);
         self.put_totals(txn, project, totals)
     }
 

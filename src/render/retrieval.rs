@@ -13,8 +13,15 @@ use crate::vault::generate::GeneratedVault;
 fn row(out: &mut String, name: &str, count: usize, s: &Scores) {
     let _ = writeln!(
         out,
-        "  {name:<14} {count:>4}  {:>6.3} {:>7.3} {:>6.3} {:>6.3} {:>6.3} {:>6.3} {:>6.3}",
-        s.ndcg_at_5, s.ndcg_at_10, s.mrr, s.hit_at_1, s.hit_at_3, s.hit_at_5, s.recall_at_10
+        "  {name:<14} {count:>4}  {:>6.3} {:>7.3} {:>6.3} {:>6.3} {:>6.3} {:>6.3} {:>6.3} {:>6.3}",
+        s.ndcg_at_5,
+        s.ndcg_at_10,
+        s.mrr,
+        s.hit_at_1,
+        s.hit_at_3,
+        s.hit_at_5,
+        s.recall_at_5,
+        s.recall_at_10
     );
 }
 
@@ -33,8 +40,8 @@ pub fn report(reports: &[RetrievalReport], misses: bool) -> String {
         }
         let _ = writeln!(
             out,
-            "  {:<14} {:>4}  {:>6} {:>7} {:>6} {:>6} {:>6} {:>6} {:>6}",
-            "category", "n", "nDCG@5", "nDCG@10", "MRR", "Hit@1", "Hit@3", "Hit@5", "R@10"
+            "  {:<14} {:>4}  {:>6} {:>7} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6}",
+            "category", "n", "nDCG@5", "nDCG@10", "MRR", "Hit@1", "Hit@3", "Hit@5", "R@5", "R@10"
         );
         row(&mut out, "overall", r.queries, &r.overall);
         for (category, scores) in &r.by_category {

@@ -42,6 +42,8 @@ pub struct Scores {
     pub hit_at_1: f64,
     pub hit_at_3: f64,
     pub hit_at_5: f64,
+    /// The share of the relevant notes in the top 5 (the same as Hit@5 when one is relevant).
+    pub recall_at_5: f64,
     pub recall_at_10: f64,
 }
 
@@ -56,6 +58,7 @@ impl Scores {
             sum.hit_at_1 += s.hit_at_1;
             sum.hit_at_3 += s.hit_at_3;
             sum.hit_at_5 += s.hit_at_5;
+            sum.recall_at_5 += s.recall_at_5;
             sum.recall_at_10 += s.recall_at_10;
             n += 1.0;
         }
@@ -69,6 +72,7 @@ impl Scores {
             hit_at_1: sum.hit_at_1 / n,
             hit_at_3: sum.hit_at_3 / n,
             hit_at_5: sum.hit_at_5 / n,
+            recall_at_5: sum.recall_at_5 / n,
             recall_at_10: sum.recall_at_10 / n,
         }
     }
@@ -117,7 +121,14 @@ pub fn score(ranked: &[String], query: &GoldenQuery) -> Scores {
         .collect();
     let first_relevant = distinct.iter().take(10).position(|p| relevant(p));
     let hit = |k: usize| f64::from(u8::from(first_relevant.is_some_and(|i| i < k)));
-    let found = distinct.iter().take(10).filter(|p| relevant(p)).count();
+    let recall = |k: usize| {
+        let found = distinct.iter().take(k).filter(|p| relevant(p)).count();
+        if query.relevant_paths.is_empty() {
+            0.0
+        } else {
+            found as f64 / query.relevant_paths.len() as f64
+        }
+    };
     Scores {
         ndcg_at_5: ndcg(&gains, &ideal, 5),
         ndcg_at_10: ndcg(&gains, &ideal, 10),
@@ -125,11 +136,8 @@ pub fn score(ranked: &[String], query: &GoldenQuery) -> Scores {
         hit_at_1: hit(1),
         hit_at_3: hit(3),
         hit_at_5: hit(5),
-        recall_at_10: if query.relevant_paths.is_empty() {
-            0.0
-        } else {
-            found as f64 / query.relevant_paths.len() as f64
-        },
+        recall_at_5: recall(5),
+        recall_at_10: recall(10),
     }
 }
 
@@ -436,6 +444,16 @@ mod tests {
             );
             assert!(close(s.recall_at_10, case.recall), "{}: {s:?}", case.name);
         }
+    }
+
+    #[test]
+    fn recall_is_the_share_of_relevant_notes_found_in_the_top_k() {
+        let s = score(
+            &ranked(&["x", "a", "x2", "x3", "x4", "x5", "b"]),
+            &golden(&["a", "b"], &[]),
+        );
+        assert_eq!((s.recall_at_5, s.recall_at_10), (0.5, 1.0));
+        assert_eq!(s.hit_at_5, 1.0, "a hit needs one relevant note, recall all");
     }
 
     #[test]
