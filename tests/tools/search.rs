@@ -499,3 +499,36 @@ fn among_notes_whose_titles_say_nothing_the_body_decides() {
         "the name in every session must not outweigh the rare word: {order:?}"
     );
 }
+
+/// A note's words follow its text: an edit takes its old words out of body relevance, a
+/// delete takes the note out.
+#[test]
+fn body_relevance_follows_edits_and_deletes() {
+    let h = Harness::new();
+    let found = |query: &str| {
+        let json = h
+            .call(
+                "search_notes",
+                json!({"query": query, "output_format": "json"}),
+            )
+            .ok()
+            .json();
+        titles(&json)
+    };
+    h.call(
+        "write_note",
+        json!({"title": "Log", "directory": "days", "content": "The zephyr blew all day."}),
+    )
+    .ok();
+    assert_eq!(found("zephyr wind"), ["Log"]);
+    h.call(
+        "edit_note",
+        json!({"identifier": "days/log", "operation": "find_replace", "find_text": "zephyr", "content": "gale"}),
+    )
+    .ok();
+    assert!(found("zephyr wind").is_empty(), "the old word is gone");
+    assert_eq!(found("gale"), ["Log"]);
+    h.call("delete_note", json!({"identifier": "days/log"}))
+        .ok();
+    assert!(found("gale").is_empty(), "the deleted note is gone");
+}
