@@ -1,6 +1,6 @@
 //! `gitmem status`, `status --check`, `repair` and `reindex`: the index and its health.
 
-use serde_json::json;
+use serde_json::{json, Value};
 
 use super::{Format, Output, Stream};
 use crate::service::health::Health;
@@ -50,7 +50,7 @@ pub fn status(status: &Status, format: Format) -> Output {
 
 /// `status --check`: files, graph and search compared.
 pub fn health(health: &Health, format: Format) -> Output {
-    Output::either(format, || health_text(health), || json!(health))
+    Output::either(format, || health_text(health), || health_json(health))
 }
 
 /// `repair`: the drift found, and what is left after the repair.
@@ -64,8 +64,32 @@ pub fn repair(before: &Health, after: &Health, format: Format) -> Output {
                 health_text(after)
             )
         },
-        || json!({ "before": before, "after": after }),
+        || json!({ "before": health_json(before), "after": health_json(after) }),
     )
+}
+
+fn health_json(health: &Health) -> Value {
+    let projects: Vec<Value> = health
+        .projects
+        .iter()
+        .map(|p| {
+            json!({
+                "project": p.project,
+                "not_indexed": p.not_indexed,
+                "changed": p.changed,
+                "stale": p.stale,
+                "not_searchable": p.not_searchable,
+                "text_lost": p.text_lost,
+                "pending_search": p.pending_search,
+                "temp_files": p.temp_files,
+                "interrupted_reindex": p.interrupted_reindex,
+            })
+        })
+        .collect();
+    json!({
+        "projects": projects,
+        "orphan_search_documents": health.orphan_search_documents,
+    })
 }
 
 fn health_text(health: &Health) -> String {
