@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use chrono::{DateTime, TimeZone, Utc};
-use git2::{Commit, Oid, Repository};
+use git2::{Commit, Oid, Repository, Revwalk};
 
 use super::GitError;
 
@@ -65,16 +65,24 @@ fn renamed_from(repo: &Repository, commit: &Commit, path: &str) -> Option<String
         })
 }
 
+/// The commits reachable from HEAD, newest first; `None` in a repository with no commit yet.
+fn newest_first(repo: &Repository) -> Result<Option<Revwalk<'_>>, GitError> {
+    let mut walk = repo.revwalk()?;
+    if walk.push_head().is_err() {
+        return Ok(None);
+    }
+    walk.set_sorting(git2::Sort::TOPOLOGICAL | git2::Sort::TIME)?;
+    Ok(Some(walk))
+}
+
 /// The commits that changed `path`, newest first, at most `limit`, following the file across
 /// renames (as `git log --follow` does). A commit identical to one of its parents for the file
 /// is skipped, so a merge only appears when it changed the file itself.
 pub fn file_history(dir: &Path, path: &str, limit: usize) -> Result<Vec<Version>, GitError> {
     let repo = Repository::open(dir)?;
-    let mut walk = repo.revwalk()?;
-    if walk.push_head().is_err() {
+    let Some(walk) = newest_first(&repo)? else {
         return Ok(Vec::new());
-    }
-    walk.set_sorting(git2::Sort::TOPOLOGICAL | git2::Sort::TIME)?;
+    };
     let mut current = path.to_string();
     let mut versions = Vec::new();
     for oid in walk {
@@ -145,11 +153,9 @@ pub fn latest_commits(
 ) -> Result<HashMap<String, Version>, GitError> {
     let mut found = HashMap::new();
     let repo = Repository::open(dir)?;
-    let mut walk = repo.revwalk()?;
-    if walk.push_head().is_err() {
+    let Some(walk) = newest_first(&repo)? else {
         return Ok(found);
-    }
-    walk.set_sorting(git2::Sort::TOPOLOGICAL | git2::Sort::TIME)?;
+    };
     for oid in walk.take(depth) {
         if found.len() == paths.len() {
             break;
@@ -237,11 +243,9 @@ pub fn find_named(
     matches: impl Fn(&Named) -> bool,
 ) -> Result<Option<String>, GitError> {
     let repo = Repository::open(dir)?;
-    let mut walk = repo.revwalk()?;
-    if walk.push_head().is_err() {
+    let Some(walk) = newest_first(&repo)? else {
         return Ok(None);
-    }
-    walk.set_sorting(git2::Sort::TOPOLOGICAL | git2::Sort::TIME)?;
+    };
     for oid in walk.take(depth) {
         let commit = repo.find_commit(oid?)?;
         let message = commit.message().unwrap_or_default();

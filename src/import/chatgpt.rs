@@ -233,7 +233,7 @@ fn unix_time(seconds: f64) -> Option<DateTime<Utc>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::import::tests::placed;
+    use crate::import::tests::{placed, refused};
     use serde_json::json;
 
     const CONVERSATIONS: &str =
@@ -479,11 +479,7 @@ mod tests {
 
     #[test]
     fn every_bad_conversation_is_reported_where_it_starts() {
-        let errors: Vec<String> = parse(BAD)
-            .unwrap_err()
-            .iter()
-            .map(ToString::to_string)
-            .collect();
+        let errors = refused(parse(BAD));
         assert_eq!(
             errors,
             ["line 46: conversation 2: mapping is not an object"]
@@ -495,11 +491,7 @@ mod tests {
   {"title": "d", "mapping": {}, "create_time": 1e300},
   7
 ]"#;
-        let errors: Vec<String> = parse(input)
-            .unwrap_err()
-            .iter()
-            .map(ToString::to_string)
-            .collect();
+        let errors = refused(parse(input));
         assert_eq!(
             errors,
             [

@@ -307,7 +307,7 @@ fn not_a_time(key: &'static str, raw: &str) -> RecordProblem {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::import::tests::placed;
+    use crate::import::tests::{placed, refused};
 
     const CONVERSATIONS_JSON: &str =
         include_str!("../../tests/fixtures/import/claude-conversations.json");
@@ -545,11 +545,7 @@ mod tests {
   {"created_at": "2025-01-01T00:00:00Z", "chat_messages": []},
   "chat"
 ]"#;
-        let errors: Vec<String> = parse(input)
-            .unwrap_err()
-            .iter()
-            .map(ToString::to_string)
-            .collect();
+        let errors = refused(parse(input));
         assert_eq!(
             errors,
             [

@@ -245,7 +245,7 @@ fn draft(entity: &Entity) -> Draft {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::import::tests::placed;
+    use crate::import::tests::{placed, refused};
     use crate::note::entity::observation_line;
 
     const MEMORY: &str = include_str!("../../tests/fixtures/import/memory.jsonl");
@@ -429,10 +429,8 @@ mod tests {
 
     #[test]
     fn every_bad_line_is_reported() {
-        let errors = parse(BAD).unwrap_err();
-        let found: Vec<String> = errors.iter().map(ToString::to_string).collect();
         assert_eq!(
-            found,
+            refused(parse(BAD)),
             [
                 "line 3: not valid JSON: expected `,` or `}` at column 61",
                 "line 5: entity has no name",

@@ -406,6 +406,12 @@ mod tests {
             .collect()
     }
 
+    /// The problems a parser reports for input it refuses, as its messages read.
+    pub(super) fn refused(parsed: Result<Parsed, Vec<RecordError>>) -> Vec<String> {
+        let errors = parsed.unwrap_err();
+        errors.iter().map(ToString::to_string).collect()
+    }
+
     #[test]
     fn stable_ids_are_fixed_forever() {
         // Computed independently (Python: sha256, first 16 bytes, version 8 and RFC 4122

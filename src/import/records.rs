@@ -190,6 +190,7 @@ fn tags(value: Option<&Value>) -> Result<Vec<String>, RecordProblem> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::import::tests::refused;
     use serde_json::json;
 
     const MEMORIES: &str = include_str!("../../tests/fixtures/import/memories.jsonl");
@@ -307,18 +308,10 @@ mod tests {
 
     #[test]
     fn every_bad_record_is_reported() {
-        let errors: Vec<String> = parse(BAD)
-            .unwrap_err()
-            .iter()
-            .map(ToString::to_string)
-            .collect();
+        let errors = refused(parse(BAD));
         assert_eq!(errors, ["line 2: content is missing"]);
         let array = "[\n  {\"content\": \"ok\"},\n  {\"content\": \"x\", \"score\": 2}, {\"title\": \"t\"}\n]";
-        let errors: Vec<String> = parse(array)
-            .unwrap_err()
-            .iter()
-            .map(ToString::to_string)
-            .collect();
+        let errors = refused(parse(array));
         assert_eq!(
             errors,
             [

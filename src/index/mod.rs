@@ -470,6 +470,13 @@ mod tests {
         }))
     }
 
+    /// An index in a new temporary folder, which lives as long as the folder is held.
+    fn fresh() -> (tempfile::TempDir, Index) {
+        let dir = tempfile::tempdir().unwrap();
+        let index = Index::open(dir.path()).unwrap();
+        (dir, index)
+    }
+
     fn note_at(index: &Index, path: &str) -> NoteRecord {
         let txn = index.read_txn().unwrap();
         let id = index
@@ -506,8 +513,7 @@ mod tests {
 
     #[test]
     fn a_search_after_a_write_finds_it() {
-        let dir = tempfile::tempdir().unwrap();
-        let index = Index::open(dir.path()).unwrap();
+        let (_dir, index) = fresh();
         assert!(!index.rebuilt, "a new index is not a rebuilt one");
         let words = [
             "aardvark", "bison", "capybara", "dingo", "echidna", "ferret", "gazelle", "hyena",
@@ -528,8 +534,7 @@ mod tests {
 
     #[test]
     fn every_acknowledged_write_of_concurrent_writers_is_searchable() {
-        let dir = tempfile::tempdir().unwrap();
-        let index = Index::open(dir.path()).unwrap();
+        let (_dir, index) = fresh();
         std::thread::scope(|scope| {
             for writer in 0..4 {
                 let index = &index;
@@ -560,8 +565,7 @@ mod tests {
 
     #[test]
     fn links_resolve_when_the_target_appears_and_unresolve_when_it_goes() {
-        let dir = tempfile::tempdir().unwrap();
-        let index = Index::open(dir.path()).unwrap();
+        let (_dir, index) = fresh();
         index
             .write(vec![input(
                 "a.md",
@@ -602,8 +606,7 @@ mod tests {
 
     #[test]
     fn a_move_keeps_id_permalink_and_incoming_links() {
-        let dir = tempfile::tempdir().unwrap();
-        let index = Index::open(dir.path()).unwrap();
+        let (_dir, index) = fresh();
         index
             .write(vec![
                 input("old.md", "Old", "wombat", &[]),
@@ -683,8 +686,7 @@ mod tests {
 
     #[test]
     fn a_body_handed_over_by_a_write_the_pass_does_not_see_waits_for_the_next_pass() {
-        let dir = tempfile::tempdir().unwrap();
-        let index = Index::open(dir.path()).unwrap();
+        let (dir, index) = fresh();
         index.write(vec![input("a.md", "A", "kiwi", &[])]).unwrap();
         assert_eq!(hits(&index, "kiwi"), 1);
         let id = note_at(&index, "a.md").id;
@@ -746,8 +748,7 @@ mod tests {
 
     #[test]
     fn permalinks_are_unique_and_ids_are_stable_across_rebuilds() {
-        let dir = tempfile::tempdir().unwrap();
-        let index = Index::open(dir.path()).unwrap();
+        let (_dir, index) = fresh();
         index
             .write(vec![
                 input("x.md", "X", "1", &[]),
@@ -772,8 +773,7 @@ mod tests {
 
     #[test]
     fn another_schema_version_rebuilds_the_index() {
-        let dir = tempfile::tempdir().unwrap();
-        let index = Index::open(dir.path()).unwrap();
+        let (dir, index) = fresh();
         index.write(vec![input("a.md", "A", "a", &[])]).unwrap();
         let mut wtxn = index.env.write_txn().unwrap();
         index

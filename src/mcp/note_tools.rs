@@ -1,6 +1,8 @@
 //! Tools over single notes: write, read, view, edit, move, delete, read_content.
 
-use rmcp::schemars::{self, JsonSchema};
+use std::borrow::Cow;
+
+use rmcp::schemars::{self, json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -8,6 +10,7 @@ use super::args::{self, FormatArgs, PageArgs, ProjectArgs};
 use super::tools::{
     answer, object, parse, schema_of, tri, Hints, Icon, ToolCtx, ToolReply, ToolSpec,
 };
+use crate::note::edit::Operation;
 use crate::render::{self, Format};
 use crate::service::edit::EditNoteRequest;
 use crate::service::notes::WriteNoteRequest;
@@ -217,17 +220,22 @@ pub struct EditNoteArgs {
     pub format: FormatArgs,
 }
 
-/// The operation names, for the schema only: the argument is parsed leniently as a string.
-#[derive(JsonSchema)]
-#[schemars(rename_all = "snake_case")]
-#[allow(dead_code)]
-enum EditOperation {
-    Append,
-    Prepend,
-    FindReplace,
-    ReplaceSection,
-    InsertBeforeSection,
-    InsertAfterSection,
+/// The operation names, for the schema only: the argument is parsed leniently as a string, and
+/// the names are the ones `note::edit::Operation` takes.
+struct EditOperation;
+
+impl JsonSchema for EditOperation {
+    fn schema_name() -> Cow<'static, str> {
+        "EditOperation".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "The operation names, for the schema only: the argument is parsed leniently as a string.",
+            "type": "string",
+            "enum": Operation::ALL,
+        })
+    }
 }
 
 fn edit_note(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {

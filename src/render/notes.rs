@@ -185,6 +185,11 @@ pub fn guidance(title: &str, body: &str) -> String {
     format!("# {title}\n\n{body}")
 }
 
+/// A refused call's answer: its guidance as text, or the tool's JSON answer carrying the error.
+pub fn refused(format: Format, title: &str, body: &str, json: impl FnOnce() -> Value) -> Rendered {
+    Rendered::either(format, || guidance(title, body), json)
+}
+
 /// The JSON of a written or edited note.
 fn written_json(w: &NoteWritten) -> Value {
     json!({
@@ -219,16 +224,14 @@ pub fn write_note(
                 })
             },
         ),
-        Outcome::Refused(WriteRefusal::OutsideProject(refusal)) => Rendered::either(
-            format,
-            || guidance("Error", &refusal.to_string()),
-            || {
+        Outcome::Refused(WriteRefusal::OutsideProject(refusal)) => {
+            refused(format, "Error", &refusal.to_string(), || {
                 json!({
                     "title": title, "permalink": null, "file_path": null, "checksum": null,
                     "action": "created", "error": "SECURITY_VALIDATION_ERROR",
                 })
-            },
-        ),
+            })
+        }
     }
 }
 
@@ -288,15 +291,13 @@ pub fn read_note(
 
 fn read_refused(refusal: &ReadRefusal, format: Format) -> Rendered {
     match refusal {
-        ReadRefusal::OutsideProject(refusal) => Rendered::either(
-            format,
-            || guidance("Error", &refusal.to_string()),
-            || {
+        ReadRefusal::OutsideProject(refusal) => {
+            refused(format, "Error", &refusal.to_string(), || {
                 let mut v = empty_read_json();
                 v["error"] = json!("SECURITY_VALIDATION_ERROR");
                 v
-            },
-        ),
+            })
+        }
         ReadRefusal::NotFound {
             project,
             identifier,
@@ -436,17 +437,13 @@ pub fn edit_note(outcome: &Outcome<NoteEdited, EditRefusal>, format: Format) -> 
         ),
         Outcome::Refused(refusal) => {
             let (title, code, body) = edit_refusal(refusal);
-            Rendered::either(
-                format,
-                || guidance(title, &body),
-                || {
-                    json!({
-                        "title": null, "permalink": null, "file_path": null, "checksum": null,
-                        "operation": null, "fileCreated": false, "error": code,
-                        "identifier": refusal_identifier(refusal),
-                    })
-                },
-            )
+            refused(format, title, &body, || {
+                json!({
+                    "title": null, "permalink": null, "file_path": null, "checksum": null,
+                    "operation": null, "fileCreated": false, "error": code,
+                    "identifier": refusal_identifier(refusal),
+                })
+            })
         }
     }
 }

@@ -198,7 +198,7 @@ pub fn sync_status(status: &SyncStatus) -> Rendered {
     }
     out.push_str(&format!(
         "\n**Semantic search**: {}\n",
-        status.semantic.describe()
+        super::status::semantic_line(&status.semantic)
     ));
     if !status.conflicts.is_empty() {
         out.push_str("\n**Sync conflicts**: ⚠️ both devices changed the same lines; the local note was kept (tagged `conflict`) and the remote's text written beside it. Merge them by hand, then delete the copy and the tag:\n");

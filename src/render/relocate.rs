@@ -2,7 +2,7 @@
 
 use serde_json::json;
 
-use super::notes::{directory_summary, guidance, identifier_suggestions, moved};
+use super::notes::{directory_summary, identifier_suggestions, moved, refused};
 use super::{Format, Rendered};
 use crate::service::relocate::{DeleteRefusal, Deleted, FolderBatch, MoveRefusal, Moved};
 use crate::service::Outcome;
@@ -146,16 +146,12 @@ pub fn move_note(source: &str, outcome: &Outcome<Moved, MoveRefusal>, format: Fo
         ),
         Outcome::Refused(refusal) => {
             let (title, body, code) = move_refusal(refusal);
-            Rendered::either(
-                format,
-                || guidance(title, &body),
-                || {
-                    json!({
-                        "moved": false, "title": null, "permalink": null, "file_path": null,
-                        "source": source, "destination": null, "error": code,
-                    })
-                },
-            )
+            refused(format, title, &body, || {
+                json!({
+                    "moved": false, "title": null, "permalink": null, "file_path": null,
+                    "source": source, "destination": null, "error": code,
+                })
+            })
         }
     }
 }
@@ -163,9 +159,10 @@ pub fn move_note(source: &str, outcome: &Outcome<Moved, MoveRefusal>, format: Fo
 /// delete_note's answer: `true` / `false` as Basic Memory answers, summaries for folders.
 pub fn delete_note(outcome: &Outcome<Deleted, DeleteRefusal>, format: Format) -> Rendered {
     let failed = |title: &str, body: String, code: &str| {
-        Rendered::either(
+        refused(
             format,
-            || guidance(title, &body),
+            title,
+            &body,
             || json!({"deleted": false, "title": null, "permalink": null, "file_path": null, "error": code}),
         )
     };

