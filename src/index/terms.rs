@@ -13,7 +13,7 @@
 //! - `note_terms`: `note id` -> `project \0 term \0 term …`, what a rewrite must remove;
 //! - meta `bm25 \0 project` -> number of notes (u64 LE), total length (u64 LE).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use milli_core::heed::types::{Bytes, Str};
@@ -108,27 +108,47 @@ fn push_word(word: &str, out: &mut Vec<String>) {
 }
 
 /// A note's terms as the index records them: each distinct term with how often it occurs, and
-/// the note's length in terms. Counted by the search indexer, off the write path.
+/// the note's length in terms. Counted by the search indexer, off the write path; a search
+/// commit holds thousands of these, so the terms are one string (sorted, `\0`-separated).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct NoteTerms {
     pub project: String,
-    pub counts: BTreeMap<String, u32>,
+    distinct: String,
+    counts: Vec<u16>,
     pub length: u32,
 }
 
 impl NoteTerms {
     pub fn of(project: &str, text: &str) -> Self {
-        let all = terms(text);
+        let mut all = terms(text);
         let length = u32::try_from(all.len()).unwrap_or(u32::MAX);
-        let mut counts = BTreeMap::new();
-        for term in all {
-            *counts.entry(term).or_insert(0) += 1;
+        all.sort_unstable();
+        let mut distinct = String::new();
+        let mut counts: Vec<u16> = Vec::new();
+        let mut previous: Option<&str> = None;
+        for term in &all {
+            match (previous, counts.last_mut()) {
+                (Some(p), Some(count)) if p == term => *count = count.saturating_add(1),
+                _ => {
+                    if previous.is_some() {
+                        distinct.push(SEP);
+                    }
+                    distinct.push_str(term);
+                    counts.push(1);
+                }
+            }
+            previous = Some(term);
         }
         NoteTerms {
             project: project.to_string(),
+            distinct,
             counts,
             length,
         }
+    }
+
+    fn pairs(&self) -> impl Iterator<Item = (&str, u16)> {
+        self.distinct.split(SEP).zip(self.counts.iter().copied())
     }
 }
 
@@ -218,16 +238,13 @@ impl TermTables {
 
     fn insert(&self, txn: &mut RwTxn, id: &str, terms: &NoteTerms) -> Result<(), IndexError> {
         let project = terms.project.as_str();
-        let mut listed = String::from(project);
-        for (term, count) in &terms.counts {
-            let tf = u16::try_from(*count).unwrap_or(u16::MAX);
+        for (term, tf) in terms.pairs() {
             let mut value = tf.to_le_bytes().to_vec();
             value.extend_from_slice(&terms.length.to_le_bytes());
             self.postings
                 .put(txn, &posting_key(project, term, id), &value)?;
-            listed.push(SEP);
-            listed.push_str(term);
         }
+        let listed = format!("{project}{SEP}{}", terms.distinct);
         self.note_terms.put(txn, id, listed.as_bytes())?;
         let mut totals = self.totals(txn, project)?;
         totals.notes += 1;
@@ -254,13 +271,14 @@ impl TermTables {
         let average = (totals.length as f64 / notes).max(1.0);
         let mut scores: HashMap<&str, f64> = HashMap::new();
         let mut asked: Vec<&str> = Vec::new();
+        let mut found: Vec<(&str, u16, u32)> = Vec::new();
         for term in query_terms {
             if asked.contains(&term.as_str()) {
                 continue;
             }
             asked.push(term);
             let prefix = format!("{project}{SEP}{term}{SEP}");
-            let mut found: Vec<(&str, u16, u32)> = Vec::new();
+            found.clear();
             for item in self.postings.prefix_iter(txn, &prefix)? {
                 let (key, value) = item?;
                 if let Some((tf, len)) = decode_posting(value) {
@@ -269,15 +287,20 @@ impl TermTables {
             }
             let with_term = found.len() as f64;
             let idf = (1.0 + (notes - with_term + 0.5) / (with_term + 0.5)).ln();
-            for (id, tf, len) in found {
+            for &(id, tf, len) in &found {
                 let tf = f64::from(tf);
                 let norm = K1 * (1.0 - B + B * f64::from(len) / average);
                 *scores.entry(id).or_insert(0.0) += idf * tf * (K1 + 1.0) / (tf + norm);
             }
         }
         let mut ranked: Vec<(&str, f64)> = scores.into_iter().filter(|(id, _)| keep(id)).collect();
-        ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
-        ranked.truncate(limit);
+        let order = |a: &(&str, f64), b: &(&str, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(b.0));
+        // Only the best `limit` are sorted: a common word scores most of the project.
+        if ranked.len() > limit {
+            ranked.select_nth_unstable_by(limit, order);
+            ranked.truncate(limit);
+        }
+        ranked.sort_unstable_by(order);
         Ok(ranked
             .into_iter()
             .map(|(id, score)| (id.to_string(), score))
@@ -309,6 +332,15 @@ mod tests {
         for (text, want) in cases {
             assert_eq!(terms(text), *want, "{text:?}");
         }
+    }
+
+    #[test]
+    fn a_notes_terms_are_counted_once_each() {
+        let counted = NoteTerms::of("p", "Tea, more tea; coffee. Tea!");
+        let pairs: Vec<(&str, u16)> = counted.pairs().collect();
+        assert_eq!(pairs, [("coffe", 1), ("more", 1), ("tea", 3)]);
+        assert_eq!(counted.length, 5);
+        assert_eq!(NoteTerms::of("p", "the of").pairs().count(), 0);
     }
 
     #[test]
