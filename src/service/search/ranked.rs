@@ -5,6 +5,7 @@
 //! ranked well by several rankings rises above one ranked well by one.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
 
 use super::query::ParsedQuery;
 use super::rows::str_field;
@@ -90,11 +91,33 @@ fn scored_ids(hits: Vec<Hit>) -> Vec<(String, f64)> {
 const NAMING_FIELDS: [&str; 4] = ["title", "aliases", "tags", "permalink"];
 
 /// Where the body ranking looks: the project, the query's terms, and the notes the filters
-/// let through (all when `None`).
+/// let through.
 struct BodyScope<'a> {
     project: &'a str,
     terms: &'a [String],
-    allowed: Option<&'a HashSet<String>>,
+    passing: &'a Passing<'a>,
+}
+
+/// The notes the filters let through (all when unfiltered), computed once by whichever
+/// ranking asks first, so that the work runs beside the other ranking's and not before both.
+struct Passing<'a> {
+    app: &'a App,
+    query: &'a Query,
+    filtered: bool,
+    notes: Mutex<Option<Arc<HashSet<String>>>>,
+}
+
+impl Passing<'_> {
+    fn notes(&self) -> Result<Option<Arc<HashSet<String>>>> {
+        if !self.filtered {
+            return Ok(None);
+        }
+        let mut notes = self.notes.lock().unwrap_or_else(|e| e.into_inner());
+        if notes.is_none() {
+            *notes = Some(Arc::new(self.app.notes_passing(self.query)?));
+        }
+        Ok(notes.clone())
+    }
 }
 
 /// A ranked search's page.
@@ -122,21 +145,23 @@ impl App {
     ) -> Result<Ranked> {
         let window = (query.offset + query.limit).max(FUSION_DEPTH);
         let wants_notes = App::entity_types(request).iter().any(|t| t == "entity");
-        let allowed = if filtered {
-            Some(self.notes_passing(query)?)
-        } else {
-            None
+        let passing = Passing {
+            app: self,
+            query,
+            filtered,
+            notes: Mutex::new(None),
         };
         // The query's embedding (milliseconds of model work) and the text rankings (a few
         // milli searches) do not depend on each other: run them side by side.
         let (lexical, vector) = std::thread::scope(|scope| {
             let vector = (mode != SearchMode::Text && wants_notes).then(|| {
                 scope.spawn(|| -> Result<Option<Vec<VectorHit>>> {
+                    let allowed = passing.notes()?;
                     self.vector_ranking(
                         project,
                         &parsed.text,
                         window,
-                        allowed.as_ref(),
+                        allowed.as_deref(),
                         request.min_similarity.map(|m| m as f32),
                     )
                 })
@@ -147,7 +172,7 @@ impl App {
                 let body = wants_notes.then_some(BodyScope {
                     project: &project.name,
                     terms: &parsed.terms,
-                    allowed: allowed.as_ref(),
+                    passing: &passing,
                 });
                 self.lexical_ranking(query, body, window)
             };
@@ -255,7 +280,8 @@ impl App {
         let named = self.name_ranking(query, in_scope.total as f64, window)?;
         let said = match body {
             Some(body) => {
-                let keep = |id: &str| body.allowed.is_none_or(|a| a.contains(id));
+                let allowed = body.passing.notes()?;
+                let keep = |id: &str| allowed.as_ref().is_none_or(|a| a.contains(id));
                 let txn = self.index.read_txn()?;
                 (self.index.tables().terms)
                     .rank(&txn, body.project, body.terms, keep, window)?
