@@ -104,6 +104,18 @@ pub struct ServerConfig {
     pub tools: Option<String>,
 }
 
+/// `[search]`: which embedding model semantic search uses.
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(default)]
+pub struct SearchConfig {
+    /// A Hugging Face model id (fetched when not installed), an installed model's name, or
+    /// `"none"`; unset means the model `gitmem model use` chose, else the default model.
+    pub model: Option<String>,
+    /// Where models are fetched from: a Hugging Face hub or a mirror of one (`HF_ENDPOINT` when
+    /// unset, else https://huggingface.co).
+    pub hub: Option<String>,
+}
+
 #[derive(Debug, Clone, Deserialize)]
 pub struct ProjectEntry {
     pub path: String,
@@ -168,6 +180,7 @@ struct ConfigFile {
     storage: StorageConfig,
     compat: CompatConfig,
     server: ServerConfig,
+    search: SearchConfig,
     projects: BTreeMap<String, ProjectEntry>,
 }
 
@@ -202,6 +215,7 @@ pub struct Config {
     pub storage: StorageConfig,
     pub compat: CompatConfig,
     pub server: ServerConfig,
+    pub search: SearchConfig,
     projects: Vec<Project>,
 }
 
@@ -285,6 +299,7 @@ impl Config {
             storage: file.storage,
             compat: file.compat,
             server: file.server,
+            search: file.search,
             projects,
         })
     }

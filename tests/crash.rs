@@ -8,7 +8,7 @@ mod common;
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -17,11 +17,10 @@ use common::*;
 use serde_json::{json, Value};
 
 fn serve(root: &Path) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_gitmem"))
+    common::gitmem_command()
         .arg("--root")
         .arg(root)
         .arg("serve")
-        .env_remove("GITMEM_ROOT")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -189,11 +188,10 @@ fn writes_answered_before_kill_9_are_searchable_after_a_restart() {
 
 /// Runs `gitmem ARGS` and kills it with SIGKILL after `after`.
 fn killed_after(root: &Path, home: &Path, args: &[&str], after: Duration) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_gitmem"))
+    let mut child = common::gitmem_command()
         .arg("--root")
         .arg(root)
         .args(args)
-        .env_remove("GITMEM_ROOT")
         .env("HOME", home)
         .stdout(Stdio::null())
         .stderr(Stdio::null())

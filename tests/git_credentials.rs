@@ -48,7 +48,7 @@ fn serve(repos: &Path) -> Server {
 /// `gitmem ARGS` with only the credential sources a test gives it: no user git config, no
 /// agent, no askpass, no token, unless `env` sets one.
 fn gitmem_env(root: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_gitmem"));
+    let mut command = common::gitmem_command();
     command
         .arg("--root")
         .arg(root)

@@ -68,6 +68,7 @@ fn a_progress_bar_shows_on_a_terminal_and_nowhere_else() {
     let shown = Command::new("script")
         .args(["-qec", &command, "/dev/null"])
         .env_remove("GITMEM_ROOT")
+        .env("HF_HUB_OFFLINE", "1")
         .output()
         .expect("running gitmem under script");
     let drawn = String::from_utf8_lossy(&shown.stdout);
@@ -89,7 +90,7 @@ fn a_progress_bar_shows_on_a_terminal_and_nowhere_else() {
 /// `project import-basic-memory --json` into `dir/root` as a user whose home is `home`, with
 /// no Basic Memory variable or XDG directory but those in `env`; its report.
 fn import_basic_memory_from_home(dir: &Path, home: &Path, env: &[(&str, &Path)]) -> Value {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_gitmem"));
+    let mut command = common::gitmem_command();
     command
         .args(["--root", dir.join("root").to_str().unwrap()])
         .args(["project", "import-basic-memory", "--json"])

@@ -6,7 +6,7 @@ mod common;
 
 use std::io::{Read, Write};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use base64::Engine;
 use common::assert_mentions;
@@ -18,7 +18,7 @@ const PASSWORD: &str = "correct horse battery";
 const CALLBACK: &str = "http://127.0.0.1:9/callback";
 
 fn set_password(root: &Path, password: &str) -> common::Run {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_gitmem"))
+    let mut child = common::gitmem_command()
         .arg("--root")
         .arg(root)
         .args(["auth", "set-password"])

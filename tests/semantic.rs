@@ -27,8 +27,10 @@ fn model_commands_say_what_they_did_and_status_says_what_search_is() {
     )
     .unwrap();
     let status = gitmem(r, &["status"]).ok();
-    assert_mentions(&status.stdout, "semantic search is off");
-    assert_mentions(&status.stdout, "gitmem model install");
+    assert_mentions(
+        &status.stdout,
+        "semantic search starts once the model BAAI/bge-small-en-v1.5 is fetched",
+    );
 
     let installed = install(r, &[]).ok();
     assert_mentions(
@@ -76,4 +78,46 @@ fn model_commands_say_what_they_did_and_status_says_what_search_is() {
     let nothing = gitmem(tempfile::tempdir().unwrap().path(), &["model", "distill"]);
     assert_ne!(nothing.code, 0);
     assert_mentions(&nothing.stderr, "no model to distil from");
+}
+
+/// The processes here run offline (`HF_HUB_OFFLINE`, see `common::gitmem_command`): the
+/// default model cannot be fetched, and every command says so without failing for it.
+#[test]
+fn offline_a_fresh_root_indexes_and_searches_lexically_and_says_why_semantic_search_is_off() {
+    let root = tempfile::tempdir().unwrap();
+    let r = root.path();
+    let project = r.join("projects/main");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::write(
+        project.join("Bicycle care.md"),
+        "# Bicycle care\n\nOil the chain.\n",
+    )
+    .unwrap();
+
+    let reindex = gitmem(r, &["reindex"]).ok();
+    assert_mentions(&reindex.stdout, "main: indexed 1 files");
+    assert_mentions(
+        &reindex.stderr,
+        "warning: semantic search is off: cannot fetch the model BAAI/bge-small-en-v1.5: HF_HUB_OFFLINE is set",
+    );
+    let status = gitmem(r, &["status"]).ok();
+    assert_mentions(
+        &status.stdout,
+        "semantic search is off: the model BAAI/bge-small-en-v1.5 could not be fetched from https://huggingface.co (HF_HUB_OFFLINE is set, so nothing is fetched); search is lexical",
+    );
+    let json = gitmem(r, &["status", "--json"]).ok().json();
+    assert_eq!(json["semantic"]["state"], "not_fetched");
+
+    let found = gitmem(r, &["search", "chain"]).ok();
+    assert_mentions(&found.stdout, "Bicycle care");
+
+    let fetch = gitmem(r, &["model", "fetch"]);
+    assert_ne!(fetch.code, 0, "a fetch that fails exits non-zero");
+    assert_mentions(&fetch.stderr, "HF_HUB_OFFLINE is set");
+
+    std::fs::write(r.join("config.toml"), "[search]\nmodel = \"none\"\n").unwrap();
+    let fetch = gitmem(r, &["model", "fetch"]).ok();
+    assert_mentions(&fetch.stdout, "nothing to fetch; semantic search is off");
+    let reindex = gitmem(r, &["reindex"]).ok();
+    assert!(reindex.stderr.is_empty(), "{}", reindex.stderr);
 }

@@ -19,6 +19,7 @@ fn run_graph_client(root: &std::path::Path) -> Value {
         .arg(env!("CARGO_BIN_EXE_gitmem"))
         .arg(root)
         .env_remove("GITMEM_ROOT")
+        .env("HF_HUB_OFFLINE", "1")
         .output()
         .expect("running the Python client");
     let stdout = String::from_utf8_lossy(&output.stdout);

@@ -133,6 +133,9 @@ pub enum ModelCommand {
         #[arg(long)]
         name: Option<String>,
     },
+    /// Fetch the model `[search] model` names (by default BAAI/bge-small-en-v1.5) when it is
+    /// not installed yet; serve, reindex and search do this by themselves, in the background
+    Fetch,
     /// List installed models; the default is marked
     List {
         #[arg(long)]

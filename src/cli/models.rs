@@ -4,6 +4,7 @@ use anyhow::Result;
 
 use super::{emit, format_of, progress::Bars, ModelCommand};
 use crate::render;
+use crate::service::hub::ModelFetch;
 use crate::service::App;
 
 pub(super) fn model(app: &App, cmd: ModelCommand) -> Result<()> {
@@ -13,6 +14,17 @@ pub(super) fn model(app: &App, cmd: ModelCommand) -> Result<()> {
         ModelCommand::Install { source, name } => {
             let changed = oneshot.install_model(&source, name.as_deref())?;
             emit(render::models::installed(&changed));
+        }
+        ModelCommand::Fetch => {
+            let fetch = oneshot.fetch_model();
+            let failed = matches!(fetch, ModelFetch::Failed { .. });
+            emit(render::models::fetched(&fetch));
+            if let ModelFetch::NotNeeded = fetch {
+                emit(render::models::nothing_to_fetch(&app.semantic_status()?));
+            }
+            if failed {
+                anyhow::bail!("the model was not fetched");
+            }
         }
         ModelCommand::List { json } => {
             emit(render::models::models(&app.models()?, format_of(json)));

@@ -57,11 +57,21 @@ pub struct CountBar {
 
 impl CountBar {
     pub fn new(prefix: &'static str, unit: &str) -> Self {
+        Self::counting(prefix, &format!("{{pos}}/{{len}} {unit}"))
+    }
+
+    /// A bar counting bytes, shown in kB, MB or GB.
+    pub fn bytes(prefix: &'static str) -> Self {
+        Self::counting(prefix, "{bytes}/{total_bytes}")
+    }
+
+    /// `count` is the template of the count shown beside the bar.
+    fn counting(prefix: &'static str, count: &str) -> Self {
         let bar = std::io::stdout().is_terminal().then(|| {
             let bar = ProgressBar::new(0);
             bar.set_style(
                 ProgressStyle::with_template(&format!(
-                    "{{prefix}} [{{bar:30}}] {{pos}}/{{len}} {unit}, {{eta}} left"
+                    "{{prefix}} [{{bar:30}}] {count}, {{eta}} left"
                 ))
                 .unwrap_or_else(|_| ProgressStyle::default_bar())
                 .progress_chars("=> "),
@@ -106,12 +116,13 @@ impl Observer for Bars {
     }
 
     fn counting(&self, work: Work) {
-        let (prefix, unit) = match work {
-            Work::Embedding => ("embedding", "notes"),
-            Work::Importing => ("importing", "notes"),
-            Work::Distilling => ("distilling", "tokens"),
+        let bar = match work {
+            Work::Embedding => CountBar::new("embedding", "notes"),
+            Work::Importing => CountBar::new("importing", "notes"),
+            Work::Distilling => CountBar::new("distilling", "tokens"),
+            Work::Fetching => CountBar::bytes("fetching model"),
         };
-        *self.count.lock().unwrap_or_else(|e| e.into_inner()) = Some(CountBar::new(prefix, unit));
+        *self.count.lock().unwrap_or_else(|e| e.into_inner()) = Some(bar);
     }
 
     fn counted(&self, done: usize, total: usize) {

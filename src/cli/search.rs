@@ -16,9 +16,10 @@ pub(super) fn search(app: &App, args: &SearchArgs) -> Result<()> {
         page_size: args.page_size,
         ..Default::default()
     };
+    let exe = std::env::current_exe()?;
     let searched = app
         .oneshot(&Bars::default())
-        .search(args.project.as_deref(), &request)?;
+        .search(args.project.as_deref(), &request, &exe)?;
     emit(render::search::command(
         &searched,
         &args.query,

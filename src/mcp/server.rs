@@ -414,6 +414,7 @@ impl Running {
         };
         let watcher = background::index_and_watch(app.clone(), ctx.constrained.clone());
         background::poll_links(app.clone(), ctx.constrained.clone());
+        background::fetch_model(app.clone());
         background::embed(app.clone());
         background::pull_remotes(app.clone(), ctx.constrained.clone());
         let notifier = Arc::new(Notifier::default());

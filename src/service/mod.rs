@@ -14,6 +14,7 @@ pub mod error;
 pub mod gitsync;
 pub mod health;
 pub mod history;
+pub mod hub;
 pub mod import;
 pub mod ingest;
 pub mod issuer;

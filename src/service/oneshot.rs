@@ -4,7 +4,10 @@
 //! work. Long steps are told to an [`Observer`], which the command draws as progress bars.
 
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
 
+use super::hub::{Download, ModelFetch};
 use super::import::{ImportOptions, ImportReport};
 use super::models::ModelInfo;
 use super::projects::BasicMemoryImport;
@@ -36,6 +39,8 @@ pub enum Work {
     Importing,
     /// Tokens of a distilled model.
     Distilling,
+    /// Bytes of a model's file fetched from a hub.
+    Fetching,
 }
 
 /// An observer that shows nothing.
@@ -56,12 +61,16 @@ pub struct Searched {
     /// How many of the project's files have warnings (`gitmem status` lists them).
     pub warnings: usize,
     pub response: SearchResponse,
+    /// The chosen model, being fetched in the background while this search was lexical.
+    pub fetching: Option<String>,
 }
 
 /// Projects rebuilt from their files.
 #[derive(Debug, Clone)]
 pub struct Reindexed {
     pub reports: Vec<SyncReport>,
+    /// The chosen model, fetched meanwhile when it was not installed yet.
+    pub fetch: ModelFetch,
     /// Notes embedded afterwards (none without a model).
     pub embedded: usize,
 }
@@ -156,8 +165,16 @@ impl Oneshot<'_> {
     }
 
     /// Searches one project (the default one unless named) with its files and vectors current.
-    pub fn search(&self, project: Option<&str>, request: &SearchRequest) -> Result<Searched> {
+    /// A chosen hub model not installed yet is fetched by a process of its own started from
+    /// `exe` (the gitmem binary), so this search answers at once, lexically.
+    pub fn search(
+        &self,
+        project: Option<&str>,
+        request: &SearchRequest,
+        exe: &Path,
+    ) -> Result<Searched> {
         let project = self.app.project(project)?;
+        let fetching = self.app.fetch_model_in_background(exe);
         let synced = self.sync(&project)?;
         self.embed()?;
         let response = self.app.search(&project, request)?;
@@ -165,11 +182,51 @@ impl Oneshot<'_> {
             project: project.name,
             warnings: synced.warnings.len(),
             response,
+            fetching,
         })
     }
 
-    /// Rebuilds one project or every project from its files, then embeds what changed.
+    /// Rebuilds one project or every project from its files, then embeds what changed. A
+    /// chosen hub model not installed yet is fetched meanwhile; its progress is shown once
+    /// the rebuild is done, and a failed fetch leaves search lexical without failing the
+    /// rebuild.
     pub fn reindex(&self, project: Option<&str>) -> Result<Reindexed> {
+        let progress: Mutex<Option<Download>> = Mutex::new(None);
+        let showing = AtomicBool::new(false);
+        let (reports, fetch) = std::thread::scope(|scope| {
+            let fetching = scope.spawn(|| {
+                self.app.fetch_model(&|download| {
+                    if showing.load(Ordering::Relaxed) {
+                        self.count_download(download);
+                    }
+                    *progress.lock().unwrap_or_else(|e| e.into_inner()) = Some(download.clone());
+                })
+            });
+            let reports = self.rebuild(project);
+            if !fetching.is_finished() {
+                self.observer.counting(Work::Fetching);
+                if let Some(download) = &*progress.lock().unwrap_or_else(|e| e.into_inner()) {
+                    self.count_download(download);
+                }
+                showing.store(true, Ordering::Relaxed);
+            }
+            let fetch = fetching.join().unwrap_or_else(|_| ModelFetch::Failed {
+                model: String::new(),
+                error: "the fetch panicked".into(),
+            });
+            if showing.load(Ordering::Relaxed) {
+                self.observer.step_done();
+            }
+            (reports, fetch)
+        });
+        Ok(Reindexed {
+            reports: reports?,
+            fetch,
+            embedded: self.embed()?,
+        })
+    }
+
+    fn rebuild(&self, project: Option<&str>) -> Result<Vec<SyncReport>> {
         let mut reports = Vec::new();
         for p in self.app.projects(project)? {
             self.observer.syncing(&p.name);
@@ -179,16 +236,46 @@ impl Oneshot<'_> {
             self.observer.step_done();
             reports.push(report?);
         }
-        Ok(Reindexed {
-            reports,
-            embedded: self.embed()?,
-        })
+        Ok(reports)
+    }
+
+    fn count_download(&self, download: &Download) {
+        let total = download.total.unwrap_or(download.done);
+        self.observer
+            .counted(download.done as usize, total as usize);
+    }
+
+    /// Counts a download, telling the observer it began at its first bytes (installs from a
+    /// file download nothing).
+    fn show_download(&self, download: &Download, began: &AtomicBool) {
+        if !began.swap(true, Ordering::Relaxed) {
+            self.observer.counting(Work::Fetching);
+        }
+        self.count_download(download);
+    }
+
+    fn downloaded(&self, began: &AtomicBool) {
+        if began.load(Ordering::Relaxed) {
+            self.observer.step_done();
+        }
+    }
+
+    /// Fetches the chosen hub model when it is not installed yet (`gitmem model fetch`).
+    pub fn fetch_model(&self) -> ModelFetch {
+        let began = AtomicBool::new(false);
+        let fetch = self.app.fetch_model(&|d| self.show_download(d, &began));
+        self.downloaded(&began);
+        fetch
     }
 
     /// Installs a model and embeds the notes with it.
     pub fn install_model(&self, source: &str, name: Option<&str>) -> Result<ModelChanged> {
-        let model = self.app.install_model(source, name)?;
-        self.embedded_with(model)
+        let began = AtomicBool::new(false);
+        let model = self
+            .app
+            .install_model(source, name, &|d| self.show_download(d, &began));
+        self.downloaded(&began);
+        self.embedded_with(model?)
     }
 
     /// Makes an installed model the default and embeds the notes with it.

@@ -238,7 +238,7 @@ pub fn benchmark(
     copy_tree(vault, &copy)?;
     let app = App::open(root.path())?;
     if let Some(source) = model {
-        app.install_model(source, None)?;
+        app.install_model(source, None, &|_| {})?;
     }
     let project = app.project(None)?;
     app.rebuild_project(&project, on_event)?;

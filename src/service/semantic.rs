@@ -3,13 +3,15 @@
 //! `reindex`/`search` on the command line); and the vector ranking that search fuses.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
 use super::error::InternalError;
+use super::hub::FetchState;
+use super::models::ModelChoice;
 use super::{App, Result};
 use crate::config::Project;
 use crate::index::embed::Embedder;
@@ -36,6 +38,8 @@ pub struct Semantic {
     working: Mutex<()>,
     /// Raised at shutdown: embedding stops between notes.
     stop: AtomicBool,
+    /// Counts changes of the chosen model, so the background worker embeds again after one.
+    choices: AtomicU64,
 }
 
 #[derive(Default)]
@@ -55,7 +59,22 @@ pub struct EmbedProgress {
 /// What `gitmem status` and sync_status say about semantic search.
 #[derive(Debug, Clone)]
 pub enum SemanticStatus {
+    /// Turned off: `[search] model = "none"`, or the default model was removed.
     Off,
+    /// The hub model to use is not installed yet; `failed` is why the last fetch failed.
+    NotFetched {
+        model: String,
+        hub: String,
+        failed: Option<String>,
+    },
+    /// The hub model is being fetched.
+    Fetching {
+        model: String,
+        hub: String,
+        progress: Option<super::hub::Download>,
+    },
+    /// `[search] model` names a model that is not installed and cannot be fetched.
+    Missing { model: String },
     On {
         model: String,
         dimensions: usize,
@@ -63,10 +82,7 @@ pub enum SemanticStatus {
         notes: usize,
     },
     /// The chosen model could not be loaded.
-    Broken {
-        model: String,
-        error: String,
-    },
+    Broken { model: String, error: String },
 }
 
 impl App {
@@ -77,11 +93,12 @@ impl App {
             .loaded
             .lock()
             .unwrap_or_else(|e| e.into_inner()) = None;
+        self.semantic.choices.fetch_add(1, Ordering::Relaxed);
     }
 
     /// The default model, loaded; `None` when no model is chosen.
     pub fn embedder(&self) -> Result<Option<Arc<Embedder>>> {
-        let Some(name) = self.default_model_name() else {
+        let Some(name) = self.chosen_model() else {
             return Ok(None);
         };
         let mut loaded = self
@@ -99,8 +116,30 @@ impl App {
     }
 
     pub fn semantic_status(&self) -> Result<SemanticStatus> {
-        let Some(name) = self.default_model_name() else {
-            return Ok(SemanticStatus::Off);
+        let name = match self.model_choice() {
+            ModelChoice::Installed(name) => name,
+            ModelChoice::Off => return Ok(SemanticStatus::Off),
+            ModelChoice::Missing(model) => return Ok(SemanticStatus::Missing { model }),
+            ModelChoice::ToFetch(model) => {
+                let hub = self.hub();
+                return Ok(match self.fetch_state() {
+                    Some(FetchState::Fetching { progress, .. }) => SemanticStatus::Fetching {
+                        model,
+                        hub,
+                        progress,
+                    },
+                    Some(FetchState::Failed { error, .. }) => SemanticStatus::NotFetched {
+                        model,
+                        hub,
+                        failed: Some(error),
+                    },
+                    None => SemanticStatus::NotFetched {
+                        model,
+                        hub,
+                        failed: None,
+                    },
+                });
+            }
         };
         let embedder = match self.embedder() {
             Ok(Some(e)) => e,
@@ -228,14 +267,15 @@ impl App {
     }
 
     /// Runs until shutdown: once at start (notes changed while no server ran), then after
-    /// every search commit, embeds what changed (the model commands embed for themselves). A
+    /// every search commit and every change of model, embeds what changed (the model commands embed for themselves). A
     /// failed pass (or a panic in the model) is tried again after a growing pause, so one
     /// failure never leaves vectors stale until the next write.
     pub fn embed_in_background(&self) {
-        let mut done_up_to: Option<u64> = None;
+        let mut done_up_to: Option<(u64, u64)> = None;
         let mut retry = RETRY_FIRST;
         while !self.semantic.stop.load(Ordering::Relaxed) {
-            let now = self.index.search_seq();
+            let seq = self.index.search_seq();
+            let now = (seq, self.semantic.choices.load(Ordering::Relaxed));
             let mut pause = IDLE_CHECK;
             if done_up_to != Some(now) {
                 let pass = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -257,7 +297,7 @@ impl App {
                     }
                 }
             }
-            if self.index.wait_search_commit(now, pause).is_err() {
+            if self.index.wait_search_commit(seq, pause).is_err() {
                 return;
             }
         }

@@ -281,6 +281,44 @@ pub fn copy_file(from: &Path, to: &Path) -> io::Result<()> {
     fs::copy(from, to).map(drop)
 }
 
+/// Writes everything `from` yields to a new file `to`, telling `on_bytes` the running count
+/// after each chunk; a reader that fails midway leaves a partial file for the caller to
+/// discard (downloads go to a staging folder).
+pub fn write_stream(to: &Path, from: &mut dyn io::Read, on_bytes: &dyn Fn(u64)) -> io::Result<u64> {
+    fs::create_dir_all(parent_of(to)?)?;
+    let mut file = io::BufWriter::new(File::create(to)?);
+    let mut chunk = vec![0u8; 256 * 1024];
+    let mut written = 0u64;
+    loop {
+        let n = match from.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        file.write_all(&chunk[..n])?;
+        written += n as u64;
+        on_bytes(written);
+    }
+    file.flush()?;
+    Ok(written)
+}
+
+/// An exclusive OS lock on `path` (created if missing), held until the file is dropped;
+/// `None` when another holds it.
+pub fn try_lock(path: &Path) -> io::Result<Option<File>> {
+    let file = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)?;
+    match file.try_lock() {
+        Ok(()) => Ok(Some(file)),
+        Err(fs::TryLockError::WouldBlock) => Ok(None),
+        Err(fs::TryLockError::Error(e)) => Err(e),
+    }
+}
+
 /// Puts the folder `from` in place of `to`, removing whatever `to` held.
 pub fn replace_dir(from: &Path, to: &Path) -> io::Result<()> {
     if to.exists() {

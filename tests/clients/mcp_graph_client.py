@@ -12,6 +12,7 @@ against the tool's output schema.
 
 import asyncio
 import json
+import os
 import sys
 
 from mcp import ClientSession
@@ -44,7 +45,11 @@ STEPS = [
 
 
 async def main(gitmem, root):
-    server = StdioServerParameters(command=gitmem, args=["--root", root, "serve", "--tools", "graph"])
+    # The server gets this process's environment (the SDK passes only a few variables by
+    # default), so the test's HF_HUB_OFFLINE keeps it from fetching a model.
+    server = StdioServerParameters(
+        command=gitmem, args=["--root", root, "serve", "--tools", "graph"], env=dict(os.environ)
+    )
     async with stdio_client(server) as (read, write):
         async with ClientSession(read, write) as session:
             await session.initialize()

@@ -6,7 +6,7 @@
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::Duration;
 
@@ -39,7 +39,7 @@ impl HttpServer {
         envs: &[(&str, &str)],
     ) -> Result<HttpServer, String> {
         let bind_given = extra.contains(&"--bind");
-        let mut command = Command::new(env!("CARGO_BIN_EXE_gitmem"));
+        let mut command = super::gitmem_command();
         command
             .arg("--root")
             .arg(root)
@@ -50,7 +50,6 @@ impl HttpServer {
                 vec!["--bind", "127.0.0.1:0"]
             })
             .args(extra)
-            .env_remove("GITMEM_ROOT")
             .env_remove("GITMEM_AUTH_TOKEN")
             .envs(envs.iter().copied())
             .stdin(Stdio::null())

