@@ -6,6 +6,7 @@ use super::error::{PageError, QueryError};
 use super::scope::ProjectChoice;
 use super::{App, Result};
 use crate::index::NoteRecord;
+use crate::vault::path::RelPath;
 
 /// The largest page list_directory returns.
 const MAX_PAGE_SIZE: usize = 200;
@@ -131,14 +132,14 @@ impl App {
             .into());
         }
         let dir_name = normalize_dir_name(&request.dir_name);
-        let base = dir_name.trim_start_matches('/').to_string();
-        crate::vault::path::validate_relative(&base).map_err(|_| {
+        let base = RelPath::parse(dir_name.trim_start_matches('/')).map_err(|_| {
             super::OutsideProject::new(super::PathArg::Directory, &request.dir_name)
         })?;
+        let base = base.as_str();
         let depth = request.depth.max(1);
         let mut directories: BTreeSet<String> = BTreeSet::new();
         let mut files = Vec::new();
-        for note in self.notes_under(project, &base)? {
+        for note in self.notes_under(project, base)? {
             let relative = if base.is_empty() {
                 note.path.clone()
             } else {

@@ -18,6 +18,7 @@ use crate::vault::links::{
     self, link_id, LinkRecord, LinkRules, LinkStatus, Mapping, WatchMode, WatchSettings,
     FAILURES_FOR_ERROR,
 };
+use crate::vault::path::RelPath;
 use crate::vault::scan::{self, Change, FileStat, Known, Observed};
 
 /// What `link_folder` is asked to do.
@@ -255,7 +256,7 @@ impl App {
         if mount.is_empty() {
             return Err(LinkError::EmptyMount.into());
         }
-        crate::vault::path::validate_relative(&mount).map_err(LinkError::Mount)?;
+        RelPath::parse(&mount).map_err(LinkError::Mount)?;
         if records.iter().any(|l| l.id != id && l.mount == mount) {
             return Err(LinkError::MountTaken {
                 mount,
