@@ -4,7 +4,7 @@ use anyhow::Result;
 
 use super::{emit, format_of, LinkArgs};
 use crate::render;
-use crate::service::links::{LinkOptions, ScanReport};
+use crate::service::links::{LinkOptions, ScanReport, WatchChoice};
 use crate::service::scope::ProjectChoice;
 use crate::service::App;
 
@@ -13,9 +13,11 @@ pub(super) fn link_folder(app: &App, args: &LinkArgs) -> Result<()> {
         path: args.path.clone(),
         include: args.include.clone(),
         exclude: args.exclude.clone(),
-        watch_mode: args.watch_mode.clone(),
-        poll_interval_ms: args.poll_interval,
-        jitter_pct: args.jitter,
+        watch: WatchChoice {
+            mode: args.watch_mode.clone(),
+            poll_interval_ms: args.poll_interval,
+            jitter_pct: args.jitter,
+        },
         mount: args.mount.clone(),
     };
     let (link, report) = app.link_folder(&ProjectChoice::named(Some(&args.project)), &options)?;

@@ -61,15 +61,19 @@ pub(super) fn serve(root: &std::path::Path, args: &ServeArgs) -> Result<()> {
                     .or(settings.bind)
                     .unwrap_or_else(|| crate::mcp::http::DEFAULT_BIND.to_string()),
                 served,
-                tokens,
+                auth: crate::mcp::http::AuthOptions {
+                    tokens,
+                    oauth: !args.no_oauth,
+                    oauth_issuer: args.oauth_issuer.clone(),
+                },
                 public_url: args.public_url.clone().or(settings.public_url),
                 allowed_hosts: args.allow_hosts.clone(),
                 allowed_origins: args.allow_origins.clone(),
-                max_request_bytes: args.max_request_bytes,
-                request_timeout: std::time::Duration::from_secs(args.request_timeout.max(1)),
-                call_deadline: crate::mcp::server::call_deadline(),
-                oauth: !args.no_oauth,
-                oauth_issuer: args.oauth_issuer.clone(),
+                limits: crate::mcp::http::Limits {
+                    max_request_bytes: args.max_request_bytes,
+                    request_timeout: std::time::Duration::from_secs(args.request_timeout.max(1)),
+                    call_deadline: crate::mcp::server::call_deadline(),
+                },
             };
             runtime.block_on(crate::mcp::http::serve_http(root, options))
         }

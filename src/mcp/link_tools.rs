@@ -10,7 +10,7 @@ use super::tools::{
 };
 use crate::render::{self, Rendered};
 use crate::service::gitsync::Direction;
-use crate::service::links::LinkOptions;
+use crate::service::links::{LinkOptions, WatchChoice};
 
 pub const LINK_FOLDER: ToolSpec = ToolSpec {
     name: "link_folder",
@@ -89,9 +89,11 @@ fn link_folder(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
         path: a.path,
         include: a.include.unwrap_or_default(),
         exclude: a.exclude.unwrap_or_default(),
-        watch_mode: a.watch_mode,
-        poll_interval_ms: poll,
-        jitter_pct: jitter,
+        watch: WatchChoice {
+            mode: a.watch_mode,
+            poll_interval_ms: poll,
+            jitter_pct: jitter,
+        },
         mount: a.mount,
     };
     let linked = ctx

@@ -3,7 +3,8 @@
 use serde_json::{json, Value};
 
 use super::{iso_from_ms, Format, Rendered};
-use crate::service::directory::{DirectoryListing, DirectoryNode, DirectoryRequest, NodeKind};
+use crate::index::NoteRecord;
+use crate::service::directory::{DirectoryListing, DirectoryNode, DirectoryRequest};
 use crate::service::OutsideProject;
 
 pub fn text(listing: &DirectoryListing, request: &DirectoryRequest) -> String {
@@ -24,29 +25,28 @@ pub fn text(listing: &DirectoryListing, request: &DirectoryRequest) -> String {
     };
     out.push_str(&format!(
         "Page {} (page size {}, {} total items)\n\n",
-        listing.page, listing.page_size, listing.total
+        request.page, request.page_size, listing.total
     ));
-    let of_kind = |kind: NodeKind| -> Vec<&DirectoryNode> {
-        listing.nodes.iter().filter(|n| n.kind == kind).collect()
-    };
-    let (dirs, files) = (of_kind(NodeKind::Directory), of_kind(NodeKind::File));
+    let dirs: Vec<&DirectoryNode> = listing.nodes.iter().filter(|n| n.note.is_none()).collect();
+    let files: Vec<(&DirectoryNode, &NoteRecord)> = listing
+        .nodes
+        .iter()
+        .filter_map(|n| Some((n, n.note.as_ref()?)))
+        .collect();
     for d in &dirs {
         out.push_str(&format!("📁 {:<30} {}\n", d.name, d.directory_path));
     }
     if !dirs.is_empty() && !files.is_empty() {
         out.push('\n');
     }
-    for f in &files {
-        let mut line = format!("📄 {:<30} {}", f.name, f.file_path.as_deref().unwrap_or(""));
-        if let Some(title) = f.title.as_deref().filter(|t| *t != f.name) {
-            line.push_str(&format!(" | {title}"));
+    for (f, note) in &files {
+        let mut line = format!("📄 {:<30} {}", f.name, note.path);
+        if note.title != f.name {
+            line.push_str(&format!(" | {}", note.title));
         }
-        if let Some(updated) = f.updated_ms.map(iso_from_ms) {
-            line.push_str(&format!(" | {}", &updated[..10.min(updated.len())]));
-        }
-        if let Some(id) = &f.external_id {
-            line.push_str(&format!(" | id: {id}"));
-        }
+        let updated = iso_from_ms(note.updated_ms);
+        line.push_str(&format!(" | {}", &updated[..10.min(updated.len())]));
+        line.push_str(&format!(" | id: {}", note.id));
         out.push_str(&line);
         out.push('\n');
     }
@@ -65,30 +65,29 @@ pub fn text(listing: &DirectoryListing, request: &DirectoryRequest) -> String {
         out.push_str(&format!(
             "\n\nMore results available. Call list_directory(dir_name='{dir}', depth={}, page={}, page_size={}{glob_arg}) to continue.",
             request.depth,
-            listing.page + 1,
-            listing.page_size
+            request.page + 1,
+            request.page_size
         ));
     }
     out
 }
 
 fn node_json(node: &DirectoryNode) -> Value {
+    let note = node.note.as_ref();
     json!({
         "name": node.name,
-        "file_path": node.file_path,
+        "file_path": note.map(|n| &n.path),
         "directory_path": node.directory_path,
-        "type": match node.kind {
-            NodeKind::Directory => "directory",
-            NodeKind::File => "file",
-        },
-        "children": node.children.iter().map(node_json).collect::<Vec<_>>(),
-        "title": node.title,
-        "permalink": node.permalink,
-        "external_id": node.external_id,
-        "entity_id": node.entity_id,
-        "note_type": node.note_type,
-        "content_type": node.content_type,
-        "updated_at": node.updated_ms.map(iso_from_ms),
+        "type": if note.is_some() { "file" } else { "directory" },
+        // Basic Memory's shape; a listing here is flat, whatever its depth.
+        "children": [],
+        "title": note.map(|n| &n.title),
+        "permalink": note.and_then(|n| n.permalink.as_ref()),
+        "external_id": note.map(|n| &n.id),
+        "entity_id": note.map(|n| &n.id),
+        "note_type": note.map(|n| &n.note_type),
+        "content_type": note.map(|n| &n.content_type),
+        "updated_at": note.map(|n| iso_from_ms(n.updated_ms)),
     })
 }
 
@@ -100,8 +99,8 @@ pub fn answer(listing: &DirectoryListing, request: &DirectoryRequest, format: Fo
         || {
             json!({
                 "nodes": listing.nodes.iter().map(node_json).collect::<Vec<_>>(),
-                "page": listing.page,
-                "page_size": listing.page_size,
+                "page": request.page,
+                "page_size": request.page_size,
                 "total": listing.total,
                 "has_more": listing.has_more,
             })

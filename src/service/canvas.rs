@@ -63,7 +63,7 @@ impl App {
                 &path,
             )))
         };
-        if crate::vault::path::validate_relative(&path).is_err() || name.contains('/') {
+        if name.contains('/') {
             return refused();
         }
         let Ok(absolute) = self.project_file(&project, &path) else {

@@ -6,38 +6,36 @@ use super::error::{PageError, QueryError};
 use super::scope::ProjectChoice;
 use super::{App, Result};
 use crate::index::NoteRecord;
+use crate::vault::path::RelPath;
 
 /// The largest page list_directory returns.
 const MAX_PAGE_SIZE: usize = 200;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NodeKind {
-    Directory,
-    File,
-}
-
+/// One entry of a listing: a folder, or a file with the note the index has for it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DirectoryNode {
     pub name: String,
-    pub file_path: Option<String>,
+    /// The entry's project path, with a leading `/`.
     pub directory_path: String,
-    pub kind: NodeKind,
-    pub children: Vec<DirectoryNode>,
-    pub title: Option<String>,
-    pub permalink: Option<String>,
-    pub external_id: Option<String>,
-    pub entity_id: Option<String>,
-    pub note_type: Option<String>,
-    pub content_type: Option<String>,
-    /// A file's last update (ms); a folder has none.
-    pub updated_ms: Option<i64>,
+    /// A file's note; a folder has none.
+    pub note: Option<NoteRecord>,
 }
 
+impl DirectoryNode {
+    /// What title sorts go by: a file's title, a folder's name.
+    fn title(&self) -> &str {
+        self.note.as_ref().map_or(&self.name, |note| &note.title)
+    }
+
+    fn updated_ms(&self) -> Option<i64> {
+        self.note.as_ref().map(|note| note.updated_ms)
+    }
+}
+
+/// One page of a listing; which page, and how large, the request says.
 #[derive(Debug, Clone)]
 pub struct DirectoryListing {
     pub nodes: Vec<DirectoryNode>,
-    pub page: usize,
-    pub page_size: usize,
     pub total: usize,
     pub has_more: bool,
     pub dir_name: String,
@@ -73,43 +71,24 @@ fn name_matches(glob: &str, name: &str) -> bool {
         .unwrap_or(false)
 }
 
-fn file_node(note: &NoteRecord) -> DirectoryNode {
-    let name = note
-        .path
-        .rsplit('/')
-        .next()
-        .unwrap_or(&note.path)
-        .to_string();
+fn file_node(note: NoteRecord) -> DirectoryNode {
     DirectoryNode {
-        name,
-        file_path: Some(note.path.clone()),
+        name: note
+            .path
+            .rsplit('/')
+            .next()
+            .unwrap_or(&note.path)
+            .to_string(),
         directory_path: format!("/{}", note.path),
-        kind: NodeKind::File,
-        children: Vec::new(),
-        title: Some(note.title.clone()),
-        permalink: note.permalink.clone(),
-        external_id: Some(note.id.clone()),
-        entity_id: Some(note.id.clone()),
-        note_type: Some(note.note_type.clone()),
-        content_type: Some(note.content_type.clone()),
-        updated_ms: Some(note.updated_ms),
+        note: Some(note),
     }
 }
 
 fn dir_node(path: &str) -> DirectoryNode {
     DirectoryNode {
         name: path.rsplit('/').next().unwrap_or(path).to_string(),
-        file_path: None,
         directory_path: format!("/{path}"),
-        kind: NodeKind::Directory,
-        children: Vec::new(),
-        title: None,
-        permalink: None,
-        external_id: None,
-        entity_id: None,
-        note_type: None,
-        content_type: None,
-        updated_ms: None,
+        note: None,
     }
 }
 
@@ -131,14 +110,14 @@ impl App {
             .into());
         }
         let dir_name = normalize_dir_name(&request.dir_name);
-        let base = dir_name.trim_start_matches('/').to_string();
-        crate::vault::path::validate_relative(&base).map_err(|_| {
+        let base = RelPath::parse(dir_name.trim_start_matches('/')).map_err(|_| {
             super::OutsideProject::new(super::PathArg::Directory, &request.dir_name)
         })?;
+        let base = base.as_str();
         let depth = request.depth.max(1);
         let mut directories: BTreeSet<String> = BTreeSet::new();
         let mut files = Vec::new();
-        for note in self.notes_under(project, &base)? {
+        for note in self.notes_under(project, base)? {
             let relative = if base.is_empty() {
                 note.path.clone()
             } else {
@@ -167,7 +146,7 @@ impl App {
             .filter(|n| glob.is_none_or(|g| name_matches(g, &n.name)))
             .collect();
         let mut file_nodes: Vec<DirectoryNode> = files
-            .iter()
+            .into_iter()
             .map(file_node)
             .filter(|n| glob.is_none_or(|g| name_matches(g, &n.name)))
             .collect();
@@ -175,16 +154,14 @@ impl App {
         dir_nodes.sort_by_key(|n| folded(&n.directory_path));
         match request.sort.as_deref() {
             None | Some("") => file_nodes.sort_by_key(|n| folded(&n.directory_path)),
-            Some("title_asc") => {
-                file_nodes.sort_by_key(|n| folded(n.title.as_deref().unwrap_or(&n.name)))
-            }
+            Some("title_asc") => file_nodes.sort_by_key(|n| folded(n.title())),
             Some("title_desc") => {
-                file_nodes.sort_by_key(|n| folded(n.title.as_deref().unwrap_or(&n.name)));
+                file_nodes.sort_by_key(|n| folded(n.title()));
                 file_nodes.reverse();
                 dir_nodes.reverse();
             }
-            Some("updated_asc") => file_nodes.sort_by_key(|n| n.updated_ms),
-            Some("updated_desc") => file_nodes.sort_by_key(|n| std::cmp::Reverse(n.updated_ms)),
+            Some("updated_asc") => file_nodes.sort_by_key(DirectoryNode::updated_ms),
+            Some("updated_desc") => file_nodes.sort_by_key(|n| std::cmp::Reverse(n.updated_ms())),
             Some(other) => return Err(QueryError::InvalidSort(other.to_string()).into()),
         }
         let (n_dirs, n_files) = (dir_nodes.len(), file_nodes.len());
@@ -199,8 +176,6 @@ impl App {
         Ok(DirectoryListing {
             has_more: offset + nodes.len() < total,
             nodes,
-            page: request.page,
-            page_size: request.page_size,
             total,
             dir_name,
             directories: n_dirs,

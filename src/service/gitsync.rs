@@ -12,6 +12,7 @@ use crate::config::{GitSettings, Project};
 use crate::git::{self, GitError, RemoteChange};
 use crate::note::merge::{self, Merged};
 use crate::vault::fs::read_optional;
+use crate::vault::path::RelPath;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Direction {
@@ -257,7 +258,9 @@ impl App {
         let path = &sides.change.path;
         // A remote is not trusted with the file system: nothing outside the project, nothing
         // in `.git` (hooks, config), nothing under a linked folder's mount.
-        let inside = crate::vault::path::resolve_inside(dir, path).is_ok()
+        let inside = RelPath::parse(path)
+            .and_then(|p| p.resolve_inside(dir))
+            .is_ok()
             && !path
                 .split('/')
                 .any(|part| part.eq_ignore_ascii_case(".git"))

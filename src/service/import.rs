@@ -22,7 +22,7 @@ use crate::index::OpOutcome;
 use crate::note::document::Document;
 use crate::note::filename::{foreign_file_stem, note_file_path};
 use crate::note::permalink::note_permalink;
-use crate::vault;
+use crate::vault::{self, path::RelPath};
 
 /// How an import treats its target.
 #[derive(Debug, Clone, Default)]
@@ -99,15 +99,15 @@ impl App {
         options: &ImportOptions,
         progress: &dyn Fn(usize, usize),
     ) -> Result<ImportReport> {
-        let base = options
+        let folder = options
             .folder
             .clone()
             .unwrap_or_else(|| parsed.default_folder.to_string());
-        if vault::path::validate_relative(base.trim_matches('/')).is_err() {
-            return Err(ImportError::FolderOutside(base).into());
-        }
-        if base.split('/').any(|part| part.starts_with('.')) {
-            return Err(ImportError::HiddenFolder(base).into());
+        let Ok(base) = RelPath::parse(folder.trim_matches('/')) else {
+            return Err(ImportError::FolderOutside(folder).into());
+        };
+        if base.as_str().split('/').any(|part| part.starts_with('.')) {
+            return Err(ImportError::HiddenFolder(folder).into());
         }
         let mut report = ImportReport {
             source: source.to_string(),
@@ -141,7 +141,7 @@ impl App {
     fn plan(
         &self,
         project: &Project,
-        base: &str,
+        base: &RelPath,
         drafts: Vec<Draft>,
         options: &ImportOptions,
         report: &mut ImportReport,
@@ -167,7 +167,7 @@ impl App {
                 }
                 continue;
             }
-            let folder = [base.trim_matches('/'), draft.folder.trim_matches('/')]
+            let folder = [base.as_str(), draft.folder.trim_matches('/')]
                 .into_iter()
                 .filter(|p| !p.is_empty())
                 .collect::<Vec<_>>()
@@ -179,7 +179,8 @@ impl App {
                 path = note_file_path(&folder, &format!("{stem} ({n})"), false);
                 n += 1;
             }
-            if vault::path::validate_relative(&path).is_err() {
+            // The export names the folder; this is where its path enters.
+            if RelPath::parse(&path).is_err() {
                 return Err(ImportError::PathOutside {
                     line: draft.line,
                     path,

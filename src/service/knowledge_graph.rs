@@ -143,6 +143,13 @@ impl Graph {
 }
 
 impl App {
+    /// The chosen project, and its notes as a graph: where every graph tool starts.
+    fn project_graph(&self, choice: &ProjectChoice) -> Result<(Project, Graph)> {
+        let project = self.select_project(choice)?;
+        let graph = self.graph(&project)?;
+        Ok((project, graph))
+    }
+
     fn graph(&self, project: &Project) -> Result<Graph> {
         let now = chrono::Utc::now();
         let mut notes: Vec<NoteRecord> = self
@@ -275,8 +282,7 @@ impl App {
         choice: &ProjectChoice,
         relations: &[GraphRelation],
     ) -> Result<Vec<GraphRelation>> {
-        let project = self.select_project(choice)?;
-        let graph = self.graph(&project)?;
+        let (project, graph) = self.project_graph(choice)?;
         let mut by_note: Vec<(&NoteRecord, Vec<GraphRelation>)> = Vec::new();
         for (i, relation) in relations.iter().enumerate() {
             for (field, value) in [
@@ -338,8 +344,7 @@ impl App {
         choice: &ProjectChoice,
         additions: &[EntityObservations],
     ) -> Result<Vec<ObservationsAdded>> {
-        let project = self.select_project(choice)?;
-        let graph = self.graph(&project)?;
+        let (project, graph) = self.project_graph(choice)?;
         let mut plan = Vec::new();
         for addition in additions {
             let note = graph
@@ -370,8 +375,7 @@ impl App {
     /// delete_entities: deletes each entity's note and the relation items other notes hold to
     /// it. Names that are not entities are not refused: they are the answer.
     pub fn delete_entities(&self, choice: &ProjectChoice, names: &[String]) -> Result<Vec<String>> {
-        let project = self.select_project(choice)?;
-        let graph = self.graph(&project)?;
+        let (project, graph) = self.project_graph(choice)?;
         let mut doomed: Vec<&NoteRecord> = Vec::new();
         let mut not_found: Vec<String> = Vec::new();
         for name in names {
@@ -402,8 +406,7 @@ impl App {
         choice: &ProjectChoice,
         deletions: &[EntityObservations],
     ) -> Result<ObservationsDeleted> {
-        let project = self.select_project(choice)?;
-        let graph = self.graph(&project)?;
+        let (project, graph) = self.project_graph(choice)?;
         let mut outcome = ObservationsDeleted::default();
         for deletion in deletions {
             let Some(note) = graph.find(deletion.entity_name.trim()) else {
@@ -437,8 +440,7 @@ impl App {
         choice: &ProjectChoice,
         relations: &[GraphRelation],
     ) -> Result<usize> {
-        let project = self.select_project(choice)?;
-        let graph = self.graph(&project)?;
+        let (project, graph) = self.project_graph(choice)?;
         let doomed: HashSet<GraphRelation> = relations
             .iter()
             .filter_map(|r| {
@@ -487,8 +489,7 @@ impl App {
 
     /// read_graph: every entity and relation of the project.
     pub fn read_graph(&self, choice: &ProjectChoice) -> Result<KnowledgeGraph> {
-        let project = self.select_project(choice)?;
-        let graph = self.graph(&project)?;
+        let (_, graph) = self.project_graph(choice)?;
         Ok(KnowledgeGraph {
             entities: graph.notes.iter().map(Graph::entity).collect(),
             relations: graph.relations().collect(),
@@ -498,9 +499,8 @@ impl App {
     /// search_nodes: entities whose name, type or an observation contains the query (ignoring
     /// case), with their relations.
     pub fn search_nodes(&self, choice: &ProjectChoice, query: &str) -> Result<KnowledgeGraph> {
-        let project = self.select_project(choice)?;
+        let (_, graph) = self.project_graph(choice)?;
         let query = query.to_lowercase();
-        let graph = self.graph(&project)?;
         Ok(graph.subgraph(|e| {
             e.name.to_lowercase().contains(&query)
                 || e.entity_type.to_lowercase().contains(&query)
@@ -512,8 +512,7 @@ impl App {
 
     /// open_nodes: the named entities, with their relations.
     pub fn open_nodes(&self, choice: &ProjectChoice, names: &[String]) -> Result<KnowledgeGraph> {
-        let project = self.select_project(choice)?;
-        let graph = self.graph(&project)?;
+        let (_, graph) = self.project_graph(choice)?;
         let wanted: HashSet<&str> = names
             .iter()
             .filter_map(|n| graph.find(n.trim()))

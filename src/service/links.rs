@@ -18,6 +18,7 @@ use crate::vault::links::{
     self, link_id, LinkRecord, LinkRules, LinkStatus, Mapping, WatchMode, WatchSettings,
     FAILURES_FOR_ERROR,
 };
+use crate::vault::path::RelPath;
 use crate::vault::scan::{self, Change, FileStat, Known, Observed};
 
 /// What `link_folder` is asked to do.
@@ -26,10 +27,16 @@ pub struct LinkOptions {
     pub path: String,
     pub include: Vec<String>,
     pub exclude: Vec<String>,
-    pub watch_mode: Option<String>,
+    pub watch: WatchChoice,
+    pub mount: Option<String>,
+}
+
+/// How a link asks to be watched; what it leaves out comes from config.toml's `[watch]`.
+#[derive(Debug, Clone, Default)]
+pub struct WatchChoice {
+    pub mode: Option<String>,
     pub poll_interval_ms: Option<u64>,
     pub jitter_pct: Option<u32>,
-    pub mount: Option<String>,
 }
 
 /// One scan of a linked folder.
@@ -220,7 +227,8 @@ impl App {
         self.refuse_known_folder(&canonical, "link it", Some(&id))?;
         let watch_defaults = self.config().storage.local.watch.clone();
         let mode = match options
-            .watch_mode
+            .watch
+            .mode
             .as_deref()
             .or(watch_defaults.mode.as_deref())
         {
@@ -228,6 +236,7 @@ impl App {
             Some(m) => WatchMode::parse(m).ok_or_else(|| LinkError::WatchMode(m.to_string()))?,
         };
         let poll_interval_ms = options
+            .watch
             .poll_interval_ms
             .or(watch_defaults.poll_interval_ms)
             .unwrap_or(30_000);
@@ -235,6 +244,7 @@ impl App {
             return Err(LinkError::PollInterval(poll_interval_ms).into());
         }
         let jitter_pct = options
+            .watch
             .jitter_pct
             .or(watch_defaults.jitter_pct)
             .unwrap_or(20);
@@ -255,7 +265,7 @@ impl App {
         if mount.is_empty() {
             return Err(LinkError::EmptyMount.into());
         }
-        crate::vault::path::validate_relative(&mount).map_err(LinkError::Mount)?;
+        RelPath::parse(&mount).map_err(LinkError::Mount)?;
         if records.iter().any(|l| l.id != id && l.mount == mount) {
             return Err(LinkError::MountTaken {
                 mount,

@@ -17,7 +17,7 @@ use crate::note::document::Document;
 use crate::note::identifier::{lookup_key, normalize_identifier, permalink_candidates};
 use crate::note::permalink::{generate_permalink, normalize_note_type, note_permalink};
 use crate::note::{self, filename, frontmatter};
-use crate::vault::{self, scan::Observed};
+use crate::vault::{self, path::RelPath, scan::Observed};
 
 /// What an identifier names.
 #[derive(Debug, Clone)]
@@ -82,11 +82,13 @@ pub struct NoteFile {
 
 impl App {
     /// The absolute path of a project-relative path, refusing anything that leaves the project
-    /// (or, under a linked folder's mount, the linked folder).
+    /// (or, under a linked folder's mount, the linked folder). It takes text because most
+    /// paths come from the index or are composed here; it parses them all the same, so a
+    /// stale or crafted one cannot lead out either.
     pub fn project_file(&self, project: &Project, relative: &str) -> Result<PathBuf> {
         let resolved = match self.mounted(project, relative) {
-            Some((root, inner)) => vault::path::resolve_inside(&root, &inner),
-            None => vault::path::resolve_inside(&project.path, relative),
+            Some((root, inner)) => RelPath::parse(&inner).and_then(|p| p.resolve_inside(&root)),
+            None => RelPath::parse(relative).and_then(|p| p.resolve_inside(&project.path)),
         };
         resolved.map_err(|_| OutsideProject::new(PathArg::Path, relative).into())
     }
@@ -324,20 +326,21 @@ impl App {
         } else {
             req.directory.as_str()
         };
-        if vault::path::validate_relative(directory).is_err() {
+        let Ok(directory) = RelPath::parse(directory) else {
             return Ok(Outcome::Refused(WriteRefusal::OutsideProject(
                 OutsideProject::new(PathArg::Directory, &req.directory),
             )));
-        }
-        refuse_outside(self.write_note_in(&project, directory, req, content), |o| {
-            WriteRefusal::OutsideProject(o)
-        })
+        };
+        refuse_outside(
+            self.write_note_in(&project, &directory, req, content),
+            WriteRefusal::OutsideProject,
+        )
     }
 
     fn write_note_in(
         &self,
         project: &Project,
-        directory: &str,
+        directory: &RelPath,
         req: &WriteNoteRequest,
         content: Option<Document>,
     ) -> Result<Outcome<NoteWritten, WriteRefusal>> {
@@ -351,7 +354,7 @@ impl App {
                 Document::parse_lenient(&req.content)
             }
         };
-        let path = filename::note_file_path(directory, &req.title, false);
+        let path = filename::note_file_path(directory.as_str(), &req.title, false);
         if filename::sanitize_for_filename(&req.title).is_empty() {
             return Err(NoteError::UnusableTitle(req.title.clone()).into());
         }
@@ -660,7 +663,9 @@ impl App {
             format!("{ident}.md"),
             format!("{ident}.markdown"),
         ] {
-            if vault::path::validate_relative(&candidate).is_err() {
+            // Unwrapping a `[[link]]` or a memory:// URL can expose what the identifier's
+            // own check did not see; such a candidate names no file here.
+            if RelPath::parse(&candidate).is_err() {
                 return Ok(None);
             }
             let absolute = self.project_file(project, &candidate)?;

@@ -13,7 +13,7 @@ use crate::config::Project;
 use crate::index::NoteRecord;
 use crate::note::frontmatter;
 use crate::note::identifier::normalize_identifier;
-use crate::vault;
+use crate::vault::path::RelPath;
 
 /// Why a note could not be read.
 #[derive(Debug, Clone)]
@@ -50,11 +50,14 @@ impl Default for Page {
     }
 }
 
-/// True when an identifier (or the path of its memory:// URL) stays inside a project.
+/// True when an identifier (or the path of its memory:// URL) stays inside a project. An
+/// identifier may be a title or a permalink as well as a path, and is looked up as given, so
+/// the parsed path is not kept; but any identifier that would not parse as a path is refused,
+/// whichever it turns out to be.
 fn identifier_inside(identifier: &str) -> bool {
     let trimmed = identifier.trim();
     let path = trimmed.strip_prefix("memory://").unwrap_or(trimmed);
-    vault::path::validate_relative(path).is_ok()
+    RelPath::parse(path).is_ok()
 }
 
 /// Refuses an identifier that would leave the project.

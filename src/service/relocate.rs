@@ -8,7 +8,7 @@ use super::{refuse_outside, App, Outcome, OutsideProject, PathArg, Result};
 use crate::config::Project;
 use crate::index::NoteRecord;
 use crate::note::identifier::normalize_identifier;
-use crate::vault;
+use crate::vault::path::RelPath;
 
 /// A move_note call after argument parsing.
 #[derive(Debug, Clone, Default)]
@@ -146,12 +146,12 @@ impl App {
             }
             (Some(path), None) | (None, Some(path)) => path,
         };
-        if vault::path::validate_relative(requested.trim()).is_err() {
+        let Ok(destination) = RelPath::parse(requested.trim()) else {
             return refused(MoveRefusal::OutsideProject(OutsideProject::new(
                 PathArg::Destination,
                 requested,
             )));
-        }
+        };
         let project = self.project_for_identifier(choice, &req.identifier)?;
         if let Some((first, _)) = requested.split_once('/') {
             if let Ok(other) = self.project(Some(first)) {
@@ -164,9 +164,10 @@ impl App {
             }
         }
         let outcome = if req.is_directory {
-            self.move_folder(&project, &req.identifier, requested)
+            self.move_folder(&project, &req.identifier, &destination)
         } else {
-            self.move_one(&project, req, destination_path, destination_folder)
+            let into_folder = destination_path.is_none();
+            self.move_one(&project, req, &destination, into_folder)
         };
         refuse_outside(outcome, MoveRefusal::OutsideProject)
     }
@@ -175,12 +176,12 @@ impl App {
         &self,
         project: &Project,
         identifier: &str,
-        requested: &str,
+        destination: &RelPath,
     ) -> Result<Outcome<Moved, MoveRefusal>> {
         let folder = normalize_identifier(identifier)
             .trim_matches('/')
             .to_string();
-        let destination = requested.trim().trim_matches('/').to_string();
+        let destination = destination.as_str().trim_end_matches('/').to_string();
         if let Err(refusal) = check_identifier(&folder, PathArg::Identifier) {
             return Ok(Outcome::Refused(MoveRefusal::OutsideProject(
                 OutsideProject::new(refusal.what, identifier),
@@ -212,8 +213,8 @@ impl App {
         &self,
         project: &Project,
         req: &MoveNoteRequest,
-        destination_path: Option<&str>,
-        destination_folder: Option<&str>,
+        requested: &RelPath,
+        into_folder: bool,
     ) -> Result<Outcome<Moved, MoveRefusal>> {
         let refused = |r| Ok(Outcome::Refused(r));
         let note = match self.resolve(project, &req.identifier)? {
@@ -225,16 +226,14 @@ impl App {
                 })
             }
         };
-        let destination = match (destination_path, destination_folder) {
-            (Some(path), _) => path.trim().trim_start_matches('/').to_string(),
-            (None, Some(folder)) => {
-                let name = note.path.rsplit('/').next().unwrap_or(&note.path);
-                match folder.trim().trim_matches('/') {
-                    "" => name.to_string(),
-                    folder => format!("{folder}/{name}"),
-                }
+        let destination = if into_folder {
+            let name = note.path.rsplit('/').next().unwrap_or(&note.path);
+            match requested.as_str().trim_end_matches('/') {
+                "" => name.to_string(),
+                folder => format!("{folder}/{name}"),
             }
-            (None, None) => return refused(MoveRefusal::MissingDestination),
+        } else {
+            requested.to_string()
         };
         if destination == note.path {
             return refused(MoveRefusal::SameAsSource { destination });

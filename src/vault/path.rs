@@ -1,5 +1,6 @@
 //! Path safety for project-relative paths supplied by users and agents (compat 4.8).
 
+use std::fmt;
 use std::path::{Component, Path, PathBuf};
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -18,45 +19,65 @@ pub enum PathError {
     Escapes(String),
 }
 
-/// Checks the text of a project-relative path without touching the disk.
-pub fn validate_relative(path: &str) -> Result<(), PathError> {
-    if path.is_empty() {
-        return Ok(());
+/// A project-relative path whose text cannot leave the project: no `~`, no leading `/` or `\`,
+/// no drive letter, no control character, no `..` segment. The text is kept as given: what a
+/// leading `/` means differs between tools (the project in list_directory, a refusal in
+/// write_note), so callers trim before parsing. The empty path is the project itself. Only
+/// symlinks can still lead out, which `resolve_inside` checks against the disk.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RelPath(String);
+
+impl RelPath {
+    /// The one check of a path's text; nothing touches the disk.
+    pub fn parse(path: &str) -> Result<RelPath, PathError> {
+        let owned = || path.to_string();
+        if path.contains('~') {
+            return Err(PathError::Tilde(owned()));
+        }
+        if path.starts_with('/') || path.starts_with('\\') {
+            return Err(PathError::Absolute(owned()));
+        }
+        let bytes = path.as_bytes();
+        if bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':' {
+            return Err(PathError::DriveLetter(owned()));
+        }
+        if path.chars().any(|c| (c as u32) < 0x20 && c != '\t') {
+            return Err(PathError::ControlCharacter(owned()));
+        }
+        // Windows (and some shells) take `...` or `.. ` for the parent too.
+        let parent_like = |segment: &str| {
+            segment.starts_with("..") && segment[2..].chars().all(|c| c == '.' || c == ' ')
+        };
+        if path.split(['/', '\\']).any(parent_like) {
+            return Err(PathError::ParentSegment(owned()));
+        }
+        Ok(RelPath(owned()))
     }
-    let owned = || path.to_string();
-    if path.contains('~') {
-        return Err(PathError::Tilde(owned()));
+
+    pub fn as_str(&self) -> &str {
+        &self.0
     }
-    if path.starts_with('/') || path.starts_with('\\') {
-        return Err(PathError::Absolute(owned()));
+
+    pub fn into_string(self) -> String {
+        self.0
     }
-    let bytes = path.as_bytes();
-    if bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':' {
-        return Err(PathError::DriveLetter(owned()));
+
+    /// Joins the path onto `root`, refusing it if a symlink on the way (of the part that
+    /// already exists) leads out of `root`.
+    pub fn resolve_inside(&self, root: &Path) -> Result<PathBuf, PathError> {
+        let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+        let joined = root.join(&self.0);
+        if canonicalize_existing_prefix(&joined).starts_with(&root) {
+            Ok(joined)
+        } else {
+            Err(PathError::Escapes(self.0.clone()))
+        }
     }
-    if path.chars().any(|c| (c as u32) < 0x20 && c != '\t') {
-        return Err(PathError::ControlCharacter(owned()));
-    }
-    let parent_like = |segment: &str| {
-        segment.starts_with("..") && segment[2..].chars().all(|c| c == '.' || c == ' ')
-    };
-    if path.split(['/', '\\']).any(parent_like) {
-        return Err(PathError::ParentSegment(owned()));
-    }
-    Ok(())
 }
 
-/// Resolves a project-relative path to an absolute one that is guaranteed to stay inside
-/// `root`, following symlinks of the part that already exists.
-pub fn resolve_inside(root: &Path, relative: &str) -> Result<PathBuf, PathError> {
-    validate_relative(relative)?;
-    let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
-    let joined = root.join(relative);
-    let resolved = canonicalize_existing_prefix(&joined);
-    if resolved.starts_with(&root) {
-        Ok(joined)
-    } else {
-        Err(PathError::Escapes(relative.to_string()))
+impl fmt::Display for RelPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
     }
 }
 
@@ -108,36 +129,42 @@ mod tests {
     use super::*;
 
     #[test]
-    fn relative_paths() {
-        let allowed = [
+    fn what_parses() {
+        let accepted = [
             "",
             "notes",
             "notes/a.md",
+            "notes/",
             "a b/c.md",
             "..hidden-not-parent/x",
+            "x/..y",
             "tab\there",
+            "ünïcödé/日本.md",
         ];
-        for p in allowed {
-            assert_eq!(validate_relative(p), Ok(()), "{p:?}");
+        for p in accepted {
+            assert_eq!(RelPath::parse(p).map(|r| r.to_string()), Ok(p.to_string()));
         }
         let refused = [
             ("~/notes", "Tilde"),
+            ("notes/~x", "Tilde"),
+            ("..", "ParentSegment"),
             ("../etc", "ParentSegment"),
             ("notes/../../etc", "ParentSegment"),
             ("notes/.. ./x", "ParentSegment"),
             ("notes/...", "ParentSegment"),
+            ("a\\..\\b", "ParentSegment"),
             ("/notes", "Absolute"),
+            ("/", "Absolute"),
             ("\\notes", "Absolute"),
             ("C:/windows", "DriveLetter"),
             ("c:notes", "DriveLetter"),
             ("bad\u{1}name", "ControlCharacter"),
             ("line\nbreak", "ControlCharacter"),
-            ("a\\..\\b", "ParentSegment"),
         ];
         for (p, kind) in refused {
-            let err = validate_relative(p).unwrap_err();
+            let err = RelPath::parse(p).unwrap_err();
             assert!(format!("{err:?}").starts_with(kind), "{p:?} gave {err:?}");
-            assert!(err.to_string().contains("not allowed"));
+            assert!(err.to_string().contains(&format!("'{p}' is not allowed")));
         }
     }
 
@@ -149,9 +176,10 @@ mod tests {
         std::fs::create_dir_all(&root).unwrap();
         std::fs::create_dir_all(&outside).unwrap();
         std::os::unix::fs::symlink(&outside, root.join("link")).unwrap();
-        assert!(resolve_inside(&root, "notes/new.md").is_ok());
+        let resolve = |p: &str| RelPath::parse(p).unwrap().resolve_inside(&root);
+        assert!(resolve("notes/new.md").is_ok());
         assert_eq!(
-            resolve_inside(&root, "link/secret.md"),
+            resolve("link/secret.md"),
             Err(PathError::Escapes("link/secret.md".into()))
         );
     }
@@ -166,12 +194,12 @@ mod properties {
         #[test]
         fn an_accepted_path_never_leaves_the_root(path in any::<String>()) {
             let root = tempfile::tempdir().unwrap();
-            if validate_relative(&path).is_ok() {
+            if let Ok(parsed) = RelPath::parse(&path) {
+                prop_assert_eq!(parsed.as_str(), path.as_str());
                 prop_assert!(!path.starts_with('/') && !path.starts_with('\\'));
                 prop_assert!(!path.split(['/', '\\']).any(|s| s == ".."));
-            }
-            if let Ok(resolved) = resolve_inside(root.path(), &path) {
-                prop_assert!(resolved.starts_with(root.path()));
+                let resolved = parsed.resolve_inside(root.path()).unwrap();
+                prop_assert!(resolved.starts_with(root.path().canonicalize().unwrap()));
             }
         }
     }

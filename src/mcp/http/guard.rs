@@ -175,8 +175,8 @@ pub(super) async fn guard(
             }
             request.extensions_mut().insert(RequestId(id.clone()));
             let ends_session = request.method() == axum::http::Method::DELETE;
-            let bounded = tokio::time::timeout(state.request_timeout, async {
-                match bounded_body(request, state.max_request_bytes).await {
+            let bounded = tokio::time::timeout(state.limits.request_timeout, async {
+                match bounded_body(request, state.limits.max_request_bytes).await {
                     Ok(request) => next.run(request).await,
                     Err(response) => response,
                 }
@@ -191,7 +191,10 @@ pub(super) async fn guard(
                 Err(_) => refusal(
                     StatusCode::GATEWAY_TIMEOUT,
                     "timeout",
-                    &format!("no answer within {} s", state.request_timeout.as_secs_f64()),
+                    &format!(
+                        "no answer within {} s",
+                        state.limits.request_timeout.as_secs_f64()
+                    ),
                 ),
             }
         }

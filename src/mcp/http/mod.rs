@@ -45,21 +45,33 @@ pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(120);
 pub struct HttpOptions {
     pub bind: String,
     pub served: Served,
-    /// Tokens given on the command line, in a file or in `GITMEM_AUTH_TOKEN`: full access.
-    pub tokens: Vec<String>,
+    pub auth: AuthOptions,
     /// The base of the links the ChatGPT tools return (default: `http://<bound address>`).
     pub public_url: Option<String>,
     /// Host names accepted besides loopback, the bound address and the public URL's host.
     pub allowed_hosts: Vec<String>,
     /// Browser origins accepted besides the server's own.
     pub allowed_origins: Vec<String>,
-    pub max_request_bytes: usize,
-    pub request_timeout: Duration,
-    pub call_deadline: Duration,
+    pub limits: Limits,
+}
+
+/// How callers may prove who they are, besides the tokens of `gitmem token create`.
+#[derive(Debug, Clone)]
+pub struct AuthOptions {
+    /// Tokens given on the command line, in a file or in `GITMEM_AUTH_TOKEN`: full access.
+    pub tokens: Vec<String>,
     /// Serve the built-in OAuth authorization server (`--no-oauth` turns it off).
     pub oauth: bool,
     /// Delegate OAuth to this external OpenID provider instead (JWTs checked against its keys).
     pub oauth_issuer: Option<String>,
+}
+
+/// What one request may take: its body's size, its time, and a tool call's time within it.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    pub max_request_bytes: usize,
+    pub request_timeout: Duration,
+    pub call_deadline: Duration,
 }
 
 struct HttpState {
@@ -68,8 +80,7 @@ struct HttpState {
     credentials: Credentials,
     hosts: Vec<String>,
     origins: Vec<String>,
-    request_timeout: Duration,
-    max_request_bytes: usize,
+    limits: Limits,
     /// RFC 9728 metadata, when an authorization server (built in or external) is in use.
     resource_metadata: Option<serde_json::Value>,
     public_url: String,
@@ -94,10 +105,10 @@ fn check_exposure(bound: &SocketAddr, has_credential: bool) -> anyhow::Result<()
 /// `gitmem serve --transport http`.
 pub async fn serve_http(root: &std::path::Path, options: HttpOptions) -> anyhow::Result<()> {
     let store = TokenStore::at(root);
-    let has_credential = !options.tokens.is_empty()
+    let has_credential = !options.auth.tokens.is_empty()
         || !store.list()?.is_empty()
-        || options.oauth_issuer.is_some()
-        || (options.oauth && crate::service::oauth::has_owner_password(root));
+        || options.auth.oauth_issuer.is_some()
+        || (options.auth.oauth && crate::service::oauth::has_owner_password(root));
     let listener = tokio::net::TcpListener::bind(&options.bind)
         .await
         .map_err(|e| anyhow::anyhow!("cannot listen on {}: {e}", options.bind))?;
@@ -116,7 +127,7 @@ pub async fn serve_http(root: &std::path::Path, options: HttpOptions) -> anyhow:
         .trim_end_matches('/')
         .to_string();
     let resource = format!("{public_url}/mcp");
-    let issuer = match options.oauth_issuer.clone() {
+    let issuer = match options.auth.oauth_issuer.clone() {
         Some(url) => {
             let audience = resource.clone();
             let found =
@@ -126,7 +137,7 @@ pub async fn serve_http(root: &std::path::Path, options: HttpOptions) -> anyhow:
         }
         None => None,
     };
-    let oauth = if options.oauth && issuer.is_none() {
+    let oauth = if options.auth.oauth && issuer.is_none() {
         Some(Arc::new(OAuthServer::open(
             root,
             &public_url,
@@ -147,7 +158,7 @@ pub async fn serve_http(root: &std::path::Path, options: HttpOptions) -> anyhow:
         app: running.app.clone(),
         ctx: running.ctx.clone(),
         credentials: Credentials {
-            tokens: options.tokens.clone(),
+            tokens: options.auth.tokens.clone(),
             one_time: one_time.clone(),
             store,
             oauth,
@@ -155,8 +166,7 @@ pub async fn serve_http(root: &std::path::Path, options: HttpOptions) -> anyhow:
         },
         hosts: allowed_hosts(&bound, &public_url, &options.allowed_hosts),
         origins: allowed_origins(&bound, &public_url, &options.allowed_origins),
-        request_timeout: options.request_timeout,
-        max_request_bytes: options.max_request_bytes,
+        limits: options.limits,
         resource_metadata,
         public_url: public_url.clone(),
     });
@@ -166,11 +176,11 @@ pub async fn serve_http(root: &std::path::Path, options: HttpOptions) -> anyhow:
         .with_legacy_session_mode(true)
         .with_json_response(true)
         .with_cancellation_token(cancel.child_token())
-        .with_max_request_body_bytes(options.max_request_bytes)
+        .with_max_request_body_bytes(options.limits.max_request_bytes)
         // The guard below checks Host and Origin for every route, /notes included.
         .disable_allowed_hosts()
         .disable_allowed_origins();
-    let deadline = options.call_deadline;
+    let deadline = options.limits.call_deadline;
     let (ctx, notifier) = (running.ctx.clone(), running.notifier.clone());
     let mcp = StreamableHttpService::new(
         move || Ok(GitmemServer::new(ctx.clone(), deadline, &notifier)),
