@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 
 use milli_core::heed::types::{Bytes, Str, Unit};
-use milli_core::heed::{Database, Env, RoTxn, RwTxn, WithoutTls};
+use milli_core::heed::{Database, DatabaseFlags, Env, RoTxn, RwTxn, WithoutTls};
 use sha2::Digest;
 
 use super::model::*;
@@ -16,7 +16,7 @@ use crate::note::identifier::lookup_key;
 use crate::note::parse::link_lookup_text;
 use crate::note::{file_stem, permalink::generate_permalink};
 
-pub const SCHEMA_VERSION: &str = "gitmem-graph-7";
+pub const SCHEMA_VERSION: &str = "gitmem-graph-8";
 const SEP: char = '\0';
 
 /// Priorities of lookup keys, lowest first (compat 4.5: permalink, title, path, then names).
@@ -56,7 +56,7 @@ pub struct Tables {
     pub terms: TermTables,
 }
 
-pub const TABLE_COUNT: u32 = 12;
+pub const TABLE_COUNT: u32 = 13;
 
 impl Tables {
     pub fn create(env: &Env<WithoutTls>) -> Result<Self, IndexError> {
@@ -74,8 +74,14 @@ impl Tables {
             search_dirty: env.create_database(&mut wtxn, Some("search_dirty"))?,
             search_docs: env.create_database(&mut wtxn, Some("search_docs"))?,
             terms: TermTables {
-                postings: env.create_database(&mut wtxn, Some("postings"))?,
+                postings: env
+                    .database_options()
+                    .types()
+                    .name("postings")
+                    .flags(DatabaseFlags::DUP_SORT | DatabaseFlags::DUP_FIXED)
+                    .create(&mut wtxn)?,
                 note_terms: env.create_database(&mut wtxn, Some("note_terms"))?,
+                note_ids: env.create_database(&mut wtxn, Some("note_ids"))?,
                 meta,
             },
         };

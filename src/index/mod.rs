@@ -50,6 +50,8 @@ pub enum IndexError {
     NotFound(String),
     #[error("the index writer has stopped")]
     WriterGone,
+    #[error("the index has no note number left for body relevance; `gitmem reindex` renumbers")]
+    NoteNumbersExhausted,
 }
 
 /// Why one operation of a write was not applied; the others of its batch were.
