@@ -9,8 +9,8 @@ use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
 
 use super::{
-    array_elements, clean_title, fenced, finish, id_and_source, stable_id, title_case, Draft,
-    Parsed, RecordError, RecordProblem,
+    array_elements, clean_title, convert, fenced, id_and_source, stable_id, title_case, Draft,
+    Kind, Parsed, RecordError, RecordProblem,
 };
 
 const SOURCE: &str = "chatgpt";
@@ -21,34 +21,16 @@ const NO_TIME: f64 = 86_400.0;
 
 const TIME_FORMAT: &str = "%Y-%m-%d %H:%M:%S";
 
+/// A conversation is one record, holding one draft.
+const CONVERSATION_TREES: Kind = Kind {
+    one: "conversation",
+    many: "conversations",
+    parts: "messages",
+    convert: |c| conversation(c).map(|(draft, messages)| (vec![draft], messages)),
+};
+
 pub(super) fn parse(input: &str) -> Result<Parsed, Vec<RecordError>> {
-    let elements = array_elements(input)?;
-    let mut drafts = Vec::new();
-    let mut messages = 0;
-    let mut errors = Vec::new();
-    for (i, (line, value)) in elements.iter().enumerate() {
-        let converted = value
-            .as_object()
-            .ok_or(RecordProblem::ElementNotAnObject)
-            .and_then(conversation);
-        match converted {
-            Ok((mut draft, rendered)) => {
-                draft.line = *line;
-                drafts.push(draft);
-                messages += rendered;
-            }
-            Err(problem) => errors.push(RecordError::new(
-                *line,
-                problem.within("conversation", i + 1),
-            )),
-        }
-    }
-    finish(
-        drafts,
-        errors,
-        vec![("conversations", elements.len()), ("messages", messages)],
-        "conversations",
-    )
+    convert(&array_elements(input)?, &CONVERSATION_TREES)
 }
 
 /// The draft of one conversation and how many messages it shows.

@@ -8,8 +8,8 @@ use chrono::{DateTime, NaiveDateTime, Utc};
 use serde_json::{Map, Value};
 
 use super::{
-    array_elements, clean_title, fenced, finish, id_and_source, stable_id, title_case, Draft,
-    Parsed, RecordError, RecordProblem,
+    array_elements, clean_title, convert, fenced, id_and_source, stable_id, title_case, Converted,
+    Draft, Kind, Parsed, RecordError, RecordProblem,
 };
 
 const SOURCE: &str = "claude";
@@ -30,20 +30,6 @@ pub(super) fn parse(input: &str) -> Result<Parsed, Vec<RecordError>> {
     }
 }
 
-/// What one record holds: its drafts and how many messages or documents it had.
-type Converted = Result<(Vec<Draft>, usize), RecordProblem>;
-
-/// One of the two files of an export.
-struct Kind {
-    /// A record, as errors name it.
-    one: &'static str,
-    /// The records, as counted; also the folder their drafts go under by default.
-    many: &'static str,
-    /// What a record holds, as counted.
-    parts: &'static str,
-    convert: fn(&Map<String, Value>) -> Converted,
-}
-
 const CHATS: Kind = Kind {
     one: "conversation",
     many: "conversations",
@@ -57,35 +43,6 @@ const PROJECTS: Kind = Kind {
     parts: "documents",
     convert: project,
 };
-
-/// Converts every record, reporting each bad one as `line N: <kind> <index>: <problem>`.
-fn convert(elements: &[(usize, Value)], kind: &Kind) -> Result<Parsed, Vec<RecordError>> {
-    let mut drafts = Vec::new();
-    let mut parts = 0;
-    let mut errors = Vec::new();
-    for (i, (line, value)) in elements.iter().enumerate() {
-        let converted = value
-            .as_object()
-            .ok_or(RecordProblem::ElementNotAnObject)
-            .and_then(kind.convert);
-        match converted {
-            Ok((mut made, n)) => {
-                for draft in &mut made {
-                    draft.line = *line;
-                }
-                drafts.append(&mut made);
-                parts += n;
-            }
-            Err(problem) => errors.push(RecordError::new(*line, problem.within(kind.one, i + 1))),
-        }
-    }
-    finish(
-        drafts,
-        errors,
-        vec![(kind.many, elements.len()), (kind.parts, parts)],
-        kind.many,
-    )
-}
 
 fn conversation(chat: &Map<String, Value>) -> Converted {
     let uuid = required(chat, "uuid")?;
@@ -422,45 +379,33 @@ mod tests {
     #[test]
     fn each_project_document_becomes_a_note_beside_its_prompt_template() {
         let parsed = parse(PROJECTS_JSON).unwrap();
-        let placed: Vec<(&str, &str, &str, &str)> = parsed
-            .drafts
-            .iter()
-            .map(|d| {
-                (
-                    d.folder.as_str(),
-                    d.file_stem.as_str(),
-                    d.title.as_str(),
-                    d.note_type.as_str(),
-                )
-            })
-            .collect();
         assert_eq!(
-            placed,
+            placed(&parsed),
             [
                 (
                     "gitmem_launch/docs",
                     "launch_checklist_md",
                     "launch-checklist.md",
-                    "project_doc"
+                    2
                 ),
-                (
-                    "gitmem_launch/docs",
-                    "Pricing_notes",
-                    "Pricing notes",
-                    "project_doc"
-                ),
+                ("gitmem_launch/docs", "Pricing_notes", "Pricing notes", 2),
                 (
                     "gitmem_launch",
                     "prompt-template",
                     "Prompt Template: gitmem launch",
-                    "prompt_template"
+                    2
                 ),
-                (
-                    "Reading_list/docs",
-                    "papers_txt",
-                    "papers.txt",
-                    "project_doc"
-                ),
+                ("Reading_list/docs", "papers_txt", "papers.txt", 28),
+            ]
+        );
+        let types: Vec<&str> = parsed.drafts.iter().map(|d| d.note_type.as_str()).collect();
+        assert_eq!(
+            types,
+            [
+                "project_doc",
+                "project_doc",
+                "prompt_template",
+                "project_doc"
             ]
         );
         assert_eq!(parsed.counts, [("projects", 2), ("documents", 3)]);

@@ -268,6 +268,51 @@ fn fenced(info: &str, text: &str) -> String {
     format!("{fence}{info}\n{text}\n{fence}")
 }
 
+/// What one record of a JSON array export holds: its drafts and how many parts (messages,
+/// documents) it had.
+type Converted = Result<(Vec<Draft>, usize), RecordProblem>;
+
+/// One kind of record of a JSON array export (Claude's chats or projects, ChatGPT's
+/// conversations).
+struct Kind {
+    /// A record, as errors name it.
+    one: &'static str,
+    /// The records, as counted; also the folder their drafts go under by default.
+    many: &'static str,
+    /// What a record holds, as counted.
+    parts: &'static str,
+    convert: fn(&Map<String, Value>) -> Converted,
+}
+
+/// Converts every record, reporting each bad one as `line N: <kind> <index>: <problem>`.
+fn convert(elements: &[(usize, Value)], kind: &Kind) -> Result<Parsed, Vec<RecordError>> {
+    let mut drafts = Vec::new();
+    let mut parts = 0;
+    let mut errors = Vec::new();
+    for (i, (line, value)) in elements.iter().enumerate() {
+        let converted = value
+            .as_object()
+            .ok_or(RecordProblem::ElementNotAnObject)
+            .and_then(kind.convert);
+        match converted {
+            Ok((mut made, n)) => {
+                for draft in &mut made {
+                    draft.line = *line;
+                }
+                drafts.append(&mut made);
+                parts += n;
+            }
+            Err(problem) => errors.push(RecordError::new(*line, problem.within(kind.one, i + 1))),
+        }
+    }
+    finish(
+        drafts,
+        errors,
+        vec![(kind.many, elements.len()), (kind.parts, parts)],
+        kind.many,
+    )
+}
+
 /// The end of every parser: every error if there was one, else the drafts, each id once
 /// (a draft whose id an earlier draft has is dropped and counted as a duplicate).
 fn finish(

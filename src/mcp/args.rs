@@ -23,11 +23,9 @@ pub struct ProjectArgs {
 pub struct PageArgs {
     /// Page number, from 1
     #[serde(default, alias = "page_number", deserialize_with = "int")]
-    #[schemars(with = "Option<i64>")]
     pub page: Option<i64>,
     /// Results per page
     #[serde(default, alias = "limit", alias = "per_page", deserialize_with = "int")]
-    #[schemars(with = "Option<i64>")]
     pub page_size: Option<i64>,
 }
 

@@ -27,7 +27,6 @@ pub struct NoteHistoryArgs {
     pub identifier: String,
     /// At most this many versions (default 20)
     #[serde(default, deserialize_with = "args::int")]
-    #[schemars(with = "Option<i64>")]
     pub limit: Option<i64>,
     #[serde(flatten)]
     pub project: ProjectArgs,

@@ -34,11 +34,9 @@ pub struct LinkFolderArgs {
     pub path: String,
     /// Only files matching these globs (they also bring back dotfiles they name)
     #[serde(default, deserialize_with = "args::string_list")]
-    #[schemars(with = "Option<Vec<String>>")]
     pub include: Option<Vec<String>>,
     /// Skip files matching these globs
     #[serde(default, deserialize_with = "args::string_list")]
-    #[schemars(with = "Option<Vec<String>>")]
     pub exclude: Option<Vec<String>>,
     /// poll (default) or native
     #[serde(
@@ -54,7 +52,6 @@ pub struct LinkFolderArgs {
         alias = "poll_interval_ms",
         deserialize_with = "args::int"
     )]
-    #[schemars(with = "Option<i64>")]
     pub poll_interval_ms: Option<i64>,
     #[serde(
         default,
@@ -62,7 +59,6 @@ pub struct LinkFolderArgs {
         alias = "jitter_pct",
         deserialize_with = "args::int"
     )]
-    #[schemars(with = "Option<i64>")]
     pub jitter_pct: Option<i64>,
     /// Folder of the project the notes appear under (default: the folder's name)
     #[serde(default, deserialize_with = "args::string")]
@@ -183,7 +179,6 @@ pub struct SyncArgs {
     pub project: Option<String>,
     /// Only these linked folders (paths or link ids); default: all of the project's
     #[serde(default, deserialize_with = "args::string_list")]
-    #[schemars(with = "Option<Vec<String>>")]
     pub paths: Option<Vec<String>>,
 }
 

@@ -8,9 +8,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::args::{self, ProjectArgs};
-use super::tools::{
-    parse, schema_of, service_error, tri, Hints, Icon, ToolCtx, ToolReply, ToolSpec,
-};
+use super::tools::{answer, parse, schema_of, tri, Hints, Icon, ToolCtx, ToolReply, ToolSpec};
 use crate::render;
 use crate::service::memory::{MemoryPatch, MemoryQuery, MemorySort, NewMemory};
 
@@ -24,17 +22,6 @@ pub const TOOLS: &[ToolSpec] = &[
     MEMORY_LOOKUP_BASIC_ID,
     MEMORY_IMPORT_BASIC,
 ];
-
-fn json_reply<T>(
-    tool: &str,
-    result: crate::service::Result<T>,
-    render: impl FnOnce(&T) -> Value,
-) -> ToolReply {
-    match result {
-        Ok(value) => ToolReply::Json(render(&value)),
-        Err(e) => service_error(tool, e),
-    }
-}
 
 const SAVE_DESCRIPTION: &str = "Save a new memory: a note in memories/ whose front matter keeps its id, type, tags, score, ttl (an ISO 8601 duration after which searches no longer show it), times, source and compat.basic_id. Returns the memory with its id.";
 
@@ -122,7 +109,7 @@ fn memory_save(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
         basic_id: a.basic_id.or(a.compat.and_then(|c| c.basic_id)),
         created_at: a.created_at,
     };
-    json_reply(
+    answer(
         MEMORY_SAVE.name,
         ctx.app.memory_save(&ctx.choice(&a.project), &new),
         render::memory::memory,
@@ -152,7 +139,7 @@ pub const MEMORY_GET: ToolSpec = ToolSpec {
 
 fn memory_get(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     let a: IdArgs = tri!(parse(MEMORY_GET.name, raw));
-    json_reply(
+    answer(
         MEMORY_GET.name,
         ctx.app.memory_get(&ctx.choice(&a.project), &a.id),
         render::memory::memory,
@@ -234,7 +221,7 @@ fn memory_update(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
         basic_id: a.basic_id,
         deleted_at: a.deleted_at,
     };
-    json_reply(
+    answer(
         MEMORY_UPDATE.name,
         ctx.app
             .memory_update(&ctx.choice(&a.project), &a.id, &patch),
@@ -268,7 +255,7 @@ struct DeleteArgs {
 
 fn memory_delete(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     let a: DeleteArgs = tri!(parse(MEMORY_DELETE.name, raw));
-    json_reply(
+    answer(
         MEMORY_DELETE.name,
         ctx.app
             .memory_delete(&ctx.choice(&a.project), &a.id, a.hard.unwrap_or(false)),
@@ -318,11 +305,9 @@ struct SearchArgs {
     time_range: Option<TimeRange>,
     /// Results per page (default 10, at most 100)
     #[serde(default, deserialize_with = "args::int")]
-    #[schemars(with = "Option<i64>")]
     limit: Option<i64>,
     /// Results to skip
     #[serde(default, deserialize_with = "args::int")]
-    #[schemars(with = "Option<i64>")]
     offset: Option<i64>,
     /// relevance (default), recency or score
     #[serde(default, deserialize_with = "args::string")]
@@ -382,7 +367,7 @@ fn memory_search(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
         sort,
         include_deleted: a.include_deleted.unwrap_or(false),
     };
-    json_reply(
+    answer(
         MEMORY_SEARCH.name,
         ctx.app.memory_search(&ctx.choice(&a.project), &query),
         render::memory::page,
@@ -412,7 +397,7 @@ struct LookupArgs {
 
 fn memory_lookup_basic_id(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     let a: LookupArgs = tri!(parse(MEMORY_LOOKUP_BASIC_ID.name, raw));
-    json_reply(
+    answer(
         MEMORY_LOOKUP_BASIC_ID.name,
         ctx.app
             .memory_lookup_basic_id(&ctx.choice(&a.project), &a.basic_id),
@@ -449,7 +434,7 @@ struct ImportBasicArgs {
 
 fn memory_import_basic(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     let a: ImportBasicArgs = tri!(parse(MEMORY_IMPORT_BASIC.name, raw));
-    json_reply(
+    answer(
         MEMORY_IMPORT_BASIC.name,
         ctx.app.memory_import_basic(
             &ctx.choice(&a.project),

@@ -52,14 +52,12 @@ pub struct WriteNoteArgs {
     pub workspace: Option<String>,
     /// Tags: a list, a comma-separated string or a JSON array string
     #[serde(default, deserialize_with = "args::string_list")]
-    #[schemars(with = "Option<Vec<String>>")]
     pub tags: Option<Vec<String>>,
     /// Note type (snake_cased), default "note"
     #[serde(default, alias = "entity_type", deserialize_with = "args::string")]
     pub note_type: Option<String>,
     /// Extra front matter keys
     #[serde(default, deserialize_with = "args::object")]
-    #[schemars(with = "Option<Map<String, Value>>")]
     pub metadata: Option<Map<String, Value>>,
     /// Replace an existing note with the same file name
     #[serde(default, deserialize_with = "args::boolean")]
@@ -207,14 +205,12 @@ pub struct EditNoteArgs {
     pub find_text: Option<String>,
     /// How many occurrences find_replace must find (default 1)
     #[serde(default, deserialize_with = "args::int")]
-    #[schemars(with = "Option<i64>")]
     pub expected_replacements: Option<i64>,
     /// replace_section also replaces nested subsections (default true)
     #[serde(default, deserialize_with = "args::boolean")]
     pub replace_subsections: Option<bool>,
     /// Front matter keys to add or change
     #[serde(default, deserialize_with = "args::object")]
-    #[schemars(with = "Option<Map<String, Value>>")]
     pub metadata: Option<Map<String, Value>>,
     #[serde(flatten)]
     pub format: FormatArgs,

@@ -63,15 +63,12 @@ pub struct SearchNotesArgs {
         alias = "types",
         deserialize_with = "args::string_list"
     )]
-    #[schemars(with = "Option<Vec<String>>")]
     pub note_types: Option<Vec<String>>,
     /// entity, observation, relation (default entity)
     #[serde(default, alias = "entity_type", deserialize_with = "args::string_list")]
-    #[schemars(with = "Option<Vec<String>>")]
     pub entity_types: Option<Vec<String>>,
     /// Observation categories (implies entity_types=observation)
     #[serde(default, alias = "category", deserialize_with = "args::string_list")]
-    #[schemars(with = "Option<Vec<String>>")]
     pub categories: Option<Vec<String>>,
     /// Only rows updated after this ("2d", "1 week", "2024-01-01")
     #[serde(
@@ -84,11 +81,9 @@ pub struct SearchNotesArgs {
     pub after_date: Option<String>,
     /// Front matter filters: {"status": "active", "priority": {"$gte": 2}, "tags": ["a", "b"]}
     #[serde(default, deserialize_with = "args::object")]
-    #[schemars(with = "Option<Map<String, Value>>")]
     pub metadata_filters: Option<Map<String, Value>>,
     /// Notes carrying all of these tags
     #[serde(default, deserialize_with = "args::string_list")]
-    #[schemars(with = "Option<Vec<String>>")]
     pub tags: Option<Vec<String>>,
     /// Front matter `status`
     #[serde(default, deserialize_with = "args::string")]
@@ -100,7 +95,6 @@ pub struct SearchNotesArgs {
         alias = "similarity_threshold",
         deserialize_with = "args::float"
     )]
-    #[schemars(with = "Option<f64>")]
     pub min_similarity: Option<f64>,
 }
 
@@ -198,10 +192,8 @@ pub struct RecentActivityArgs {
         alias = "kind",
         deserialize_with = "args::string_list"
     )]
-    #[schemars(with = "Option<Vec<String>>")]
     pub kind: Option<Vec<String>>,
     #[serde(default, deserialize_with = "args::int")]
-    #[schemars(with = "Option<i64>")]
     pub depth: Option<i64>,
     /// How far back: "7d" (default), "24h", "1 week", "yesterday", "2024-01-01"
     #[serde(
@@ -261,7 +253,6 @@ pub struct BuildContextArgs {
     pub project: ProjectArgs,
     /// How many links away to follow (default 1)
     #[serde(default, deserialize_with = "args::int")]
-    #[schemars(with = "Option<i64>")]
     pub depth: Option<i64>,
     /// Only related notes changed within this window ("7d", "1 week", ...)
     #[serde(
@@ -276,7 +267,6 @@ pub struct BuildContextArgs {
     pub page: PageArgs,
     /// Most related items per primary note (default 10)
     #[serde(default, alias = "max_results", deserialize_with = "args::int")]
-    #[schemars(with = "Option<i64>")]
     pub max_related: Option<i64>,
     /// "json" (default) or "text"
     #[serde(flatten)]
@@ -365,7 +355,6 @@ pub struct ListDirectoryArgs {
     pub dir_name: Option<String>,
     /// Levels below dir_name to include (default 1)
     #[serde(default, deserialize_with = "args::int")]
-    #[schemars(with = "Option<i64>")]
     pub depth: Option<i64>,
     /// Shell pattern on names, e.g. "*.md"
     #[serde(

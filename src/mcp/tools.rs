@@ -88,6 +88,13 @@ impl ToolReply {
     }
 }
 
+/// A JSON result, for the tools whose every answer is JSON.
+impl From<Value> for ToolReply {
+    fn from(value: Value) -> Self {
+        ToolReply::Json(value)
+    }
+}
+
 impl From<Rendered> for ToolReply {
     fn from(rendered: Rendered) -> Self {
         match rendered {
@@ -494,10 +501,10 @@ pub fn service_error(tool: &str, e: ServiceError) -> ToolReply {
 }
 
 /// The reply of a service call: its rendered outcome, or an MCP error result.
-pub fn answer<T>(
+pub fn answer<T, R: Into<ToolReply>>(
     tool: &str,
     result: crate::service::Result<T>,
-    render: impl FnOnce(&T) -> Rendered,
+    render: impl FnOnce(&T) -> R,
 ) -> ToolReply {
     match result {
         Ok(outcome) => render(&outcome).into(),

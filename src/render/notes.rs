@@ -19,8 +19,9 @@ pub fn session_footer(project: &str) -> String {
     format!("\n\n[Session: Using project '{project}']")
 }
 
-/// The `## Observations` / `## Relations` / `## Tags` blocks shared by write and edit.
-fn graph_summary(w: &NoteWritten, with_unresolved_note: bool, with_tags: bool) -> String {
+/// The `## Observations` / `## Relations` / `## Tags` blocks shared by write and edit; a
+/// write's also explain unresolved relations and list the tags.
+fn graph_summary(w: &NoteWritten, write: bool) -> String {
     let mut out = String::new();
     if !w.categories.is_empty() {
         out.push_str("\n## Observations\n");
@@ -33,11 +34,11 @@ fn graph_summary(w: &NoteWritten, with_unresolved_note: bool, with_tags: bool) -
             "\n## Relations\n- Resolved: {}\n- Unresolved: {}\n",
             w.resolved_relations, w.unresolved_relations
         ));
-        if with_unresolved_note && w.unresolved_relations > 0 {
+        if write && w.unresolved_relations > 0 {
             out.push_str("\nNote: Unresolved relations point to entities that don't exist yet.\nThey will be automatically resolved when target entities are created or during sync operations.\n");
         }
     }
-    if with_tags && !w.tags.is_empty() {
+    if write && !w.tags.is_empty() {
         out.push_str(&format!("\n## Tags\n- {}\n", w.tags.join(", ")));
     }
     out
@@ -49,13 +50,19 @@ pub fn written(w: &NoteWritten, project: &str) -> String {
     } else {
         "# Updated note"
     };
+    note_answer(header, "", w, project, true)
+}
+
+/// The answer to a write or an edit: `header`, where the note is, `details` (whole lines),
+/// what the note holds and the session footer.
+fn note_answer(header: &str, details: &str, w: &NoteWritten, project: &str, write: bool) -> String {
     let mut out = format!(
-        "{header}\nproject: {project}\nfile_path: {}\npermalink: {}\nchecksum: {}\n",
+        "{header}\nproject: {project}\nfile_path: {}\npermalink: {}\nchecksum: {}\n{details}",
         w.file_path,
         w.permalink.as_deref().unwrap_or(""),
         w.checksum
     );
-    out.push_str(&graph_summary(w, true, true));
+    out.push_str(&graph_summary(w, write));
     format!("{}{}", out.trim_end(), session_footer(project))
 }
 
@@ -72,23 +79,16 @@ pub fn edited(
     summary: &str,
     created: bool,
 ) -> String {
-    let mut out = if created {
-        format!(
-            "# Created note ({operation})\nproject: {project}\nfile_path: {}\npermalink: {}\nchecksum: {}\nfileCreated: true\noperation: {summary}\n",
-            w.file_path,
-            w.permalink.as_deref().unwrap_or(""),
-            w.checksum
+    let (header, created_line) = if created {
+        (
+            format!("# Created note ({operation})"),
+            "fileCreated: true\n",
         )
     } else {
-        format!(
-            "# Edited note ({operation})\nproject: {project}\nfile_path: {}\npermalink: {}\nchecksum: {}\noperation: {summary}\n",
-            w.file_path,
-            w.permalink.as_deref().unwrap_or(""),
-            w.checksum
-        )
+        (format!("# Edited note ({operation})"), "")
     };
-    out.push_str(&graph_summary(w, false, false));
-    format!("{}{}", out.trim_end(), session_footer(project))
+    let details = format!("{created_line}operation: {summary}\n");
+    note_answer(&header, &details, w, project, false)
 }
 
 /// Title suggestion for a missing note: Python's `str.capitalize()`.

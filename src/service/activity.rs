@@ -3,6 +3,7 @@
 use chrono::{DateTime, Utc};
 
 use super::error::QueryError;
+use super::read::Page;
 use super::scope::ProjectChoice;
 use super::{App, Result};
 use crate::config::Project;
@@ -205,9 +206,7 @@ impl App {
                 }
             }
         }
-        let offset = (page - 1) * page_size;
-        let has_more = items.len() > offset + page_size;
-        let mut items: Vec<ActivityItem> = items.into_iter().skip(offset).take(page_size).collect();
+        let (mut items, has_more) = Page { page, page_size }.of(items);
         self.name_commits(project, &mut items)?;
         Ok(Activity { items, has_more })
     }

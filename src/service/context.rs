@@ -6,6 +6,7 @@ use std::collections::{BTreeSet, HashMap};
 use chrono::{DateTime, Utc};
 
 use super::notes::Lookup;
+use super::read::Page;
 use super::scope::ProjectChoice;
 use super::{App, Result};
 use crate::config::Project;
@@ -176,13 +177,11 @@ impl App {
         request: &ContextRequest,
     ) -> Result<GraphContext> {
         let all = self.context_primaries(project, &request.uri)?;
-        let offset = (request.page - 1) * request.page_size;
-        let has_more = all.len() > offset + request.page_size;
-        let primaries: Vec<NoteRecord> = all
-            .into_iter()
-            .skip(offset)
-            .take(request.page_size)
-            .collect();
+        let page = Page {
+            page: request.page,
+            page_size: request.page_size,
+        };
+        let (primaries, has_more) = page.of(all);
         let since_ms = request.since.map(|s| s.timestamp_millis());
         let mut cache: HashMap<String, Option<NoteRecord>> = HashMap::new();
         let now = chrono::Utc::now();

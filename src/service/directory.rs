@@ -3,6 +3,7 @@
 use std::collections::BTreeSet;
 
 use super::error::{PageError, QueryError};
+use super::read::Page;
 use super::scope::ProjectChoice;
 use super::{App, Result};
 use crate::index::NoteRecord;
@@ -167,14 +168,13 @@ impl App {
         let (n_dirs, n_files) = (dir_nodes.len(), file_nodes.len());
         let all: Vec<DirectoryNode> = dir_nodes.into_iter().chain(file_nodes).collect();
         let total = all.len();
-        let offset = (request.page - 1) * request.page_size;
-        let nodes: Vec<DirectoryNode> = all
-            .into_iter()
-            .skip(offset)
-            .take(request.page_size)
-            .collect();
+        let page = Page {
+            page: request.page,
+            page_size: request.page_size,
+        };
+        let (nodes, has_more) = page.of(all);
         Ok(DirectoryListing {
-            has_more: offset + nodes.len() < total,
+            has_more,
             nodes,
             total,
             dir_name,

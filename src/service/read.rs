@@ -34,11 +34,22 @@ pub struct NoteView {
     pub text: String,
 }
 
-/// Which page of suggestions a not-found read lists.
+/// A page of a list (the suggestions of a not-found read, a listing, the notes of a context):
+/// its number, from 1, and its size.
 #[derive(Debug, Clone, Copy)]
 pub struct Page {
     pub page: usize,
     pub page_size: usize,
+}
+
+impl Page {
+    /// This page of `all`, and whether more items follow it.
+    pub fn of<T>(self, all: Vec<T>) -> (Vec<T>, bool) {
+        let offset = (self.page - 1) * self.page_size;
+        let more = all.len() > offset + self.page_size;
+        let items = all.into_iter().skip(offset).take(self.page_size).collect();
+        (items, more)
+    }
 }
 
 impl Default for Page {
