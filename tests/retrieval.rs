@@ -55,3 +55,19 @@ fn a_golden_set_that_is_not_a_list_of_queries_is_refused_clearly() {
         run.stderr
     );
 }
+
+#[test]
+fn a_kept_root_holds_the_index_and_a_second_run_scores_the_same() {
+    let root = tempfile::tempdir().unwrap();
+    let kept = root.path().join("kept");
+    let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/demo.json");
+    let keep = ["--json", "--keep-root", kept.to_str().unwrap()];
+    let first = bench_demo(root.path(), &golden, &keep).ok().json();
+    assert!(
+        kept.join("index").is_dir(),
+        "the index stays in the kept root"
+    );
+    assert!(kept.join("projects/main").is_dir());
+    let second = bench_demo(root.path(), &golden, &keep).ok().json();
+    assert_eq!(first[0]["overall"], second[0]["overall"]);
+}

@@ -297,7 +297,7 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = crate::vault::generate::DEFAULT_SEED)]
         seed: u64,
     },
-    /// Score search quality on a vault and graded queries (nDCG@5/@10, MRR, Hit@k, Recall@10)
+    /// Score search quality on a vault and graded queries (nDCG@5/@10, MRR, Hit@k, Recall@5/@10)
     Retrieval {
         /// The vault's folder; it is copied and indexed in a temporary data root
         #[arg(long)]
@@ -305,8 +305,9 @@ pub enum BenchCommand {
         /// Graded queries: a JSON list of {query, relevant_paths, partial_paths, category}
         #[arg(long)]
         golden: PathBuf,
-        /// Search types to score (text, vector, hybrid, or hybrid:score for score fusion
-        /// instead of RRF); repeat for several
+        /// Search types to score (text, vector, hybrid, hybrid:score for score fusion instead
+        /// of RRF, or hybrid:wNN for RRF with the vector ranking's votes weighted NN/100);
+        /// repeat for several
         #[arg(long = "search-type", default_value = "text")]
         search_types: Vec<String>,
         /// Also list each query that missed, with its top five notes
@@ -316,6 +317,10 @@ pub enum BenchCommand {
         /// Hugging Face id), for vector and hybrid search
         #[arg(long)]
         model: Option<String>,
+        /// Index the copy in DIR and keep it, instead of a temporary root: the next run with
+        /// the same DIR embeds only what changed, so ranking changes are compared in seconds
+        #[arg(long, value_name = "DIR")]
+        keep_root: Option<PathBuf>,
         #[arg(long)]
         json: bool,
     },

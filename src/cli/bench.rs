@@ -22,6 +22,7 @@ pub(super) fn retrieval(
     golden: &Path,
     search_types: &[String],
     model: Option<&str>,
+    keep_root: Option<&Path>,
     misses: bool,
     json: bool,
 ) -> Result<()> {
@@ -34,6 +35,7 @@ pub(super) fn retrieval(
         &golden.queries,
         search_types,
         model,
+        keep_root,
         &|e| bar.event(e),
         &|p| embedding.set(p.done, p.total),
     )?;

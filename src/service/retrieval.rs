@@ -227,16 +227,18 @@ pub fn benchmark(
     golden: &[GoldenQuery],
     search_types: &[String],
     model: Option<&str>,
+    keep_root: Option<&Path>,
     on_event: &(dyn Fn(SyncEvent) + Sync),
     on_embed: &dyn Fn(EmbedProgress),
 ) -> Result<Vec<RetrievalReport>> {
     if !vault.is_dir() {
         return Err(UserError::VaultNotAFolder(vault.to_path_buf()).into());
     }
-    let root = tempfile::tempdir()?;
-    let copy = root.path().join("projects/main");
+    let temporary = tempfile::tempdir()?;
+    let root = keep_root.unwrap_or(temporary.path());
+    let copy = root.join("projects/main");
     copy_tree(vault, &copy)?;
-    let app = App::open(root.path())?;
+    let app = App::open(root)?;
     if let Some(source) = model {
         app.install_model(source, None, &|_| {})?;
     }
@@ -279,9 +281,14 @@ impl App {
         golden: &[GoldenQuery],
         search_type: &str,
     ) -> Result<RetrievalReport> {
-        // `hybrid:score` measures score fusion against the default RRF.
+        // `hybrid:score` measures score fusion against the default RRF, `hybrid:w25` RRF with
+        // the vector ranking's votes weighted 0.25.
+        let weight = |w: &str| w.strip_prefix('w')?.parse().ok().filter(|&w: &u8| w <= 100);
         let (kind, fusion) = match search_type.split_once(':') {
             Some((kind, "score")) => (kind, Fusion::Score),
+            Some((kind, w)) if weight(w).is_some() => {
+                (kind, Fusion::VectorWeighted(weight(w).unwrap_or(100)))
+            }
             _ => (search_type, Fusion::Rrf),
         };
         let mut outcomes = Vec::with_capacity(golden.len());

@@ -75,6 +75,9 @@ pub enum Fusion {
     Rrf,
     /// Each ranking's scores scaled to 0..1 and averaged.
     Score,
+    /// RRF with the vector ranking's votes weighted by this many hundredths (the text
+    /// ranking's count whole), for measuring weights (`hybrid:wNN` in the benchmark).
+    VectorWeighted(u8),
 }
 
 impl Default for SearchRequest {

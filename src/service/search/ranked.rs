@@ -25,9 +25,16 @@ const FUSION_DEPTH: usize = 100;
 /// share their rank: a ranking that cannot tell them apart (every session titled with the same
 /// two names) must not order them by chance and outvote the rankings that can.
 fn rrf(rankings: &[Vec<(String, f64)>]) -> Vec<(String, f64)> {
+    let counted: Vec<(&[(String, f64)], f64)> =
+        rankings.iter().map(|r| (r.as_slice(), 1.0)).collect();
+    rrf_weighted(&counted)
+}
+
+/// [`rrf`] with each ranking's votes multiplied by its weight.
+fn rrf_weighted(rankings: &[(&[(String, f64)], f64)]) -> Vec<(String, f64)> {
     let mut scores: HashMap<&str, (f64, usize)> = HashMap::new();
     let mut order = 0;
-    for ranking in rankings {
+    for &(ranking, weight) in rankings {
         let mut rank = 0;
         for (position, (id, score)) in ranking.iter().enumerate() {
             if position > 0 && ranking[position - 1].1 != *score {
@@ -37,7 +44,7 @@ fn rrf(rankings: &[Vec<(String, f64)>]) -> Vec<(String, f64)> {
                 order += 1;
                 (0.0, order)
             });
-            entry.0 += 1.0 / (RRF_K + rank as f64 + 1.0);
+            entry.0 += weight / (RRF_K + rank as f64 + 1.0);
         }
     }
     let mut fused: Vec<(String, f64, usize)> = scores
@@ -206,6 +213,9 @@ impl App {
                 let fused = match request.fusion {
                     Fusion::Rrf => rrf(&[lexical, vector]),
                     Fusion::Score => score_fusion(&lexical, &vector),
+                    Fusion::VectorWeighted(w) => {
+                        rrf_weighted(&[(&lexical, 1.0), (&vector, f64::from(w) / 100.0)])
+                    }
                 };
                 let total = lexical_total.max(fused.len() as u64);
                 (fused, total, false)
@@ -366,6 +376,20 @@ mod tests {
         let tie = rrf(&[ranking(&["x"]), ranking(&["y"])]);
         assert_eq!(tie[0].0, "x");
         assert!(rrf(&[]).is_empty());
+    }
+
+    #[test]
+    fn a_weighted_rankings_votes_count_by_its_weight() {
+        let text = ranking(&["a", "b"]);
+        let vector = ranking(&["b", "a"]);
+        let even = rrf_weighted(&[(&text, 1.0), (&vector, 1.0)]);
+        assert_eq!(even[0].0, "a", "a tie goes to the first seen");
+        let light = rrf_weighted(&[(&text, 1.0), (&vector, 0.25)]);
+        let order: Vec<&str> = light.iter().map(|(id, _)| id.as_str()).collect();
+        assert_eq!(order, ["a", "b"]);
+        assert!((light[0].1 - (1.0 / 61.0 + 0.25 / 62.0)).abs() < 1e-12);
+        let heavy = rrf_weighted(&[(&text, 0.25), (&vector, 1.0)]);
+        assert_eq!(heavy[0].0, "b");
     }
 
     #[test]
