@@ -1,0 +1,375 @@
+//! The index as a whole: writes, searches, links, recovery after a dead writer, rebuilds.
+use super::search::Query;
+use super::*;
+use crate::note::Relation;
+
+fn input(path: &str, title: &str, body: &str, links: &[&str]) -> WriteOp {
+    WriteOp::Upsert(Box::new(NoteInput {
+        project: "main".into(),
+        path: path.into(),
+        kind: NoteKind::Markdown,
+        title: title.into(),
+        note_type: "note".into(),
+        content_type: "text/markdown".into(),
+        requested_permalink: None,
+        generated_permalink: Some(crate::note::permalink::note_permalink("main", path, true)),
+        tags: vec![],
+        aliases: vec![],
+        status: None,
+        metadata: Default::default(),
+        created_ms: 0,
+        updated_ms: 0,
+        checksum: crate::vault::scan::sha256_hex(body.as_bytes()),
+        size: body.len() as u64,
+        mtime_ns: 0,
+        observations: vec![],
+        relations: links
+            .iter()
+            .map(|t| Relation {
+                relation_type: "links_to".into(),
+                target: t.to_string(),
+                context: None,
+            })
+            .collect(),
+        warnings: vec![],
+        search_text: body.into(),
+    }))
+}
+
+/// An index in a new temporary folder, which lives as long as the folder is held.
+fn fresh() -> (tempfile::TempDir, Index) {
+    let dir = tempfile::tempdir().unwrap();
+    let index = Index::open(dir.path()).unwrap();
+    (dir, index)
+}
+
+fn note_at(index: &Index, path: &str) -> NoteRecord {
+    let txn = index.read_txn().unwrap();
+    let id = index
+        .tables
+        .id_by_path(&txn, "main", path)
+        .unwrap()
+        .unwrap();
+    index.tables.get_note(&txn, &id).unwrap().unwrap()
+}
+
+fn hits(index: &Index, text: &str) -> u64 {
+    let q = Query {
+        text: text.into(),
+        limit: 10,
+        ..Default::default()
+    };
+    index.search(&q).unwrap().total
+}
+
+/// Puts a note in the search outbox as the writer of `token` (`owner#commit`) leaves it.
+fn mark_dirty(index: &Index, id: &str, token: &str) {
+    let mut wtxn = index.env.write_txn().unwrap();
+    index.tables.search_dirty.put(&mut wtxn, id, token).unwrap();
+    wtxn.commit().unwrap();
+}
+
+/// Puts a note in the search outbox of a writer that is gone, with no index open: an open
+/// index's search indexer takes a gone writer's entries, and a pass kicked by its own last
+/// commit may still be on its way.
+fn mark_dirty_closed(dir: &Path, id: &str, token: &str) {
+    let mut options = EnvOpenOptions::new().read_txn_without_tls();
+    options.map_size(GRAPH_MAP_SIZE).max_dbs(graph::TABLE_COUNT);
+    let env = unsafe { options.open(dir.join("graph")) }.unwrap();
+    let tables = Tables::create(&env).unwrap();
+    let mut wtxn = env.write_txn().unwrap();
+    tables.search_dirty.put(&mut wtxn, id, token).unwrap();
+    wtxn.commit().unwrap();
+}
+
+fn handed(stamp: u64, checksum: &str, text: &str) -> search::Handed {
+    search::Handed {
+        stamp,
+        checksum: checksum.into(),
+        text: text.into(),
+    }
+}
+
+#[test]
+fn a_search_after_a_write_finds_it() {
+    let (_dir, index) = fresh();
+    assert!(!index.rebuilt, "a new index is not a rebuilt one");
+    let words = [
+        "aardvark", "bison", "capybara", "dingo", "echidna", "ferret", "gazelle", "hyena",
+    ];
+    for (i, word) in words.iter().enumerate() {
+        index
+            .write(vec![input(
+                &format!("n{i}.md"),
+                &format!("Note {i}"),
+                word,
+                &[],
+            )])
+            .unwrap();
+        assert_eq!(hits(&index, word), 1, "write {i} is searchable at once");
+    }
+    index.close();
+}
+
+#[test]
+fn every_acknowledged_write_of_concurrent_writers_is_searchable() {
+    let (_dir, index) = fresh();
+    std::thread::scope(|scope| {
+        for writer in 0..4 {
+            let index = &index;
+            scope.spawn(move || {
+                for i in 0..40 {
+                    let path = format!("w{writer}/n{i}.md");
+                    let body = format!("writer {writer} note {i}");
+                    let outcome = index
+                        .write(vec![input(&path, &path, &body, &[])])
+                        .unwrap()
+                        .pop()
+                        .unwrap()
+                        .unwrap();
+                    let OpOutcome::Upserted { id, .. } = outcome else {
+                        panic!("{outcome:?}");
+                    };
+                    assert_eq!(
+                        index.stored_body(&id).unwrap().as_deref(),
+                        Some(body.as_str()),
+                        "{path} is searchable once its write returned"
+                    );
+                }
+            });
+        }
+    });
+    index.close();
+}
+
+#[test]
+fn links_resolve_when_the_target_appears_and_unresolve_when_it_goes() {
+    let (_dir, index) = fresh();
+    index
+        .write(vec![input(
+            "a.md",
+            "A",
+            "a",
+            &["Search UI", "b", "Nothing"],
+        )])
+        .unwrap();
+    let a = note_at(&index, "a.md");
+    assert!(a.relations.iter().all(|r| r.to_id.is_none()));
+
+    index
+        .write(vec![
+            input("specs/Search UI.md", "Search UI", "ui", &[]),
+            input("b.md", "B", "b", &[]),
+        ])
+        .unwrap();
+    let a = note_at(&index, "a.md");
+    let ui = note_at(&index, "specs/Search UI.md");
+    let b = note_at(&index, "b.md");
+    let targets: Vec<_> = a.relations.iter().map(|r| r.to_id.clone()).collect();
+    assert_eq!(targets, vec![Some(ui.id.clone()), Some(b.id.clone()), None]);
+
+    index
+        .write(vec![WriteOp::Delete {
+            project: "main".into(),
+            path: "specs/Search UI.md".into(),
+        }])
+        .unwrap();
+    let a = note_at(&index, "a.md");
+    assert_eq!(
+        a.relations[0].to_id, None,
+        "a deleted target leaves the link unresolved"
+    );
+    assert_eq!(hits(&index, "ui"), 0);
+    index.close();
+}
+
+#[test]
+fn a_move_keeps_id_permalink_and_incoming_links() {
+    let (_dir, index) = fresh();
+    index
+        .write(vec![
+            input("old.md", "Old", "wombat", &[]),
+            input("src.md", "Src", "s", &["Old"]),
+        ])
+        .unwrap();
+    let before = note_at(&index, "old.md");
+    index
+        .write(vec![WriteOp::Move {
+            project: "main".into(),
+            from: "old.md".into(),
+            to: "dir/new.md".into(),
+        }])
+        .unwrap();
+    let after = note_at(&index, "dir/new.md");
+    assert_eq!(
+        (after.id.clone(), after.permalink.clone()),
+        (before.id.clone(), before.permalink.clone())
+    );
+    assert_eq!(
+        note_at(&index, "src.md").relations[0].to_id,
+        Some(before.id)
+    );
+    let txn = index.read_txn().unwrap();
+    assert_eq!(
+        index.tables.id_by_path(&txn, "main", "old.md").unwrap(),
+        None
+    );
+    drop(txn);
+    assert_eq!(hits(&index, "wombat"), 1);
+    index.close();
+}
+
+#[test]
+fn a_search_document_a_dead_process_deleted_unrecorded_counts_as_lost_text() {
+    // The graph says milli holds a note's text, but a process died between the milli
+    // commit that deleted the document and the graph commit recording it; the note is
+    // waiting in the outbox of that dead process, its body gone with it.
+    let dir = tempfile::tempdir().unwrap();
+    let graph = dir.path().join("graph/data.mdb");
+    let index = Index::open(dir.path()).unwrap();
+    index.write(vec![input("a.md", "A", "kiwi", &[])]).unwrap();
+    assert_eq!(hits(&index, "kiwi"), 1);
+    let id = note_at(&index, "a.md").id;
+    index.close();
+    mark_dirty_closed(dir.path(), &id, "2147483647:gone#1");
+    let graph_then = std::fs::read(&graph).unwrap();
+
+    let index = Index::open(dir.path()).unwrap();
+    index
+        .write(vec![WriteOp::Delete {
+            project: "main".into(),
+            path: "a.md".into(),
+        }])
+        .unwrap();
+    assert_eq!(hits(&index, "kiwi"), 0);
+    index.close();
+    std::fs::write(&graph, graph_then).unwrap();
+
+    let index = Index::open(dir.path()).unwrap();
+    assert_eq!(index.recover().unwrap(), 1, "the note's text is lost");
+    assert_eq!(
+        note_at(&index, "a.md").checksum,
+        "",
+        "its file is to be read again"
+    );
+    assert_eq!(
+        index
+            .indexed_body(&id)
+            .unwrap()
+            .map(|(checksum, _)| checksum),
+        Some(String::new()),
+        "what search holds instead passes for no text"
+    );
+    index.close();
+}
+
+#[test]
+fn a_body_handed_over_by_a_write_the_pass_does_not_see_waits_for_the_next_pass() {
+    let (dir, index) = fresh();
+    index.write(vec![input("a.md", "A", "kiwi", &[])]).unwrap();
+    assert_eq!(hits(&index, "kiwi"), 1);
+    let id = note_at(&index, "a.md").id;
+    // A newer write has handed over its body and is not committed yet.
+    let owner = owner::Owner::claim(dir.path()).unwrap();
+    let bodies = std::sync::Mutex::new(std::collections::HashMap::from([(
+        id.clone(),
+        handed(2, "newer", "mango"),
+    )]));
+    mark_dirty(&index, &id, &format!("{}#1", owner.name));
+    let done = search::flush(&index.env, &index.tables, &index.milli, &bodies, &owner, 10)
+        .unwrap()
+        .unwrap();
+    assert!(
+        bodies.lock().unwrap().contains_key(&id),
+        "the newer body is left for the pass that sees its write"
+    );
+    assert!(done.stale.is_empty(), "{done:?}");
+
+    // The note deleted, and a body waiting of a write after (kept) or before (dropped)
+    // the delete this snapshot sees.
+    index
+        .write(vec![WriteOp::Delete {
+            project: "main".into(),
+            path: "a.md".into(),
+        }])
+        .unwrap();
+    index.wait_searchable().unwrap();
+    for (stamp, kept) in [(6, true), (4, false)] {
+        bodies
+            .lock()
+            .unwrap()
+            .insert(id.clone(), handed(stamp, "again", "papaya"));
+        mark_dirty(&index, &id, &format!("{}#5", owner.name));
+        search::flush(&index.env, &index.tables, &index.milli, &bodies, &owner, 10).unwrap();
+        assert_eq!(
+            bodies.lock().unwrap().contains_key(&id),
+            kept,
+            "a body of commit {stamp} against a delete of commit 5"
+        );
+    }
+    index.write(vec![input("a.md", "A", "kiwi", &[])]).unwrap();
+
+    let clear = |checksum: &str| {
+        index
+            .write(vec![WriteOp::SearchDone(search::SearchDone {
+                entries: vec![],
+                stale: vec![(id.clone(), checksum.to_string())],
+                terms: vec![],
+            })])
+            .unwrap();
+        note_at(&index, "a.md").checksum
+    };
+    assert_ne!(clear("an older text"), "", "a newer text is not lost");
+    let current = note_at(&index, "a.md").checksum;
+    assert_eq!(clear(&current), "", "the text that was lost");
+    index.close();
+}
+
+#[test]
+fn permalinks_are_unique_and_ids_are_stable_across_rebuilds() {
+    let (_dir, index) = fresh();
+    index
+        .write(vec![
+            input("x.md", "X", "1", &[]),
+            input("X.md", "X", "2", &[]),
+        ])
+        .unwrap();
+    let (a, b) = (note_at(&index, "x.md"), note_at(&index, "X.md"));
+    assert_eq!(a.permalink.as_deref(), Some("main/x"));
+    assert_eq!(b.permalink.as_deref(), Some("main/x-1"));
+    index.close();
+
+    let other = tempfile::tempdir().unwrap();
+    let fresh = Index::open(other.path()).unwrap();
+    fresh.write(vec![input("x.md", "X", "1", &[])]).unwrap();
+    assert_eq!(
+        note_at(&fresh, "x.md").id,
+        a.id,
+        "ids derive from where a note was first seen"
+    );
+    fresh.close();
+}
+
+#[test]
+fn another_schema_version_rebuilds_the_index() {
+    let (dir, index) = fresh();
+    index.write(vec![input("a.md", "A", "a", &[])]).unwrap();
+    let mut wtxn = index.env.write_txn().unwrap();
+    index
+        .tables
+        .meta
+        .put(&mut wtxn, "schema_version", b"gitmem-graph-0")
+        .unwrap();
+    wtxn.commit().unwrap();
+    index.close();
+
+    let reopened = Index::open(dir.path()).unwrap();
+    assert!(reopened.rebuilt);
+    let txn = reopened.read_txn().unwrap();
+    assert_eq!(
+        reopened.tables.id_by_path(&txn, "main", "a.md").unwrap(),
+        None
+    );
+    drop(txn);
+    reopened.close();
+}
