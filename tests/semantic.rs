@@ -15,17 +15,23 @@ fn install(root: &Path, extra: &[&str]) -> Run {
     gitmem(root, &args)
 }
 
-#[test]
-fn model_commands_say_what_they_did_and_status_says_what_search_is() {
+/// A fresh root whose default project holds one note on disk, not indexed yet.
+fn with_a_note() -> tempfile::TempDir {
     let root = tempfile::tempdir().unwrap();
-    let r = root.path();
-    let project = r.join("projects/main");
+    let project = root.path().join("projects/main");
     std::fs::create_dir_all(&project).unwrap();
     std::fs::write(
         project.join("Bicycle care.md"),
         "# Bicycle care\n\nOil the chain every few hundred kilometres.\n",
     )
     .unwrap();
+    root
+}
+
+#[test]
+fn model_commands_say_what_they_did_and_status_says_what_search_is() {
+    let root = with_a_note();
+    let r = root.path();
     let status = gitmem(r, &["status"]).ok();
     assert_mentions(
         &status.stdout,
@@ -84,15 +90,8 @@ fn model_commands_say_what_they_did_and_status_says_what_search_is() {
 /// default model cannot be fetched, and every command says so without failing for it.
 #[test]
 fn offline_a_fresh_root_indexes_and_searches_lexically_and_says_why_semantic_search_is_off() {
-    let root = tempfile::tempdir().unwrap();
+    let root = with_a_note();
     let r = root.path();
-    let project = r.join("projects/main");
-    std::fs::create_dir_all(&project).unwrap();
-    std::fs::write(
-        project.join("Bicycle care.md"),
-        "# Bicycle care\n\nOil the chain.\n",
-    )
-    .unwrap();
 
     let reindex = gitmem(r, &["reindex"]).ok();
     assert_mentions(&reindex.stdout, "main: indexed 1 files");

@@ -65,6 +65,15 @@ pub enum FetchState {
     },
 }
 
+impl FetchState {
+    /// The model fetched or tried.
+    pub fn model(&self) -> &str {
+        match self {
+            FetchState::Fetching { model, .. } | FetchState::Failed { model, .. } => model,
+        }
+    }
+}
+
 /// What a fetch did.
 #[derive(Debug, Clone)]
 pub enum ModelFetch {
@@ -236,11 +245,15 @@ impl App {
     }
 
     /// The state of this data root's model fetch, as any process sees it; a fetch whose
-    /// process is gone counts as none.
-    pub fn fetch_state(&self) -> Option<FetchState> {
+    /// process is gone counts as none, and so does the state of another model than `model`
+    /// (one the configuration chose before).
+    pub fn fetch_state(&self, model: &str) -> Option<FetchState> {
         let root = &self.config().root;
         let text = vault::fs::read_text(&state_file(root)).ok()?;
         let state: FetchState = serde_json::from_str(&text).ok()?;
+        if state.model() != model {
+            return None;
+        }
         if matches!(state, FetchState::Fetching { .. }) {
             // The fetching process holds the lock for as long as it runs.
             let alive = matches!(vault::fs::try_lock(&lock_file(root)), Ok(None));
@@ -290,7 +303,7 @@ impl App {
         };
         self.record_fetch(&fetching(None));
         let last_written = Cell::new(Instant::now());
-        let installed = self.install_from_hub(&hub, &model, &|download| {
+        let installed = self.install_model(&model, None, &|download| {
             on_progress(download);
             if last_written.get().elapsed() >= STATE_EVERY {
                 self.record_fetch(&fetching(Some(download.clone())));
@@ -335,7 +348,7 @@ impl App {
             return None;
         }
         let root = &self.config().root;
-        if matches!(self.fetch_state(), Some(FetchState::Fetching { .. })) {
+        if matches!(self.fetch_state(&model), Some(FetchState::Fetching { .. })) {
             return Some(model);
         }
         let started = std::process::Command::new(exe)

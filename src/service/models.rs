@@ -184,26 +184,6 @@ impl App {
         name: Option<&str>,
         on_download: &dyn Fn(&Download),
     ) -> Result<ModelInfo> {
-        self.install(&self.hub(), source, name, on_download)
-    }
-
-    /// Installs the hub model `model_id` from `hub`.
-    pub(super) fn install_from_hub(
-        &self,
-        hub: &str,
-        model_id: &str,
-        on_download: &dyn Fn(&Download),
-    ) -> Result<ModelInfo> {
-        self.install(hub, model_id, None, on_download)
-    }
-
-    fn install(
-        &self,
-        hub: &str,
-        source: &str,
-        name: Option<&str>,
-        on_download: &dyn Fn(&Download),
-    ) -> Result<ModelInfo> {
         let root = self.root();
         let models = models_dir(&root);
         vault::fs::make_dirs(&models)?;
@@ -228,10 +208,11 @@ impl App {
         } else if hub::is_hub_id(source) {
             let fetched = staging.path().join("download");
             vault::fs::make_dirs(&fetched)?;
-            hub::download(hub, source, &fetched, on_download).map_err(|e| {
+            let hub = self.hub();
+            hub::download(&hub, source, &fetched, on_download).map_err(|e| {
                 ModelError::Download {
                     origin: source.to_string(),
-                    hub: hub.to_string(),
+                    hub,
                     source: e,
                 }
             })?;

@@ -286,10 +286,11 @@ impl App {
         let weight = |w: &str| w.strip_prefix('w')?.parse().ok().filter(|&w: &u8| w <= 100);
         let (kind, fusion) = match search_type.split_once(':') {
             Some((kind, "score")) => (kind, Fusion::Score),
-            Some((kind, w)) if weight(w).is_some() => {
-                (kind, Fusion::VectorWeighted(weight(w).unwrap_or(100)))
-            }
-            _ => (search_type, Fusion::Rrf),
+            Some((kind, variant)) => match weight(variant) {
+                Some(w) => (kind, Fusion::VectorWeighted(w)),
+                None => (search_type, Fusion::Rrf),
+            },
+            None => (search_type, Fusion::Rrf),
         };
         let mut outcomes = Vec::with_capacity(golden.len());
         let mut latencies = Vec::with_capacity(golden.len());

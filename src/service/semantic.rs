@@ -122,7 +122,7 @@ impl App {
             ModelChoice::Missing(model) => return Ok(SemanticStatus::Missing { model }),
             ModelChoice::ToFetch(model) => {
                 let hub = self.hub();
-                return Ok(match self.fetch_state() {
+                return Ok(match self.fetch_state(&model) {
                     Some(FetchState::Fetching { progress, .. }) => SemanticStatus::Fetching {
                         model,
                         hub,

