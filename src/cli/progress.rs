@@ -118,6 +118,7 @@ impl Observer for Bars {
     fn counting(&self, work: Work) {
         let bar = match work {
             Work::Embedding => CountBar::new("embedding", "notes"),
+            Work::QuickEmbedding => CountBar::new("embedding (quick stage)", "notes"),
             Work::Importing => CountBar::new("importing", "notes"),
             Work::Distilling => CountBar::new("distilling", "tokens"),
             Work::Fetching => CountBar::bytes("fetching model"),

@@ -78,6 +78,9 @@ pub struct Index {
     pub(crate) milli: milli_core::Index,
     /// Passage vectors for semantic search, kept by the embedding worker.
     pub vectors: vectors::VectorStore,
+    /// The quick stage's vectors: notes still waiting for the chosen model's, embedded by a
+    /// static model distilled from it (`service::semantic::quick`).
+    pub quick_vectors: vectors::VectorStore,
     writer: WriteHandle,
     dir: PathBuf,
     /// Set when an existing index was discarded (other schema, corrupt): every project must be
@@ -167,6 +170,7 @@ impl Index {
             }
         }
         let vectors = vectors::VectorStore::open(&dir.join("vectors"))?;
+        let quick_vectors = vectors::VectorStore::open(&dir.join("vectors-quick"))?;
         let owner = owner::Owner::claim(dir).map_err(|e| OpenFailure::Claim(e.into()))?;
         let writer = writer::spawn(env.clone(), tables.clone(), milli.clone(), owner);
         Ok(Self {
@@ -174,6 +178,7 @@ impl Index {
             tables,
             milli,
             vectors,
+            quick_vectors,
             writer,
             dir: dir.to_path_buf(),
             rebuilt: false,

@@ -336,19 +336,40 @@ impl VectorStore {
         Ok(matrix)
     }
 
+    /// Whether no note has vectors.
+    pub fn is_empty(&self) -> Result<bool, IndexError> {
+        let rtxn = self.env.read_txn()?;
+        Ok(self.notes.is_empty(&rtxn)?)
+    }
+
+    /// The notes of `project` that have vectors.
+    pub fn notes(&self, project: &str) -> Result<HashSet<String>, IndexError> {
+        let Some((_, dims)) = self.model()? else {
+            return Ok(HashSet::new());
+        };
+        let matrix = self.matrix(project, dims)?;
+        let matrix = matrix.read().unwrap_or_else(|e| e.into_inner());
+        Ok(matrix
+            .notes
+            .iter()
+            .zip(&matrix.rows_of)
+            .filter(|(_, rows)| !rows.is_empty())
+            .map(|(note, _)| note.clone())
+            .collect())
+    }
+
     /// The notes of `project` whose best passage is most similar to `query` (a normalised
-    /// vector), best first, at most `limit`; `allowed` restricts the notes considered.
+    /// vector), best first, at most `limit`; only notes `admit` lets through are considered.
     pub fn search(
         &self,
         project: &str,
         query: &[f32],
         limit: usize,
-        allowed: Option<&HashSet<String>>,
+        admit: impl Fn(&str) -> bool,
     ) -> Result<Vec<VectorHit>, IndexError> {
         let matrix = self.matrix(project, query.len())?;
         let matrix = matrix.read().unwrap_or_else(|e| e.into_inner());
-        let permitted: Option<Vec<bool>> =
-            allowed.map(|a| matrix.notes.iter().map(|n| a.contains(n)).collect());
+        let permitted: Vec<bool> = matrix.notes.iter().map(|n| admit(n)).collect();
         let mut best: Vec<Option<(f32, u32)>> = vec![None; matrix.notes.len()];
         for (&(note, passage), values) in matrix
             .rows
@@ -359,7 +380,7 @@ impl VectorStore {
                 continue;
             }
             let note = note as usize;
-            if permitted.as_ref().is_some_and(|p| !p[note]) {
+            if !permitted[note] {
                 continue;
             }
             let similarity = dot(values, query);
@@ -422,17 +443,17 @@ mod tests {
         );
         put(&store, "p", "b", "c2", &[unit(&[1.0, 1.0])]);
         put(&store, "other", "c", "c3", &[unit(&[0.0, 1.0])]);
-        let hits = store.search("p", &unit(&[0.0, 1.0]), 10, None).unwrap();
+        let hits = store.search("p", &unit(&[0.0, 1.0]), 10, |_| true).unwrap();
         assert_eq!(hits[0].note_id, "a");
         assert_eq!(hits[0].passage, 1);
         assert_eq!(hits.len(), 2, "other projects are not searched");
 
         put(&store, "p", "a", "c4", &[unit(&[1.0, 0.0])]);
-        let hits = store.search("p", &unit(&[0.0, 1.0]), 10, None).unwrap();
+        let hits = store.search("p", &unit(&[0.0, 1.0]), 10, |_| true).unwrap();
         assert_eq!(hits[0].note_id, "b", "a's old passages are gone");
         store.remove("p", "b").unwrap();
         let ids: Vec<String> = store
-            .search("p", &unit(&[0.0, 1.0]), 10, None)
+            .search("p", &unit(&[0.0, 1.0]), 10, |_| true)
             .unwrap()
             .into_iter()
             .map(|h| h.note_id)
@@ -446,19 +467,30 @@ mod tests {
             &[unit(&[0.0, 1.0]), unit(&[1.0, 0.0])],
         );
         let query = unit(&[0.2, 1.0]);
-        let kept_up = store.search("p", &query, 10, None).unwrap();
+        let kept_up = store.search("p", &query, 10, |_| true).unwrap();
         assert_eq!(kept_up[0].note_id, "d");
         assert_eq!(kept_up[0].passage, 0);
         assert_eq!(store.embedded().unwrap().len(), 3);
+        let notes = store.notes("p").unwrap();
+        assert_eq!(notes, HashSet::from(["a".to_string(), "d".to_string()]));
+        let others: Vec<String> = store
+            .search("p", &query, 10, |id| id != "d")
+            .unwrap()
+            .into_iter()
+            .map(|h| h.note_id)
+            .collect();
+        assert_eq!(others, ["a"], "notes not admitted are not ranked");
         drop(store);
         let store = VectorStore::open(dir.path()).unwrap();
         assert_eq!(
-            store.search("p", &query, 10, None).unwrap(),
+            store.search("p", &query, 10, |_| true).unwrap(),
             kept_up,
             "the copy kept up to date in memory equals one read afresh"
         );
         assert_eq!(store.model().unwrap(), Some(("m".to_string(), 2)));
+        assert!(!store.is_empty().unwrap());
         store.reset("n", 3).unwrap();
         assert!(store.embedded().unwrap().is_empty());
+        assert!(store.is_empty().unwrap());
     }
 }

@@ -108,8 +108,12 @@ pub fn semantic_line(semantic: &SemanticStatus) -> String {
         SemanticStatus::Missing { model } => format!(
             "semantic search is off: `[search] model` names '{model}', which is neither installed nor a hub model id (org/name); search is lexical. `gitmem model list` shows what is installed"
         ),
-        SemanticStatus::On { model, dimensions, notes_embedded, notes } if notes_embedded < notes => format!(
+        SemanticStatus::On { model, dimensions, notes_embedded, notes, quick_notes: 0 } if notes_embedded < notes => format!(
             "semantic search is on (model {model}, {dimensions} dimensions): embedding, {notes_embedded} of {notes} notes done; search is hybrid"
+        ),
+        SemanticStatus::On { model, dimensions, notes_embedded, notes, quick_notes } if notes_embedded < notes => format!(
+            "semantic search is on (model {model}, {dimensions} dimensions): embedding, {notes_embedded} of {notes} notes done; the quick stage (a static model distilled from it) has embedded {quick_notes} of the {} others meanwhile; search is hybrid",
+            notes - notes_embedded
         ),
         SemanticStatus::On { model, dimensions, notes, .. } => format!(
             "semantic search is on (model {model}, {dimensions} dimensions): {notes} notes embedded; search is hybrid"
@@ -144,9 +148,11 @@ fn semantic_json(semantic: &SemanticStatus) -> Value {
             dimensions,
             notes_embedded,
             notes,
+            quick_notes,
         } => json!({
             "state": "on", "model": model, "dimensions": dimensions,
             "notes_embedded": notes_embedded, "notes": notes,
+            "quick_stage": {"notes_embedded": quick_notes, "notes": notes - notes_embedded},
         }),
         SemanticStatus::Broken { model, error } => {
             json!({"state": "broken", "model": model, "error": error})

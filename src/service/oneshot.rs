@@ -13,6 +13,7 @@ use super::models::ModelInfo;
 use super::projects::BasicMemoryImport;
 use super::scope::ProjectChoice;
 use super::search::{SearchRequest, SearchResponse};
+use super::semantic::EmbedStage;
 use super::sync::{SyncEvent, SyncMode, SyncReport};
 use super::{App, Result};
 use crate::config::Project;
@@ -35,6 +36,8 @@ pub trait Observer: Sync {
 pub enum Work {
     /// Notes embedded for semantic search.
     Embedding,
+    /// Notes embedded by the quick stage's static model, ahead of the chosen one.
+    QuickEmbedding,
     /// Notes written by an import.
     Importing,
     /// Tokens of a distilled model.
@@ -102,12 +105,26 @@ impl Oneshot<'_> {
         report
     }
 
+    /// Embeds what is pending, each stage its own counted step.
     fn embed(&self) -> Result<usize> {
-        self.observer.counting(Work::Embedding);
-        let embedded = self
-            .app
-            .embed_pending(&|p| self.observer.counted(p.done, p.total));
-        self.observer.step_done();
+        let stage = std::cell::Cell::new(None);
+        let embedded = self.app.embed_pending(&|p| {
+            if stage.get() != Some(p.stage) {
+                if stage.get().is_some() {
+                    self.observer.step_done();
+                }
+                stage.set(Some(p.stage));
+                self.observer.counting(match p.stage {
+                    EmbedStage::Distilling => Work::Distilling,
+                    EmbedStage::Quick => Work::QuickEmbedding,
+                    EmbedStage::Full => Work::Embedding,
+                });
+            }
+            self.observer.counted(p.done, p.total);
+        });
+        if stage.get().is_some() {
+            self.observer.step_done();
+        }
         embedded
     }
 

@@ -325,3 +325,90 @@ fn the_fused_forward_pass_gives_the_vectors_of_candles_bert() {
     };
     assert!(similar > 0.7, "related sentences are close: {similar}");
 }
+
+#[test]
+fn a_large_backlog_is_searchable_by_meaning_through_the_quick_stage_before_the_model_reaches_it() {
+    use gitmem::service::semantic::quick::QUICK_STAGE_NOTES;
+    use gitmem::service::semantic::EmbedStage;
+    use std::sync::Mutex;
+
+    let h = with_notes();
+    for i in 0..QUICK_STAGE_NOTES {
+        std::fs::write(
+            h.main_dir().join(format!("Standup {i}.md")),
+            format!("# Standup {i}\n\nTicket {i} moved to review; the sprint board was groomed and estimates updated.\n"),
+        )
+        .unwrap();
+    }
+    h.sync();
+    h.app()
+        .install_model(model::source().to_str().unwrap(), None, &|_| {})
+        .expect("installing the test model");
+    let stages = Mutex::new(Vec::new());
+    let before_the_model = Mutex::new(None);
+    let embedded = h
+        .app()
+        .embed_pending(&|p| {
+            let mut stages = stages.lock().unwrap();
+            if stages.last() != Some(&p.stage) {
+                stages.push(p.stage);
+            }
+            if p.stage == EmbedStage::Full && p.done == 0 {
+                let found = search(&h, "bike chain lubrication", "vector", json!({}));
+                *before_the_model.lock().unwrap() =
+                    Some((h.app().semantic_status().unwrap(), titles(&found)));
+            }
+        })
+        .unwrap();
+    let notes = QUICK_STAGE_NOTES + NOTES.len();
+    assert_eq!(embedded, notes);
+    assert_eq!(
+        *stages.lock().unwrap(),
+        [EmbedStage::Distilling, EmbedStage::Quick, EmbedStage::Full],
+        "the quick stage's model is distilled, then embeds everything, then the model itself"
+    );
+    let (status, found) = before_the_model.into_inner().unwrap().unwrap();
+    assert!(
+        matches!(status, SemanticStatus::On { notes_embedded: 0, quick_notes, notes: n, .. }
+            if quick_notes == notes && n == notes),
+        "{status:?}"
+    );
+    assert_mentions(
+        &gitmem::render::status::semantic_line(&status),
+        &format!("0 of {notes} notes done; the quick stage (a static model distilled from it) has embedded {notes} of the {notes} others"),
+    );
+    assert_eq!(
+        found[0], "Bicycle care",
+        "found by the quick stage: {found:?}"
+    );
+    assert!(h.root().join("models").join(MODEL).join("quick").is_dir());
+
+    assert!(
+        matches!(h.app().semantic_status().unwrap(),
+            SemanticStatus::On { notes_embedded, quick_notes: 0, .. } if notes_embedded == notes),
+        "once the model has caught up, the quick stage is over"
+    );
+    assert_eq!(
+        titles(&search(&h, "bike chain lubrication", "vector", json!({})))[0],
+        "Bicycle care"
+    );
+
+    std::fs::write(
+        h.main_dir().join("Camping.md"),
+        "# Camping\n\nPitch the tent on level ground, away from the river.\n",
+    )
+    .unwrap();
+    h.sync();
+    let stages = Mutex::new(Vec::new());
+    h.app()
+        .embed_pending(&|p| stages.lock().unwrap().push(p.stage))
+        .unwrap();
+    assert!(
+        stages
+            .lock()
+            .unwrap()
+            .iter()
+            .all(|s| *s == EmbedStage::Full),
+        "a small backlog waits for the model alone"
+    );
+}

@@ -286,7 +286,7 @@ impl Embedder {
         out: &Path,
         on_progress: &dyn Fn(usize, usize),
     ) -> Result<(), EmbedError> {
-        if matches!(self.model, Model::Static(_)) {
+        if self.is_static() {
             return Err(EmbedError::Model(
                 "this model is already a static one".into(),
             ));
@@ -377,6 +377,11 @@ impl Embedder {
 
     pub fn dimensions(&self) -> usize {
         self.dimensions
+    }
+
+    /// Whether this is a distilled token table rather than a transformer.
+    pub fn is_static(&self) -> bool {
+        matches!(self.model, Model::Static(_))
     }
 
     /// A search query's vector.

@@ -1,6 +1,9 @@
 //! Semantic search: the chosen model, loaded once; the work of keeping every note's passage
 //! vectors in step with its text (off the reply path: a background worker in `serve`, and
-//! `reindex`/`search` on the command line); and the vector ranking that search fuses.
+//! `reindex`/`search` on the command line), with a quick stage first for a large backlog
+//! (`quick`); and the vector ranking that search fuses.
+
+pub mod quick;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -15,12 +18,15 @@ use super::models::ModelChoice;
 use super::{App, Result};
 use crate::config::Project;
 use crate::index::embed::Embedder;
-use crate::index::vectors::{NoteVectors, VectorHit};
-use crate::index::NoteKind;
+use crate::index::vectors::{NoteVectors, VectorHit, VectorStore};
+use crate::index::{NoteKind, NoteRecord};
 use crate::note::chunk::passages;
 
 /// Most notes stored in one commit of the vector store.
 const BATCH_NOTES: usize = 256;
+/// Longest the transformer embeds before the plan is made again, so that notes written
+/// meanwhile reach the quick stage within about this long.
+const ROUND_TIME: Duration = Duration::from_secs(30);
 /// Longest a batch of embedded notes waits before it is stored.
 const BATCH_TIME: Duration = Duration::from_secs(1);
 /// How often the idle worker looks at the stop flag.
@@ -34,6 +40,10 @@ const RETRY_LAST: Duration = Duration::from_secs(60);
 pub struct Semantic {
     /// The default model, loaded on first use; cleared when the choice changes.
     loaded: Mutex<Option<Arc<Embedder>>>,
+    /// The quick stage's model, distilled from the default one.
+    quick: Mutex<Option<Arc<Embedder>>>,
+    /// Set when the quick stage failed for the default model (until the choice changes).
+    quick_failed: AtomicBool,
     /// Serialises embedding work within the process (the worker, a CLI command).
     working: Mutex<()>,
     /// Raised at shutdown: embedding stops between notes.
@@ -45,13 +55,31 @@ pub struct Semantic {
 #[derive(Default)]
 struct EmbeddingPlan {
     notes: usize,
-    todo: Vec<crate::index::NoteRecord>,
+    todo: Vec<NoteRecord>,
     gone: Vec<(String, String)>,
+    /// Notes of `todo` whose quick vectors are current.
+    quick_done: HashSet<(String, String)>,
+    /// Whether the quick store holds any vectors (the quick stage is under way).
+    quick_under_way: bool,
+}
+
+/// What embedding is doing.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EmbedStage {
+    /// Making the quick stage's model from the chosen one (counting tokens).
+    Distilling,
+    /// Embedding the backlog with the quick stage's model (counting notes).
+    Quick,
+    /// Embedding with the chosen model (counting notes).
+    #[default]
+    Full,
 }
 
 /// How far embedding has come.
 #[derive(Debug, Clone, Copy, Default, Serialize)]
 pub struct EmbedProgress {
+    pub stage: EmbedStage,
     pub done: usize,
     pub total: usize,
 }
@@ -80,6 +108,8 @@ pub enum SemanticStatus {
         dimensions: usize,
         notes_embedded: usize,
         notes: usize,
+        /// Notes not embedded yet that the quick stage's vectors make searchable meanwhile.
+        quick_notes: usize,
     },
     /// The chosen model could not be loaded.
     Broken { model: String, error: String },
@@ -93,6 +123,12 @@ impl App {
             .loaded
             .lock()
             .unwrap_or_else(|e| e.into_inner()) = None;
+        *self
+            .semantic
+            .quick
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = None;
+        self.semantic.quick_failed.store(false, Ordering::Relaxed);
         self.semantic.choices.fetch_add(1, Ordering::Relaxed);
     }
 
@@ -157,6 +193,7 @@ impl App {
             dimensions: embedder.dimensions(),
             notes_embedded: plan.notes - plan.todo.len(),
             notes: plan.notes,
+            quick_notes: plan.quick_done.len(),
         })
     }
 
@@ -186,12 +223,32 @@ impl App {
             }
         }
         plan.gone = embedded.into_keys().collect();
+        let quick = &self.index.quick_vectors;
+        plan.quick_under_way = !quick.is_empty()?
+            && quick
+                .model()?
+                .is_some_and(|(name, _)| name == quick::quick_name(embedder));
+        if plan.quick_under_way {
+            let quick_embedded = quick.embedded()?;
+            plan.quick_done = plan
+                .todo
+                .iter()
+                .map(|n| ((n.project.clone(), n.id.clone()), &n.checksum))
+                .filter(|(key, checksum)| {
+                    quick_embedded
+                        .get(key)
+                        .is_some_and(|e| &e.checksum == *checksum)
+                })
+                .map(|(key, _)| key)
+                .collect();
+        }
         Ok(plan)
     }
 
     /// Brings every note's vectors in step with its text: embeds notes that are new or
-    /// changed, drops vectors of notes that are gone, starts over when the model changed.
-    /// Returns how many notes it embedded; does nothing without a model.
+    /// changed, drops vectors of notes that are gone, starts over when the model changed. A
+    /// large backlog goes through the quick stage first (`quick`). Returns how many notes the
+    /// chosen model embedded; does nothing without a model.
     pub fn embed_pending(&self, on_progress: &dyn Fn(EmbedProgress)) -> Result<usize> {
         let Some(embedder) = self.embedder()? else {
             return Ok(0);
@@ -208,20 +265,69 @@ impl App {
         // Everything acknowledged so far is then in the search index, whose text is what
         // gets embedded (a command line `reindex` embeds all it wrote).
         self.index.wait_searchable()?;
-        let EmbeddingPlan { todo, gone, .. } = self.embedding_plan(&embedder)?;
-        tracing::debug!(todo = todo.len(), gone = gone.len(), "embedding plan");
-        for (project, id) in &gone {
-            vectors.remove(project, id)?;
+        let mut embedded = 0;
+        // In rounds of at most ROUND_TIME, each planned afresh: notes written during a long
+        // backlog reach the quick stage without waiting for its end.
+        loop {
+            let plan = self.embedding_plan(&embedder)?;
+            tracing::debug!(
+                todo = plan.todo.len(),
+                gone = plan.gone.len(),
+                "embedding plan"
+            );
+            for (project, id) in &plan.gone {
+                vectors.remove(project, id)?;
+            }
+            if plan.todo.is_empty() {
+                self.end_quick_stage()?;
+                return Ok(embedded);
+            }
+            if quick::quick_stage_runs(plan.todo.len(), plan.quick_under_way) {
+                self.run_quick_stage(&embedder, &plan, on_progress);
+            }
+            let total = embedded + plan.todo.len();
+            on_progress(EmbedProgress {
+                stage: EmbedStage::Full,
+                done: embedded,
+                total,
+            });
+            let round =
+                self.embed_notes(&embedder, vectors, plan.todo, Some(ROUND_TIME), &|done| {
+                    on_progress(EmbedProgress {
+                        stage: EmbedStage::Full,
+                        done: embedded + done,
+                        total,
+                    })
+                })?;
+            embedded += round;
+            // Nothing embedded: what is left waits for the search index (whose next commit
+            // wakes the worker again), or shutdown.
+            if round == 0 || self.semantic.stop.load(Ordering::Relaxed) {
+                return Ok(embedded);
+            }
         }
-        let total = todo.len();
-        on_progress(EmbedProgress { done: 0, total });
+    }
+
+    /// Embeds `notes` with `embedder` into `store`, stopping at shutdown or once `time` is
+    /// spent; `on_done(notes embedded so far)`. Returns how many notes it embedded.
+    fn embed_notes(
+        &self,
+        embedder: &Embedder,
+        store: &VectorStore,
+        notes: Vec<NoteRecord>,
+        time: Option<Duration>,
+        on_done: &dyn Fn(usize),
+    ) -> Result<usize> {
+        let started = Instant::now();
         // Notes are stored in batches, one commit (one disk sync) each, cut by count and by
         // time so that a slow model's work still becomes searchable every second or so.
         let mut batch: Vec<NoteVectors> = Vec::new();
         let mut batch_started = Instant::now();
         let mut stored = 0;
-        for note in todo {
-            if self.semantic.stop.load(Ordering::Relaxed) {
+        for note in notes {
+            if self.semantic.stop.load(Ordering::Relaxed)
+                || time.is_some_and(|t| started.elapsed() >= t)
+            {
                 break;
             }
             // A note the search index has not caught up with yet is left for the search
@@ -243,22 +349,64 @@ impl App {
                 checksum: note.checksum,
                 vectors: vectors_of_note,
             });
-            on_progress(EmbedProgress {
-                done: stored + batch.len(),
-                total,
-            });
+            on_done(stored + batch.len());
             if batch.len() >= BATCH_NOTES || batch_started.elapsed() >= BATCH_TIME {
-                vectors.put_many(&batch)?;
+                store.put_many(&batch)?;
                 stored += batch.len();
                 batch.clear();
                 batch_started = Instant::now();
             }
         }
         if !batch.is_empty() {
-            vectors.put_many(&batch)?;
+            store.put_many(&batch)?;
         }
-        tracing::debug!(notes = stored + batch.len(), "embedded");
+        tracing::debug!(
+            notes = stored + batch.len(),
+            model = embedder.name(),
+            "embedded"
+        );
         Ok(stored + batch.len())
+    }
+
+    /// Embeds the notes of `plan` that have no current quick vectors with the quick stage's
+    /// model, distilling it first if need be. A failure only costs the stage: the notes
+    /// still get the chosen model's vectors, and the next pass does not try again.
+    fn run_quick_stage(
+        &self,
+        embedder: &Embedder,
+        plan: &EmbeddingPlan,
+        on_progress: &dyn Fn(EmbedProgress),
+    ) {
+        if self.semantic.quick_failed.load(Ordering::Relaxed) {
+            return;
+        }
+        let run = || -> Result<()> {
+            let Some(quick) = self.quick_embedder(embedder, Some(on_progress))? else {
+                return Ok(());
+            };
+            self.quick_store_for(&quick)?;
+            let waiting: Vec<NoteRecord> = plan
+                .todo
+                .iter()
+                .filter(|n| !plan.quick_done.contains(&(n.project.clone(), n.id.clone())))
+                .cloned()
+                .collect();
+            let total = waiting.len();
+            let progress = |done| {
+                on_progress(EmbedProgress {
+                    stage: EmbedStage::Quick,
+                    done,
+                    total,
+                })
+            };
+            progress(0);
+            self.embed_notes(&quick, &self.index.quick_vectors, waiting, None, &progress)?;
+            Ok(())
+        };
+        if let Err(e) = run() {
+            tracing::warn!("the quick stage failed; notes wait for the model's own vectors: {e}");
+            self.semantic.quick_failed.store(true, Ordering::Relaxed);
+        }
     }
 
     /// Stops embedding work between notes (at shutdown).
@@ -317,12 +465,22 @@ impl App {
             return Ok(None);
         };
         let vector = embedder.embed_query(query).map_err(InternalError::from)?;
-        let mut hits = self
+        let admit = |id: &str| allowed.is_none_or(|a| a.contains(id));
+        let hits = self
             .index
             .vectors
-            .search(&project.name, &vector, limit, allowed)?;
+            .search(&project.name, &vector, limit, admit)?;
+        let mut hits =
+            self.with_quick_stage(&project.name, &embedder, query, hits, limit, &admit)?;
         if let Some(min) = min_similarity {
             hits.retain(|h| h.similarity >= min);
+        }
+        // Clients sort by score; during the quick stage two models' similarities alternate,
+        // so each is capped at the one above it to keep the ranking's order.
+        let mut above = f32::INFINITY;
+        for hit in &mut hits {
+            hit.similarity = hit.similarity.min(above);
+            above = hit.similarity;
         }
         Ok(Some(hits))
     }
