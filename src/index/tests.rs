@@ -53,6 +53,22 @@ fn note_at(index: &Index, path: &str) -> NoteRecord {
     index.tables.get_note(&txn, &id).unwrap().unwrap()
 }
 
+fn delete(index: &Index, path: &str) {
+    index
+        .write(vec![WriteOp::Delete {
+            project: "main".into(),
+            path: path.into(),
+        }])
+        .unwrap();
+}
+
+/// Writes `a.md` holding "kiwi", which search then finds; the note's id.
+fn searchable_kiwi(index: &Index) -> String {
+    index.write(vec![input("a.md", "A", "kiwi", &[])]).unwrap();
+    assert_eq!(hits(index, "kiwi"), 1);
+    note_at(index, "a.md").id
+}
+
 fn hits(index: &Index, text: &str) -> u64 {
     let q = Query {
         text: text.into(),
@@ -168,12 +184,7 @@ fn links_resolve_when_the_target_appears_and_unresolve_when_it_goes() {
     let targets: Vec<_> = a.relations.iter().map(|r| r.to_id.clone()).collect();
     assert_eq!(targets, vec![Some(ui.id.clone()), Some(b.id.clone()), None]);
 
-    index
-        .write(vec![WriteOp::Delete {
-            project: "main".into(),
-            path: "specs/Search UI.md".into(),
-        }])
-        .unwrap();
+    delete(&index, "specs/Search UI.md");
     let a = note_at(&index, "a.md");
     assert_eq!(
         a.relations[0].to_id, None,
@@ -227,20 +238,13 @@ fn a_search_document_a_dead_process_deleted_unrecorded_counts_as_lost_text() {
     let dir = tempfile::tempdir().unwrap();
     let graph = dir.path().join("graph/data.mdb");
     let index = Index::open(dir.path()).unwrap();
-    index.write(vec![input("a.md", "A", "kiwi", &[])]).unwrap();
-    assert_eq!(hits(&index, "kiwi"), 1);
-    let id = note_at(&index, "a.md").id;
+    let id = searchable_kiwi(&index);
     index.close();
     mark_dirty_closed(dir.path(), &id, "2147483647:gone#1");
     let graph_then = std::fs::read(&graph).unwrap();
 
     let index = Index::open(dir.path()).unwrap();
-    index
-        .write(vec![WriteOp::Delete {
-            project: "main".into(),
-            path: "a.md".into(),
-        }])
-        .unwrap();
+    delete(&index, "a.md");
     assert_eq!(hits(&index, "kiwi"), 0);
     index.close();
     std::fs::write(&graph, graph_then).unwrap();
@@ -266,9 +270,7 @@ fn a_search_document_a_dead_process_deleted_unrecorded_counts_as_lost_text() {
 #[test]
 fn a_body_handed_over_by_a_write_the_pass_does_not_see_waits_for_the_next_pass() {
     let (dir, index) = fresh();
-    index.write(vec![input("a.md", "A", "kiwi", &[])]).unwrap();
-    assert_eq!(hits(&index, "kiwi"), 1);
-    let id = note_at(&index, "a.md").id;
+    let id = searchable_kiwi(&index);
     // A newer write has handed over its body and is not committed yet.
     let owner = owner::Owner::claim(dir.path()).unwrap();
     let bodies = std::sync::Mutex::new(std::collections::HashMap::from([(
@@ -287,12 +289,7 @@ fn a_body_handed_over_by_a_write_the_pass_does_not_see_waits_for_the_next_pass()
 
     // The note deleted, and a body waiting of a write after (kept) or before (dropped)
     // the delete this snapshot sees.
-    index
-        .write(vec![WriteOp::Delete {
-            project: "main".into(),
-            path: "a.md".into(),
-        }])
-        .unwrap();
+    delete(&index, "a.md");
     index.wait_searchable().unwrap();
     for (stamp, kept) in [(6, true), (4, false)] {
         bodies
