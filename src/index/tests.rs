@@ -43,6 +43,13 @@ fn fresh() -> (tempfile::TempDir, Index) {
     (dir, index)
 }
 
+/// A new index holding `notes`.
+fn holding(notes: Vec<WriteOp>) -> (tempfile::TempDir, Index) {
+    let (dir, index) = fresh();
+    index.write(notes).unwrap();
+    (dir, index)
+}
+
 fn note_at(index: &Index, path: &str) -> NoteRecord {
     let txn = index.read_txn().unwrap();
     let id = index
@@ -160,15 +167,12 @@ fn every_acknowledged_write_of_concurrent_writers_is_searchable() {
 
 #[test]
 fn links_resolve_when_the_target_appears_and_unresolve_when_it_goes() {
-    let (_dir, index) = fresh();
-    index
-        .write(vec![input(
-            "a.md",
-            "A",
-            "a",
-            &["Search UI", "b", "Nothing"],
-        )])
-        .unwrap();
+    let (_dir, index) = holding(vec![input(
+        "a.md",
+        "A",
+        "a",
+        &["Search UI", "b", "Nothing"],
+    )]);
     let a = note_at(&index, "a.md");
     assert!(a.relations.iter().all(|r| r.to_id.is_none()));
 
@@ -196,13 +200,10 @@ fn links_resolve_when_the_target_appears_and_unresolve_when_it_goes() {
 
 #[test]
 fn a_move_keeps_id_permalink_and_incoming_links() {
-    let (_dir, index) = fresh();
-    index
-        .write(vec![
-            input("old.md", "Old", "wombat", &[]),
-            input("src.md", "Src", "s", &["Old"]),
-        ])
-        .unwrap();
+    let (_dir, index) = holding(vec![
+        input("old.md", "Old", "wombat", &[]),
+        input("src.md", "Src", "s", &["Old"]),
+    ]);
     let before = note_at(&index, "old.md");
     index
         .write(vec![WriteOp::Move {
@@ -324,13 +325,10 @@ fn a_body_handed_over_by_a_write_the_pass_does_not_see_waits_for_the_next_pass()
 
 #[test]
 fn permalinks_are_unique_and_ids_are_stable_across_rebuilds() {
-    let (_dir, index) = fresh();
-    index
-        .write(vec![
-            input("x.md", "X", "1", &[]),
-            input("X.md", "X", "2", &[]),
-        ])
-        .unwrap();
+    let (_dir, index) = holding(vec![
+        input("x.md", "X", "1", &[]),
+        input("X.md", "X", "2", &[]),
+    ]);
     let (a, b) = (note_at(&index, "x.md"), note_at(&index, "X.md"));
     assert_eq!(a.permalink.as_deref(), Some("main/x"));
     assert_eq!(b.permalink.as_deref(), Some("main/x-1"));
@@ -349,8 +347,7 @@ fn permalinks_are_unique_and_ids_are_stable_across_rebuilds() {
 
 #[test]
 fn another_schema_version_rebuilds_the_index() {
-    let (dir, index) = fresh();
-    index.write(vec![input("a.md", "A", "a", &[])]).unwrap();
+    let (dir, index) = holding(vec![input("a.md", "A", "a", &[])]);
     let mut wtxn = index.env.write_txn().unwrap();
     index
         .tables
