@@ -10,7 +10,6 @@ use crate::service::scope::ProjectChoice;
 use crate::service::App;
 
 pub(super) fn git(app: &App, cmd: GitCommand) -> Result<()> {
-    let oneshot = app.oneshot(&Unobserved);
     let rendered = match cmd {
         GitCommand::Init { project, remote } => {
             let (project, prepared) = app.version_project(&project, remote.as_deref())?;
@@ -23,9 +22,9 @@ pub(super) fn git(app: &App, cmd: GitCommand) -> Result<()> {
             limit,
             json,
         } => {
-            let choice = ProjectChoice::named(project.as_deref());
-            let history = oneshot
-                .on_current_files(&choice, |app| app.note_history(&choice, &identifier, limit))?;
+            let history = on_current_files(app, project.as_deref(), |app, choice| {
+                app.note_history(choice, &identifier, limit)
+            })?;
             render::history::note_history(&history, format_of(json))
         }
         GitCommand::Diff {
@@ -34,9 +33,8 @@ pub(super) fn git(app: &App, cmd: GitCommand) -> Result<()> {
             from,
             to,
         } => {
-            let choice = ProjectChoice::named(project.as_deref());
-            let diff = oneshot.on_current_files(&choice, |app| {
-                app.note_diff(&choice, &identifier, from.as_deref(), to.as_deref())
+            let diff = on_current_files(app, project.as_deref(), |app, choice| {
+                app.note_diff(choice, &identifier, from.as_deref(), to.as_deref())
             })?;
             render::history::note_diff(&diff, Format::Text)
         }
@@ -45,9 +43,8 @@ pub(super) fn git(app: &App, cmd: GitCommand) -> Result<()> {
             version,
             project,
         } => {
-            let choice = ProjectChoice::named(project.as_deref());
-            let restored = oneshot.on_current_files(&choice, |app| {
-                app.restore_note(&choice, &identifier, &version)
+            let restored = on_current_files(app, project.as_deref(), |app, choice| {
+                app.restore_note(choice, &identifier, &version)
             })?;
             render::history::restored(&restored, Format::Text)
         }
@@ -63,10 +60,19 @@ pub(super) fn git_sync(
     json: bool,
 ) -> Result<()> {
     let direction = Direction::parse(direction).context("direction is push, pull or both")?;
-    let choice = ProjectChoice::named(project);
-    let report = app
-        .oneshot(&Unobserved)
-        .on_current_files(&choice, |app| app.git_sync(&choice, direction))?;
+    let report = on_current_files(app, project, |app, choice| app.git_sync(choice, direction))?;
     emit(render::gitsync::sync(&report, format_of(json)));
     Ok(())
+}
+
+/// Runs `work` on the named project (or the default one) once its index knows the files on
+/// disk: a note's history and the exchange with a remote both start from what git commits.
+fn on_current_files<T>(
+    app: &App,
+    project: Option<&str>,
+    work: impl FnOnce(&App, &ProjectChoice) -> crate::service::Result<T>,
+) -> crate::service::Result<T> {
+    let choice = ProjectChoice::named(project);
+    app.oneshot(&Unobserved)
+        .on_current_files(&choice, |app| work(app, &choice))
 }

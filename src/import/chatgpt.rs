@@ -215,7 +215,7 @@ fn unix_time(seconds: f64) -> Option<DateTime<Utc>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::import::tests::{placed, refused};
+    use crate::import::tests::{bodies, conversations, refused};
     use serde_json::json;
 
     const CONVERSATIONS: &str =
@@ -225,35 +225,26 @@ mod tests {
     #[test]
     fn each_conversation_becomes_a_dated_note() {
         let parsed = parse(CONVERSATIONS).unwrap();
-        let placed = placed(&parsed);
         assert_eq!(
-            placed,
+            conversations(&parsed),
             [
+                ("20250114-Parsing_ISO_durations", "Parsing ISO durations", 2),
                 (
-                    "",
-                    "20250114-Parsing_ISO_durations",
-                    "Parsing ISO durations",
-                    2
-                ),
-                (
-                    "",
                     "20250116-Untitled_conversation",
                     "Untitled conversation",
                     214
                 ),
             ]
         );
-        assert!(parsed.drafts.iter().all(|d| d.note_type == "conversation"));
         assert_eq!(parsed.counts, [("conversations", 2), ("messages", 6)]);
-        assert_eq!(parsed.default_folder, "conversations");
     }
 
     #[test]
     fn messages_follow_the_tree_depth_first_and_hidden_ones_stay_hidden() {
         let parsed = parse(CONVERSATIONS).unwrap();
-        let cases = [
-            (
-                0,
+        assert_eq!(
+            bodies(&parsed),
+            [
                 "# Parsing ISO durations\n\
                  \n\
                  ### User (2025-01-14 10:00:01)\n\
@@ -270,9 +261,6 @@ mod tests {
                  \n\
                  ### Assistant (2025-01-14 10:00:30)\n\
                  A regular expression is enough for simple cases.\n",
-            ),
-            (
-                1,
                 "# Untitled conversation\n\
                  \n\
                  ### User (2025-01-16 18:20:00)\n\
@@ -280,16 +268,8 @@ mod tests {
                  \n\
                  ### Assistant\n\
                  The import plan: parse, validate, then write.\n",
-            ),
-        ];
-        for (index, body) in cases {
-            assert_eq!(
-                parsed.drafts[index].body,
-                body,
-                "conversation {}",
-                index + 1
-            );
-        }
+            ]
+        );
     }
 
     #[test]
@@ -364,31 +344,38 @@ mod tests {
         conversation(value.as_object().unwrap()).unwrap()
     }
 
+    /// Walks a tree holding the user's "a" and the assistant's "b", however `mapping` links
+    /// them: each must be rendered once, in that order.
+    fn assert_a_then_b(mapping: Value) {
+        let value = json!({"id": "c", "title": "t", "create_time": 0.0, "mapping": mapping});
+        let (draft, rendered) = conversation_of(&value);
+        assert_eq!(draft.body, "# t\n\n### User\na\n\n### Assistant\nb\n");
+        assert_eq!(rendered, 2);
+    }
+
+    fn text_message(role: &str, text: &str) -> Value {
+        json!({"author": {"role": role}, "content": {"content_type": "text", "parts": [text]}})
+    }
+
     #[test]
     fn a_tree_that_points_back_up_is_walked_once() {
-        let cyclic = json!({"id": "c", "title": "loop", "create_time": 0.0, "mapping": {
+        assert_a_then_b(json!({
             "r": {"id": "r", "message": null, "children": ["a"]},
-            "a": {"id": "a", "parent": "r", "children": ["b", "gone"], "message": {
-                "author": {"role": "user"}, "content": {"content_type": "text", "parts": ["a"]}}},
-            "b": {"id": "b", "parent": "a", "children": ["a", "r"], "message": {
-                "author": {"role": "assistant"}, "content": {"content_type": "text", "parts": ["b"]}}}
-        }});
-        let (draft, rendered) = conversation_of(&cyclic);
-        assert_eq!(draft.body, "# loop\n\n### User\na\n\n### Assistant\nb\n");
-        assert_eq!(rendered, 2);
+            "a": {"id": "a", "parent": "r", "children": ["b", "gone"],
+                  "message": text_message("user", "a")},
+            "b": {"id": "b", "parent": "a", "children": ["a", "r"],
+                  "message": text_message("assistant", "b")},
+        }));
     }
 
     #[test]
     fn a_node_whose_parent_is_missing_is_the_root() {
-        let trimmed = json!({"id": "c", "title": "trimmed", "create_time": 0.0, "mapping": {
-            "b": {"id": "b", "parent": "a", "children": [], "message": {
-                "author": {"role": "assistant"}, "content": {"content_type": "text", "parts": ["b"]}}},
-            "a": {"id": "a", "parent": "gone", "children": ["b"], "message": {
-                "author": {"role": "user"}, "content": {"content_type": "text", "parts": ["a"]}}}
-        }});
-        let (draft, rendered) = conversation_of(&trimmed);
-        assert_eq!(draft.body, "# trimmed\n\n### User\na\n\n### Assistant\nb\n");
-        assert_eq!(rendered, 2);
+        assert_a_then_b(json!({
+            "b": {"id": "b", "parent": "a", "children": [],
+                  "message": text_message("assistant", "b")},
+            "a": {"id": "a", "parent": "gone", "children": ["b"],
+                  "message": text_message("user", "a")},
+        }));
     }
 
     #[test]

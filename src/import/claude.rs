@@ -264,7 +264,7 @@ fn not_a_time(key: &'static str, raw: &str) -> RecordProblem {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::import::tests::{placed, refused};
+    use crate::import::tests::{bodies, conversations, placed, refused};
 
     const CONVERSATIONS_JSON: &str =
         include_str!("../../tests/fixtures/import/claude-conversations.json");
@@ -273,42 +273,36 @@ mod tests {
     #[test]
     fn each_chat_becomes_a_dated_conversation_note() {
         let parsed = parse(CONVERSATIONS_JSON).unwrap();
-        let placed = placed(&parsed);
         assert_eq!(
-            placed,
+            conversations(&parsed),
             [
                 (
-                    "",
                     "20250114-Planning_the_search_rewrite",
                     "Planning the search rewrite",
                     2
                 ),
                 (
-                    "",
                     "20250203-Review_meeting_notes_Feb_3_",
                     "Review meeting notes (Feb 3)",
                     61
                 ),
                 (
-                    "",
                     "20250305-Conversation_0b7e4d1a_33c2_4f57_a1d8_9e6c2b4f8a10",
                     "Conversation 0b7e4d1a-33c2-4f57-a1d8-9e6c2b4f8a10",
                     97
                 ),
             ]
         );
-        assert!(parsed.drafts.iter().all(|d| d.note_type == "conversation"));
         assert_eq!(parsed.counts, [("conversations", 3), ("messages", 5)]);
-        assert_eq!(parsed.default_folder, "conversations");
         assert_eq!(parsed.duplicates, 0);
     }
 
     #[test]
     fn a_conversation_reads_as_headed_messages() {
         let parsed = parse(CONVERSATIONS_JSON).unwrap();
-        let cases = [
-            (
-                0,
+        assert_eq!(
+            bodies(&parsed),
+            [
                 "# Planning the search rewrite\n\
                  \n\
                  ### Human (2025-01-14 09:30:12)\n\
@@ -316,9 +310,6 @@ mod tests {
                  \n\
                  ### Assistant (2025-01-14 09:30:41)\n\
                  Keep a single writer thread that owns the index. Readers open snapshots and never block it.\n",
-            ),
-            (
-                1,
                 "# Review meeting notes (Feb 3)\n\
                  \n\
                  ### Human (2025-02-03 16:05:00)\n\
@@ -332,23 +323,12 @@ mod tests {
                  \n\
                  ### Assistant (2025-02-03 16:05:09)\n\
                  Import ships Friday; Bob owns the CLI.\n",
-            ),
-            (
-                2,
                 "# Conversation 0b7e4d1a-33c2-4f57-a1d8-9e6c2b4f8a10\n\
                  \n\
                  ### Human (2025-03-05 22:10:00)\n\
                  ping\n",
-            ),
-        ];
-        for (index, body) in cases {
-            assert_eq!(
-                parsed.drafts[index].body,
-                body,
-                "conversation {}",
-                index + 1
-            );
-        }
+            ]
+        );
     }
 
     #[test]

@@ -451,6 +451,28 @@ mod tests {
             .collect()
     }
 
+    /// What a conversation export becomes, checked to be notes of type `conversation` at the
+    /// top of the `conversations` folder: (file stem, title, line) each.
+    pub(super) fn conversations(parsed: &Parsed) -> Vec<(&str, &str, usize)> {
+        assert_eq!(parsed.default_folder, "conversations");
+        parsed
+            .drafts
+            .iter()
+            .map(|d| {
+                assert_eq!(
+                    (d.folder.as_str(), d.note_type.as_str()),
+                    ("", "conversation")
+                );
+                (d.file_stem.as_str(), d.title.as_str(), d.line)
+            })
+            .collect()
+    }
+
+    /// Each draft's body, in order.
+    pub(super) fn bodies(parsed: &Parsed) -> Vec<&str> {
+        parsed.drafts.iter().map(|d| d.body.as_str()).collect()
+    }
+
     /// The problems a parser reports for input it refuses, as its messages read.
     pub(super) fn refused(parsed: Result<Parsed, Vec<RecordError>>) -> Vec<String> {
         let errors = parsed.unwrap_err();

@@ -43,6 +43,13 @@ fn fresh() -> (tempfile::TempDir, Index) {
     (dir, index)
 }
 
+/// A new index holding `notes`.
+fn holding(notes: Vec<WriteOp>) -> (tempfile::TempDir, Index) {
+    let (dir, index) = fresh();
+    index.write(notes).unwrap();
+    (dir, index)
+}
+
 fn note_at(index: &Index, path: &str) -> NoteRecord {
     let txn = index.read_txn().unwrap();
     let id = index
@@ -51,6 +58,22 @@ fn note_at(index: &Index, path: &str) -> NoteRecord {
         .unwrap()
         .unwrap();
     index.tables.get_note(&txn, &id).unwrap().unwrap()
+}
+
+fn delete(index: &Index, path: &str) {
+    index
+        .write(vec![WriteOp::Delete {
+            project: "main".into(),
+            path: path.into(),
+        }])
+        .unwrap();
+}
+
+/// Writes `a.md` holding "kiwi", which search then finds; the note's id.
+fn searchable_kiwi(index: &Index) -> String {
+    index.write(vec![input("a.md", "A", "kiwi", &[])]).unwrap();
+    assert_eq!(hits(index, "kiwi"), 1);
+    note_at(index, "a.md").id
 }
 
 fn hits(index: &Index, text: &str) -> u64 {
@@ -144,15 +167,12 @@ fn every_acknowledged_write_of_concurrent_writers_is_searchable() {
 
 #[test]
 fn links_resolve_when_the_target_appears_and_unresolve_when_it_goes() {
-    let (_dir, index) = fresh();
-    index
-        .write(vec![input(
-            "a.md",
-            "A",
-            "a",
-            &["Search UI", "b", "Nothing"],
-        )])
-        .unwrap();
+    let (_dir, index) = holding(vec![input(
+        "a.md",
+        "A",
+        "a",
+        &["Search UI", "b", "Nothing"],
+    )]);
     let a = note_at(&index, "a.md");
     assert!(a.relations.iter().all(|r| r.to_id.is_none()));
 
@@ -168,12 +188,7 @@ fn links_resolve_when_the_target_appears_and_unresolve_when_it_goes() {
     let targets: Vec<_> = a.relations.iter().map(|r| r.to_id.clone()).collect();
     assert_eq!(targets, vec![Some(ui.id.clone()), Some(b.id.clone()), None]);
 
-    index
-        .write(vec![WriteOp::Delete {
-            project: "main".into(),
-            path: "specs/Search UI.md".into(),
-        }])
-        .unwrap();
+    delete(&index, "specs/Search UI.md");
     let a = note_at(&index, "a.md");
     assert_eq!(
         a.relations[0].to_id, None,
@@ -185,13 +200,10 @@ fn links_resolve_when_the_target_appears_and_unresolve_when_it_goes() {
 
 #[test]
 fn a_move_keeps_id_permalink_and_incoming_links() {
-    let (_dir, index) = fresh();
-    index
-        .write(vec![
-            input("old.md", "Old", "wombat", &[]),
-            input("src.md", "Src", "s", &["Old"]),
-        ])
-        .unwrap();
+    let (_dir, index) = holding(vec![
+        input("old.md", "Old", "wombat", &[]),
+        input("src.md", "Src", "s", &["Old"]),
+    ]);
     let before = note_at(&index, "old.md");
     index
         .write(vec![WriteOp::Move {
@@ -227,20 +239,13 @@ fn a_search_document_a_dead_process_deleted_unrecorded_counts_as_lost_text() {
     let dir = tempfile::tempdir().unwrap();
     let graph = dir.path().join("graph/data.mdb");
     let index = Index::open(dir.path()).unwrap();
-    index.write(vec![input("a.md", "A", "kiwi", &[])]).unwrap();
-    assert_eq!(hits(&index, "kiwi"), 1);
-    let id = note_at(&index, "a.md").id;
+    let id = searchable_kiwi(&index);
     index.close();
     mark_dirty_closed(dir.path(), &id, "2147483647:gone#1");
     let graph_then = std::fs::read(&graph).unwrap();
 
     let index = Index::open(dir.path()).unwrap();
-    index
-        .write(vec![WriteOp::Delete {
-            project: "main".into(),
-            path: "a.md".into(),
-        }])
-        .unwrap();
+    delete(&index, "a.md");
     assert_eq!(hits(&index, "kiwi"), 0);
     index.close();
     std::fs::write(&graph, graph_then).unwrap();
@@ -266,9 +271,7 @@ fn a_search_document_a_dead_process_deleted_unrecorded_counts_as_lost_text() {
 #[test]
 fn a_body_handed_over_by_a_write_the_pass_does_not_see_waits_for_the_next_pass() {
     let (dir, index) = fresh();
-    index.write(vec![input("a.md", "A", "kiwi", &[])]).unwrap();
-    assert_eq!(hits(&index, "kiwi"), 1);
-    let id = note_at(&index, "a.md").id;
+    let id = searchable_kiwi(&index);
     // A newer write has handed over its body and is not committed yet.
     let owner = owner::Owner::claim(dir.path()).unwrap();
     let bodies = std::sync::Mutex::new(std::collections::HashMap::from([(
@@ -287,12 +290,7 @@ fn a_body_handed_over_by_a_write_the_pass_does_not_see_waits_for_the_next_pass()
 
     // The note deleted, and a body waiting of a write after (kept) or before (dropped)
     // the delete this snapshot sees.
-    index
-        .write(vec![WriteOp::Delete {
-            project: "main".into(),
-            path: "a.md".into(),
-        }])
-        .unwrap();
+    delete(&index, "a.md");
     index.wait_searchable().unwrap();
     for (stamp, kept) in [(6, true), (4, false)] {
         bodies
@@ -327,13 +325,10 @@ fn a_body_handed_over_by_a_write_the_pass_does_not_see_waits_for_the_next_pass()
 
 #[test]
 fn permalinks_are_unique_and_ids_are_stable_across_rebuilds() {
-    let (_dir, index) = fresh();
-    index
-        .write(vec![
-            input("x.md", "X", "1", &[]),
-            input("X.md", "X", "2", &[]),
-        ])
-        .unwrap();
+    let (_dir, index) = holding(vec![
+        input("x.md", "X", "1", &[]),
+        input("X.md", "X", "2", &[]),
+    ]);
     let (a, b) = (note_at(&index, "x.md"), note_at(&index, "X.md"));
     assert_eq!(a.permalink.as_deref(), Some("main/x"));
     assert_eq!(b.permalink.as_deref(), Some("main/x-1"));
@@ -352,8 +347,7 @@ fn permalinks_are_unique_and_ids_are_stable_across_rebuilds() {
 
 #[test]
 fn another_schema_version_rebuilds_the_index() {
-    let (dir, index) = fresh();
-    index.write(vec![input("a.md", "A", "a", &[])]).unwrap();
+    let (dir, index) = holding(vec![input("a.md", "A", "a", &[])]);
     let mut wtxn = index.env.write_txn().unwrap();
     index
         .tables

@@ -111,45 +111,38 @@ pub fn parse_duration(text: &str) -> Option<IsoDuration> {
         Some((date, time)) => (date, time),
         None => (rest, ""),
     };
-    let mut d = IsoDuration::default();
-    let date_parts = read_parts(
-        date,
-        &mut [
-            ('Y', &mut d.years),
-            ('M', &mut d.months),
-            ('W', &mut d.weeks),
-            ('D', &mut d.days),
-        ],
-    )?;
-    let time_parts = read_parts(
-        time,
-        &mut [
-            ('H', &mut d.hours),
-            ('M', &mut d.minutes),
-            ('S', &mut d.seconds),
-        ],
-    )?;
-    (date_parts + time_parts > 0).then_some(d)
+    let (date_parts, [years, months, weeks, days]) = read_parts(date, ['Y', 'M', 'W', 'D'])?;
+    let (time_parts, [hours, minutes, seconds]) = read_parts(time, ['H', 'M', 'S'])?;
+    (date_parts + time_parts > 0).then_some(IsoDuration {
+        years,
+        months,
+        weeks,
+        days,
+        hours,
+        minutes,
+        seconds,
+    })
 }
 
-/// Reads `<number><designator>` parts such as `1Y2M` into the fields their designators name,
-/// which must come in the order given; how many parts there were.
-fn read_parts(mut text: &str, fields: &mut [(char, &mut u32)]) -> Option<usize> {
+/// Reads `<number><designator>` parts such as `1Y2M`, whose designators must come in the
+/// order given: how many parts there were, and the number of each designator (0 without it).
+fn read_parts<const N: usize>(mut text: &str, designators: [char; N]) -> Option<(usize, [u32; N])> {
+    let mut numbers = [0; N];
     let mut next = 0;
     let mut parts = 0;
     while !text.is_empty() {
         let digits = text.find(|c: char| !c.is_ascii_digit())?;
         let designator = text[digits..].chars().next()?;
         let at = next
-            + fields[next..]
+            + designators[next..]
                 .iter()
-                .position(|(d, _)| d.eq_ignore_ascii_case(&designator))?;
-        *fields[at].1 = text[..digits].parse().ok()?;
+                .position(|d| d.eq_ignore_ascii_case(&designator))?;
+        numbers[at] = text[..digits].parse().ok()?;
         next = at + 1;
         parts += 1;
         text = &text[digits + designator.len_utf8()..];
     }
-    Some(parts)
+    Some((parts, numbers))
 }
 
 /// A front matter time: RFC 3339, or what the note parser accepts for `created`.

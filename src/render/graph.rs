@@ -45,26 +45,38 @@ struct GraphShape<'a> {
     relations: Vec<RelationShape<'a>>,
 }
 
-fn entity_shapes(entities: &[Entity]) -> Vec<EntityShape<'_>> {
-    entities
-        .iter()
-        .map(|e| EntityShape {
+impl<'a> From<&'a Entity> for EntityShape<'a> {
+    fn from(e: &'a Entity) -> Self {
+        EntityShape {
             name: &e.name,
             entity_type: &e.entity_type,
             observations: &e.observations,
-        })
-        .collect()
+        }
+    }
 }
 
-fn relation_shapes(relations: &[GraphRelation]) -> Vec<RelationShape<'_>> {
-    relations
-        .iter()
-        .map(|r| RelationShape {
+impl<'a> From<&'a GraphRelation> for RelationShape<'a> {
+    fn from(r: &'a GraphRelation) -> Self {
+        RelationShape {
             from: &r.from,
             to: &r.to,
             relation_type: &r.relation_type,
-        })
-        .collect()
+        }
+    }
+}
+
+impl<'a> From<&'a ObservationsAdded> for AddedShape<'a> {
+    fn from(r: &'a ObservationsAdded) -> Self {
+        AddedShape {
+            entity_name: &r.entity_name,
+            added_observations: &r.added_observations,
+        }
+    }
+}
+
+/// The wire shape of each of `items`.
+fn shapes<'a, T, S: From<&'a T>>(items: &'a [T]) -> Vec<S> {
+    items.iter().map(S::from).collect()
 }
 
 /// `shown` pretty-printed as the text; `content` is `shown` under `key`, or `shown` itself.
@@ -81,31 +93,24 @@ fn answer(shown: &impl Serialize, key: Option<&str>) -> GraphAnswer {
 
 /// create_entities: the entities it created.
 pub fn entities(created: &[Entity]) -> GraphAnswer {
-    answer(&entity_shapes(created), Some("entities"))
+    answer(&shapes::<_, EntityShape>(created), Some("entities"))
 }
 
 /// create_relations: the relations it created.
 pub fn relations(created: &[GraphRelation]) -> GraphAnswer {
-    answer(&relation_shapes(created), Some("relations"))
+    answer(&shapes::<_, RelationShape>(created), Some("relations"))
 }
 
 /// add_observations: what each entity gained.
 pub fn observations_added(results: &[ObservationsAdded]) -> GraphAnswer {
-    let shapes: Vec<AddedShape> = results
-        .iter()
-        .map(|r| AddedShape {
-            entity_name: &r.entity_name,
-            added_observations: &r.added_observations,
-        })
-        .collect();
-    answer(&shapes, Some("results"))
+    answer(&shapes::<_, AddedShape>(results), Some("results"))
 }
 
 /// read_graph, search_nodes and open_nodes: a graph.
 pub fn graph(graph: &KnowledgeGraph) -> GraphAnswer {
     let shape = GraphShape {
-        entities: entity_shapes(&graph.entities),
-        relations: relation_shapes(&graph.relations),
+        entities: shapes(&graph.entities),
+        relations: shapes(&graph.relations),
     };
     answer(&shape, None)
 }

@@ -55,14 +55,20 @@ pub enum ProjectRefusal {
     Constrained { project: String },
 }
 
-/// The refusal of a server pinned to one project (or a caller limited to several): projects
-/// may be neither created nor deleted through it.
-fn pinned(choice: &ProjectChoice) -> Option<ProjectRefusal> {
-    let project = choice
+/// What `work` did, or the refusal of a server pinned to one project (or a caller limited to
+/// several): projects may be neither created nor deleted through it.
+fn unless_pinned<T>(
+    choice: &ProjectChoice,
+    work: impl FnOnce() -> Result<T>,
+) -> Result<Outcome<T, ProjectRefusal>> {
+    let pinned = choice
         .constrained
         .clone()
-        .or(choice.allowed.as_ref().map(|a| a.join(", ")))?;
-    Some(ProjectRefusal::Constrained { project })
+        .or(choice.allowed.as_ref().map(|a| a.join(", ")));
+    match pinned {
+        Some(project) => Ok(Outcome::Refused(ProjectRefusal::Constrained { project })),
+        None => work().map(Outcome::Done),
+    }
 }
 
 /// `gitmem project add`: the project registered, and how it is versioned when that was asked.
@@ -115,12 +121,11 @@ impl App {
         path: &str,
         set_default: bool,
     ) -> Result<Outcome<ProjectCreated, ProjectRefusal>> {
-        if let Some(refusal) = pinned(choice) {
-            return Ok(Outcome::Refused(refusal));
-        }
-        let created = self.create_project(name, &expand_home(path), set_default)?;
-        self.progress.set(&created.project.name, ProjectSync::Done);
-        Ok(Outcome::Done(created))
+        unless_pinned(choice, || {
+            let created = self.create_project(name, &expand_home(path), set_default)?;
+            self.progress.set(&created.project.name, ProjectSync::Done);
+            Ok(created)
+        })
     }
 
     /// delete_project: unregisters a project other than the default, unless the server is
@@ -131,28 +136,27 @@ impl App {
         name: &str,
         delete_notes: bool,
     ) -> Result<Outcome<Project, ProjectRefusal>> {
-        if let Some(refusal) = pinned(choice) {
-            return Ok(Outcome::Refused(refusal));
-        }
-        let names: Vec<String> = self.projects(None)?.into_iter().map(|p| p.name).collect();
-        let Ok(project) = self.project(Some(name)) else {
-            return Err(UserError::UnknownProjectToDelete {
-                name: name.to_string(),
-                available: names,
+        unless_pinned(choice, || {
+            let names: Vec<String> = self.projects(None)?.into_iter().map(|p| p.name).collect();
+            let Ok(project) = self.project(Some(name)) else {
+                return Err(UserError::UnknownProjectToDelete {
+                    name: name.to_string(),
+                    available: names,
+                }
+                .into());
+            };
+            if project.is_default {
+                let others = names.into_iter().filter(|n| *n != project.name).collect();
+                return Err(UserError::DeleteDefaultProject {
+                    name: project.name,
+                    others,
+                }
+                .into());
             }
-            .into());
-        };
-        if project.is_default {
-            let others = names.into_iter().filter(|n| *n != project.name).collect();
-            return Err(UserError::DeleteDefaultProject {
-                name: project.name,
-                others,
-            }
-            .into());
-        }
-        let removed = self.remove_project(&project.name, delete_notes)?;
-        self.progress.remove(&removed.name);
-        Ok(Outcome::Done(removed))
+            let removed = self.remove_project(&project.name, delete_notes)?;
+            self.progress.remove(&removed.name);
+            Ok(removed)
+        })
     }
 
     /// Registers a project and, with `git`, versions it (cloning `remote` into an empty

@@ -422,51 +422,56 @@ mod tests {
         assert!(missing_dirs(&path, dir.path()).is_empty());
         let again = create_new(&path, b"second").unwrap_err();
         assert_eq!(again.kind(), io::ErrorKind::AlreadyExists);
-        assert_eq!(fs::read(&path).unwrap(), b"first");
-        let names: Vec<_> = fs::read_dir(dir.path().join("a/b"))
+        assert_holds_alone(&path, b"first");
+    }
+
+    /// A temporary directory with `bytes` written atomically at `name` in it.
+    fn written(name: &str, bytes: &[u8]) -> (tempfile::TempDir, std::path::PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(name);
+        atomic_write(&path, bytes).unwrap();
+        (dir, path)
+    }
+
+    /// `path` holds `bytes`, and the writes left no temp file beside it.
+    fn assert_holds_alone(path: &Path, bytes: &[u8]) {
+        assert_eq!(fs::read(path).unwrap(), bytes);
+        let names: Vec<_> = fs::read_dir(path.parent().unwrap())
             .unwrap()
             .map(|e| e.unwrap().file_name())
             .collect();
-        assert_eq!(names, ["note.md"], "no temp file is left beside it");
+        assert_eq!(
+            names,
+            [path.file_name().unwrap()],
+            "no temp file is left behind"
+        );
     }
 
     #[test]
     fn replace_if_unchanged_writes_only_over_the_expected_bytes() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("n.md");
-        atomic_write(&path, b"one").unwrap();
+        let (_dir, path) = written("n.md", b"one");
         assert!(!replace_if_unchanged(&path, b"zero", b"two").unwrap());
         assert_eq!(fs::read(&path).unwrap(), b"one");
         assert!(replace_if_unchanged(&path, b"one", b"two").unwrap());
-        assert_eq!(fs::read(&path).unwrap(), b"two");
-        let leftovers = fs::read_dir(dir.path()).unwrap().count();
-        assert_eq!(leftovers, 1, "no temp file is left behind");
+        assert_holds_alone(&path, b"two");
     }
 
     #[test]
     fn a_save_between_the_comparison_and_the_replacement_is_kept() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("n.md");
-        atomic_write(&path, b"one").unwrap();
+        let (_dir, path) = written("n.md", b"one");
         let saved = replace_if_unchanged_racing(&path, b"one", b"edit", || {
             atomic_write(&path, b"editor's save").unwrap()
         })
         .unwrap();
         assert!(!saved, "the edit must not replace a save it never read");
-        assert_eq!(fs::read(&path).unwrap(), b"editor's save");
-        let leftovers = fs::read_dir(dir.path()).unwrap().count();
-        assert_eq!(leftovers, 1, "no temp file is left behind");
+        assert_holds_alone(&path, b"editor's save");
     }
 
     #[test]
     fn write_move_delete() {
-        let dir = tempfile::tempdir().unwrap();
-        let a = dir.path().join("sub/a.md");
-        atomic_write(&a, b"one").unwrap();
+        let (dir, a) = written("sub/a.md", b"one");
         atomic_write(&a, b"two").unwrap();
-        assert_eq!(fs::read(&a).unwrap(), b"two");
-        let leftovers: Vec<_> = fs::read_dir(dir.path().join("sub")).unwrap().collect();
-        assert_eq!(leftovers.len(), 1, "no temp file is left behind");
+        assert_holds_alone(&a, b"two");
 
         let b = dir.path().join("other/b.md");
         move_file(&a, &b).unwrap();

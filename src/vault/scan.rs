@@ -497,6 +497,24 @@ mod tests {
             .collect()
     }
 
+    /// A temporary folder holding `files`: (path, text) each.
+    fn folder_with(files: &[(&str, &str)]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for (path, text) in files {
+            let path = dir.path().join(path);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(path, text).unwrap();
+        }
+        dir
+    }
+
+    /// The folder's ignore rules and a first scan of it, which knows no file yet.
+    fn first_scan(root: &Path) -> (IgnoreRules, Scan) {
+        let rules = IgnoreRules::for_project(root).unwrap();
+        let scanned = scan(root, &rules, &HashMap::new()).unwrap();
+        (rules, scanned)
+    }
+
     #[test]
     fn ignore_rules_follow_compat() {
         let dir = tempfile::tempdir().unwrap();
@@ -530,16 +548,15 @@ mod tests {
 
     #[test]
     fn scan_reads_only_changed_files_and_diff_finds_moves() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = folder_with(&[
+            ("a/one.md", "one"),
+            ("two.md", "two"),
+            ("three.md", "three"),
+            (".hidden.md", "hidden"),
+        ]);
         let root = dir.path();
-        fs::create_dir_all(root.join("a")).unwrap();
-        fs::write(root.join("a/one.md"), "one").unwrap();
-        fs::write(root.join("two.md"), "two").unwrap();
-        fs::write(root.join("three.md"), "three").unwrap();
-        fs::write(root.join(".hidden.md"), "hidden").unwrap();
-        let rules = IgnoreRules::for_project(root).unwrap();
 
-        let first = scan(root, &rules, &HashMap::new()).unwrap();
+        let (rules, first) = first_scan(root);
         assert_eq!(
             first.files.keys().collect::<Vec<_>>(),
             ["a/one.md", "three.md", "two.md"]
@@ -578,11 +595,10 @@ mod tests {
 
     #[test]
     fn a_copy_is_not_a_move_and_unreadable_paths_are_not_deleted() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = folder_with(&[("a.md", "same")]);
         let root = dir.path();
-        fs::write(root.join("a.md"), "same").unwrap();
-        let rules = IgnoreRules::for_project(root).unwrap();
-        let known = known_from(&scan(root, &rules, &HashMap::new()).unwrap());
+        let (rules, first) = first_scan(root);
+        let known = known_from(&first);
         fs::write(root.join("copy.md"), "same").unwrap();
         let s = scan(root, &rules, &known).unwrap();
         assert_eq!(diff(&known, &s), vec![Change::Created("copy.md".into())]);
@@ -596,13 +612,10 @@ mod tests {
 
     #[test]
     fn symlink_loops_warn_and_missing_roots_fail() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = folder_with(&[("d/n.md", "n")]);
         let root = dir.path();
-        fs::create_dir_all(root.join("d")).unwrap();
-        fs::write(root.join("d/n.md"), "n").unwrap();
         std::os::unix::fs::symlink(root.join("d"), root.join("d/loop")).unwrap();
-        let rules = IgnoreRules::for_project(root).unwrap();
-        let s = scan(root, &rules, &HashMap::new()).unwrap();
+        let (rules, s) = first_scan(root);
         assert!(s.files.contains_key("d/n.md"));
         assert!(
             s.warnings.iter().any(|w| w.message.contains("loop")),
