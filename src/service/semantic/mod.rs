@@ -39,9 +39,9 @@ const RETRY_LAST: Duration = Duration::from_secs(60);
 #[derive(Default)]
 pub struct Semantic {
     /// The default model, loaded on first use; cleared when the choice changes.
-    loaded: Mutex<Option<Arc<Embedder>>>,
+    loaded: LoadedModel,
     /// The quick stage's model, distilled from the default one.
-    quick: Mutex<Option<Arc<Embedder>>>,
+    quick: LoadedModel,
     /// Set when the quick stage failed for the default model (until the choice changes).
     quick_failed: AtomicBool,
     /// Serialises embedding work within the process (the worker, a CLI command).
@@ -50,6 +50,33 @@ pub struct Semantic {
     stop: AtomicBool,
     /// Counts changes of the chosen model, so the background worker embeds again after one.
     choices: AtomicU64,
+}
+
+/// A model kept loaded between uses, until another is asked for or the choice changes.
+#[derive(Default)]
+struct LoadedModel(Mutex<Option<Arc<Embedder>>>);
+
+impl LoadedModel {
+    /// The model named `name`: the one loaded, or what `load` gives (kept when there is one).
+    fn get_or_load(
+        &self,
+        name: &str,
+        load: impl FnOnce() -> Result<Option<Embedder>>,
+    ) -> Result<Option<Arc<Embedder>>> {
+        let mut loaded = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(model) = loaded.as_ref().filter(|m| m.name() == name) {
+            return Ok(Some(model.clone()));
+        }
+        let model = load()?.map(Arc::new);
+        if model.is_some() {
+            loaded.clone_from(&model);
+        }
+        Ok(model)
+    }
+
+    fn clear(&self) {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    }
 }
 
 #[derive(Default)]
@@ -118,16 +145,8 @@ pub enum SemanticStatus {
 impl App {
     /// Forgets the loaded model, so the next use loads the new default.
     pub(super) fn model_changed(&self) {
-        *self
-            .semantic
-            .loaded
-            .lock()
-            .unwrap_or_else(|e| e.into_inner()) = None;
-        *self
-            .semantic
-            .quick
-            .lock()
-            .unwrap_or_else(|e| e.into_inner()) = None;
+        self.semantic.loaded.clear();
+        self.semantic.quick.clear();
         self.semantic.quick_failed.store(false, Ordering::Relaxed);
         self.semantic.choices.fetch_add(1, Ordering::Relaxed);
     }
@@ -137,18 +156,12 @@ impl App {
         let Some(name) = self.chosen_model() else {
             return Ok(None);
         };
-        let mut loaded = self
-            .semantic
-            .loaded
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        if let Some(embedder) = loaded.as_ref().filter(|e| e.name() == name) {
-            return Ok(Some(embedder.clone()));
-        }
-        let dir = self.config().root.join("models").join(&name);
-        let embedder = Arc::new(Embedder::load(&dir, &name).map_err(InternalError::from)?);
-        *loaded = Some(embedder.clone());
-        Ok(Some(embedder))
+        self.semantic.loaded.get_or_load(&name, || {
+            let dir = self.config().root.join("models").join(&name);
+            Ok(Some(
+                Embedder::load(&dir, &name).map_err(InternalError::from)?,
+            ))
+        })
     }
 
     pub fn semantic_status(&self) -> Result<SemanticStatus> {

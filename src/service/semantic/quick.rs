@@ -45,39 +45,33 @@ impl App {
             return Ok(None);
         }
         let name = quick_name(teacher);
-        let mut loaded = self
-            .semantic
-            .quick
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        if let Some(quick) = loaded.as_ref().filter(|q| q.name() == name) {
-            return Ok(Some(quick.clone()));
-        }
-        let models = models_dir(&self.config().root);
-        let dir = models.join(teacher.name()).join(QUICK_DIR);
-        if !dir.is_dir() {
-            let Some(on_progress) = distil else {
-                return Ok(None);
-            };
-            let staging = tempfile::tempdir_in(&models).map_err(InternalError::from)?;
-            let assembled = staging.path().join(QUICK_DIR);
-            teacher
-                .distill(&assembled, &|done, total| {
-                    on_progress(EmbedProgress {
-                        stage: EmbedStage::Distilling,
-                        done,
-                        total,
+        self.semantic.quick.get_or_load(&name, || {
+            let models = models_dir(&self.config().root);
+            let dir = models.join(teacher.name()).join(QUICK_DIR);
+            if !dir.is_dir() {
+                let Some(on_progress) = distil else {
+                    return Ok(None);
+                };
+                let staging = tempfile::tempdir_in(&models).map_err(InternalError::from)?;
+                let assembled = staging.path().join(QUICK_DIR);
+                teacher
+                    .distill(&assembled, &|done, total| {
+                        on_progress(EmbedProgress {
+                            stage: EmbedStage::Distilling,
+                            done,
+                            total,
+                        })
                     })
-                })
-                .map_err(|e| ModelError::Distil {
-                    teacher: teacher.name().to_string(),
-                    source: e,
-                })?;
-            vault::fs::replace_dir(&assembled, &dir).map_err(InternalError::from)?;
-        }
-        let quick = Arc::new(Embedder::load(&dir, &name).map_err(InternalError::from)?);
-        *loaded = Some(quick.clone());
-        Ok(Some(quick))
+                    .map_err(|e| ModelError::Distil {
+                        teacher: teacher.name().to_string(),
+                        source: e,
+                    })?;
+                vault::fs::replace_dir(&assembled, &dir).map_err(InternalError::from)?;
+            }
+            Ok(Some(
+                Embedder::load(&dir, &name).map_err(InternalError::from)?,
+            ))
+        })
     }
 
     /// Brings the quick store to `teacher`'s companion, emptying it when it holds another
