@@ -12,7 +12,8 @@ use super::App;
 use crate::index::embed::CrossEncoder;
 
 /// How many fused results are reranked when `[search] reranker_candidates` is unset: Basic
-/// Memory's default, and about 0.2 s of a MiniLM-L6 cross-encoder on two cores.
+/// Memory's default. Each costs a forward pass: with a MiniLM-L6 cross-encoder on two busy
+/// cores, 20 took 1.6-1.9 s a search (docs/search-quality.md).
 pub const DEFAULT_CANDIDATES: usize = 20;
 
 /// This process's reranker: the last one loaded, or why it could not be.
