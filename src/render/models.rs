@@ -1,20 +1,40 @@
-//! `gitmem model`: the embedding models and what was embedded with them.
+//! `gitmem model`: the embedding models and rerankers, what was embedded with them, and the
+//! reranker's state as status tells it.
 
-use serde_json::json;
+use serde_json::{json, Value};
 
 use super::{Format, Output, Stream};
+use crate::index::embed::ModelKind;
 use crate::service::hub::ModelFetch;
 use crate::service::models::ModelInfo;
 use crate::service::oneshot::ModelChanged;
+use crate::service::reranker::RerankStatus;
 use crate::service::semantic::SemanticStatus;
 
 fn megabytes(m: &ModelInfo) -> f64 {
     m.bytes as f64 / 1e6
 }
 
-/// A model installed from a folder, a file or the hub, and the notes embedded with it.
+/// A model installed from a folder, a file or the hub, and the notes embedded with it; a
+/// reranker, and how to turn it on.
 pub fn installed(changed: &ModelChanged) -> Output {
     let m = &changed.model;
+    if m.kind == ModelKind::Reranker {
+        let state = if m.is_default {
+            "`[search] reranker` names it: reranking is on".to_string()
+        } else {
+            format!(
+                "turn reranking on with `[search] reranker = \"{}\"` in config.toml",
+                m.name
+            )
+        };
+        return Output::line(&format!(
+            "installed reranker '{}' (a cross-encoder, {:.1} MB) at {}; {state}",
+            m.name,
+            megabytes(m),
+            m.path.display()
+        ));
+    }
     with_embedded(
         format!(
             "installed model '{}' ({} dimensions, {:.1} MB) at {}; it is the default",
@@ -60,10 +80,12 @@ pub fn removed(m: &ModelInfo) -> Output {
     Output::line(&format!(
         "removed model '{}'{}",
         m.name,
-        if m.is_default {
-            "; semantic search is off until another model is chosen"
-        } else {
-            ""
+        match (m.is_default, m.kind) {
+            (false, _) => "",
+            (true, ModelKind::Embedding) =>
+                "; semantic search is off until another model is chosen",
+            (true, ModelKind::Reranker) =>
+                "; reranking is off until `[search] reranker` names an installed reranker",
         }
     ))
 }
@@ -79,10 +101,15 @@ pub fn models(models: &[ModelInfo], format: Format) -> Output {
             models
                 .iter()
                 .map(|m| {
+                    let role = match (m.kind, m.is_default) {
+                        (ModelKind::Embedding, true) => " (default)",
+                        (ModelKind::Embedding, false) => "",
+                        (ModelKind::Reranker, true) => " (reranker, in use)",
+                        (ModelKind::Reranker, false) => " (reranker)",
+                    };
                     format!(
-                        "{}{}\t{} dimensions\t{:.1} MB\t{}\n",
+                        "{}{role}\t{} dimensions\t{:.1} MB\t{}\n",
                         m.name,
-                        if m.is_default { " (default)" } else { "" },
                         m.dimensions,
                         megabytes(m),
                         m.source
@@ -134,4 +161,45 @@ pub fn embedded(notes: usize) -> Output {
         return Output::default();
     }
     Output::line(&format!("embedded {notes} notes for semantic search"))
+}
+
+/// One line for people on reranking and what to do about it; none when it is off, so a root
+/// without a reranker reads as it always did.
+pub fn reranker_line(reranker: &RerankStatus) -> Option<String> {
+    const UNRERANKED: &str = "search answers in its fused order";
+    Some(match reranker {
+        RerankStatus::Off => return None,
+        RerankStatus::On { model, candidates } => format!(
+            "reranking is on (reranker {model}): it reorders the first {candidates} results of hybrid and vector search"
+        ),
+        RerankStatus::Idle { model } => format!(
+            "the reranker {model} is idle: it reorders hybrid and vector results, and semantic search is off"
+        ),
+        RerankStatus::NotInstalled { model, hub_id: true } => format!(
+            "reranking is off: `[search] reranker` names {model}, which is not installed; `gitmem model install {model}` downloads it (or install it from a folder, zip or wheel file); {UNRERANKED}"
+        ),
+        RerankStatus::NotInstalled { model, hub_id: false } => format!(
+            "reranking is off: `[search] reranker` names '{model}', which is not installed (`gitmem model list` shows what is); {UNRERANKED}"
+        ),
+        RerankStatus::Broken { model, error } => format!(
+            "reranking is off: the reranker {model} cannot be loaded ({error}); {UNRERANKED}. Install it again, or set `[search] reranker = \"none\"`"
+        ),
+    })
+}
+
+/// Reranking's state, tagged by `state` (`off`, `on`, `idle`, `not_installed`, `broken`).
+pub fn reranker_json(reranker: &RerankStatus) -> Value {
+    match reranker {
+        RerankStatus::Off => json!({"state": "off"}),
+        RerankStatus::On { model, candidates } => {
+            json!({"state": "on", "model": model, "candidates": candidates})
+        }
+        RerankStatus::Idle { model } => json!({"state": "idle", "model": model}),
+        RerankStatus::NotInstalled { model, hub_id } => {
+            json!({"state": "not_installed", "model": model, "hub_id": hub_id})
+        }
+        RerankStatus::Broken { model, error } => {
+            json!({"state": "broken", "model": model, "error": error})
+        }
+    }
 }

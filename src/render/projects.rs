@@ -200,6 +200,9 @@ pub fn sync_status(status: &SyncStatus) -> Rendered {
         "\n**Semantic search**: {}\n",
         super::status::semantic_line(&status.semantic)
     ));
+    if let Some(line) = super::models::reranker_line(&status.reranker) {
+        out.push_str(&format!("\n**Reranking**: {line}\n"));
+    }
     if !status.conflicts.is_empty() {
         out.push_str("\n**Sync conflicts**: ⚠️ both devices changed the same lines; the local note was kept (tagged `conflict`) and the remote's text written beside it. Merge them by hand, then delete the copy and the tag:\n");
         for (project, conflict) in &status.conflicts {

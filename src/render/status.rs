@@ -43,6 +43,9 @@ pub fn status(status: &Status, format: Format) -> Output {
                 status.root
             ));
             out.push_str(&format!("{}\n", semantic_line(&status.semantic)));
+            if let Some(line) = super::models::reranker_line(&status.reranker) {
+                out.push_str(&format!("{line}\n"));
+            }
             out
         },
         || status_json(status),
@@ -75,6 +78,7 @@ fn status_json(status: &Status) -> Value {
         "index_bytes": status.index_bytes,
         "projects": projects,
         "semantic": semantic_json(&status.semantic),
+        "reranker": super::models::reranker_json(&status.reranker),
     })
 }
 

@@ -29,6 +29,7 @@ pub mod progress;
 pub mod projects;
 pub mod read;
 pub mod relocate;
+pub mod reranker;
 pub mod retrieval;
 pub mod scope;
 pub mod search;
@@ -79,6 +80,7 @@ pub struct App {
     /// Initial indexing of each project, and link changes, as this process sees them.
     pub progress: progress::Progress,
     semantic: semantic::Semantic,
+    reranking: reranker::Reranking,
     /// Automatic commits of versioned projects.
     history: history::History,
 }
@@ -96,6 +98,7 @@ impl App {
             links_lock: Default::default(),
             progress: Default::default(),
             semantic: Default::default(),
+            reranking: Default::default(),
             history: Default::default(),
         };
         app.recover()?;

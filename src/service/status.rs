@@ -26,6 +26,7 @@ pub struct Status {
     pub index_bytes: u64,
     pub projects: Vec<ProjectStatus>,
     pub semantic: super::semantic::SemanticStatus,
+    pub reranker: super::reranker::RerankStatus,
 }
 
 impl App {
@@ -78,6 +79,7 @@ impl App {
             index_bytes: self.index.disk_size(),
             projects,
             semantic: self.semantic_status()?,
+            reranker: self.reranker_status(),
         })
     }
 }
@@ -91,6 +93,7 @@ pub struct SyncStatus {
     /// The project the call named, with its directory.
     pub active: Option<(String, String)>,
     pub semantic: super::semantic::SemanticStatus,
+    pub reranker: super::reranker::RerankStatus,
     /// Unresolved git sync conflicts of versioned projects: (project, conflict).
     pub conflicts: Vec<(String, super::gitsync::Conflict)>,
 }
@@ -133,6 +136,7 @@ impl App {
             health: None,
             active,
             semantic: self.semantic_status()?,
+            reranker: self.reranker_status(),
             conflicts: Vec::new(),
         };
         for project in self.projects(None)? {

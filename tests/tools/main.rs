@@ -27,6 +27,7 @@ mod notes;
 mod outcomes;
 mod projects;
 mod reliability;
+mod rerank;
 mod safety;
 mod search;
 mod semantic;

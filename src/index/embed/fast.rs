@@ -76,11 +76,14 @@ pub struct FastBert {
     heads: usize,
     hidden: usize,
     act: HiddenAct,
+    /// The first token's position: 0 for BERT; RoBERTa-family models count from their
+    /// padding id + 1.
+    first_position: u32,
 }
 
 impl FastBert {
     /// `vb` must already point at the model root (i.e. `vb.pp("bert")` for prefixed checkpoints).
-    pub fn load(vb: VarBuilder, c: &Config) -> Result<Self> {
+    pub fn load(vb: VarBuilder, c: &Config, first_position: u32) -> Result<Self> {
         let h = c.hidden_size;
         let e = vb.pp("embeddings");
         let layers = (0..c.num_hidden_layers)
@@ -110,6 +113,7 @@ impl FastBert {
             heads: c.num_attention_heads,
             hidden: h,
             act: c.hidden_act,
+            first_position,
         })
     }
 
@@ -119,7 +123,10 @@ impl FastBert {
         let (h, nh) = (self.hidden, self.heads);
         let d = h / nh;
         let n = b * l;
-        let pos_ids = Tensor::arange(0u32, l as u32, ids.device())?;
+        // Batches are padded on the right, so a real token's position is its index (from the
+        // family's first position); padding gets positions too, and the mask hides it.
+        let start = self.first_position;
+        let pos_ids = Tensor::arange(start, start + l as u32, ids.device())?;
         let x = self
             .word
             .index_select(&ids.flatten_all()?, 0)?

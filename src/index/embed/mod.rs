@@ -1,17 +1,21 @@
 //! Sentence embeddings on the CPU: a BERT-family sentence-transformers model (config.json,
 //! tokenizer.json, model.safetensors or pytorch_model.bin, optional pooling and length
 //! configs) run with candle. Texts are padded per batch, pooled over their real tokens and
-//! L2-normalised, so a dot product is the cosine similarity.
+//! L2-normalised, so a dot product is the cosine similarity. The same encoder scores query and
+//! passage pairs when the checkpoint is a cross-encoder (`rerank`).
 
+mod encoder;
 mod fast;
+mod rerank;
 
 use std::path::Path;
 
 use candle_core::{DType, Device, Tensor, D};
-use candle_nn::VarBuilder;
-use candle_transformers::models::bert::{BertModel, Config, DTYPE};
 use serde::{Deserialize, Serialize};
-use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
+use tokenizers::Tokenizer;
+
+use encoder::Encoder;
+pub use rerank::{is_reranker, CrossEncoder};
 
 #[derive(Debug, thiserror::Error)]
 pub enum EmbedError {
@@ -19,6 +23,14 @@ pub enum EmbedError {
     File { file: String, message: String },
     #[error("the model cannot run: {0}")]
     Model(String),
+    #[error("it is a reranker (a cross-encoder, which scores a query with a passage), not a sentence embedding model")]
+    IsAReranker,
+    #[error("it is not a reranker: a reranker is a cross-encoder (config.json names a ...ForSequenceClassification architecture, and the weights hold its classifier)")]
+    NotAReranker,
+    #[error(
+        "a reranker gives one relevance score per query and passage; this model has {0} labels"
+    )]
+    Labels(usize),
 }
 
 impl From<candle_core::Error> for EmbedError {
@@ -38,10 +50,24 @@ pub enum Pooling {
     Cls,
 }
 
+/// What an installed model is for.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ModelKind {
+    /// A sentence model: semantic search embeds notes and queries with it.
+    #[default]
+    Embedding,
+    /// A cross-encoder: reranking scores a query with each candidate's passage.
+    Reranker,
+}
+
 /// What gitmem records beside an installed model (`gitmem-model.json`): how to call it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ModelCard {
     pub name: String,
+    /// Cards written before rerankers existed are embedding models'.
+    #[serde(default)]
+    pub kind: ModelKind,
     pub dimensions: usize,
     pub max_tokens: usize,
     pub pooling: Pooling,
@@ -68,11 +94,26 @@ impl ModelCard {
     pub fn from_embedder(embedder: &Embedder, source: &str) -> Self {
         ModelCard {
             name: embedder.name.clone(),
+            kind: ModelKind::Embedding,
             dimensions: embedder.dimensions,
             max_tokens: embedder.max_tokens,
             pooling: embedder.pooling,
             query_prefix: embedder.query_prefix.clone(),
             passage_prefix: embedder.passage_prefix.clone(),
+            source: source.to_string(),
+        }
+    }
+
+    /// `dimensions` is the encoder's width; pooling and prefixes do not apply.
+    pub fn from_cross_encoder(reranker: &CrossEncoder, source: &str) -> Self {
+        ModelCard {
+            name: reranker.name().to_string(),
+            kind: ModelKind::Reranker,
+            dimensions: reranker.hidden_size(),
+            max_tokens: reranker.max_tokens(),
+            pooling: Pooling::Cls,
+            query_prefix: String::new(),
+            passage_prefix: String::new(),
             source: source.to_string(),
         }
     }
@@ -83,13 +124,13 @@ impl ModelCard {
 pub enum Backend {
     /// `fast`: fused CPU kernels (the default).
     Fused,
-    /// candle_transformers' `BertModel`, the reference the fused pass is checked against.
+    /// candle_transformers' `BertModel` (`XLMRobertaModel` for the RoBERTa family), the
+    /// reference the fused pass is checked against.
     Reference,
 }
 
 enum Model {
-    Fused(fast::FastBert),
-    Reference(BertModel),
+    Transformer(Box<Encoder>),
     /// A vector per token, distilled from a transformer (`distill`): a text's vector is the
     /// normalised sum of its tokens' vectors. Hundreds of times faster than a forward pass,
     /// and blind to word order and context.
@@ -121,7 +162,7 @@ pub struct Embedder {
     passage_prefix: String,
 }
 
-fn read_json(path: &Path) -> Result<Option<serde_json::Value>, EmbedError> {
+pub(super) fn read_json(path: &Path) -> Result<Option<serde_json::Value>, EmbedError> {
     match std::fs::read_to_string(path) {
         Ok(text) => serde_json::from_str(&text)
             .map(Some)
@@ -181,64 +222,32 @@ impl Embedder {
         if dir.join(STATIC_WEIGHTS).is_file() {
             return Self::load_static(dir, name);
         }
-        let device = Device::Cpu;
-        let config_path = dir.join("config.json");
-        let config: Config =
-            serde_json::from_value(read_json(&config_path)?.ok_or_else(|| EmbedError::File {
-                file: config_path.display().to_string(),
-                message: "missing".into(),
-            })?)
-            .map_err(|e| EmbedError::Model(format!("config.json is not a BERT config: {e}")))?;
+        let config = encoder::read_config(dir)?;
+        let weights = encoder::read_weights(dir)?;
+        // Its encoder would load, and embed by what was never trained to be a sentence vector.
+        if encoder::is_cross_encoder(&config, &weights) {
+            return Err(EmbedError::IsAReranker);
+        }
+        let encoder = Encoder::load(&config, &weights, backend)?;
         let max_tokens = read_json(&dir.join("sentence_bert_config.json"))?
             .and_then(|v| v["max_seq_length"].as_u64())
             .map_or(512, |n| n as usize)
-            .min(config.max_position_embeddings);
+            .min(encoder.max_tokens);
         let pooling = match read_json(&dir.join("1_Pooling/config.json"))? {
             Some(v) if v["pooling_mode_cls_token"].as_bool() == Some(true) => Pooling::Cls,
             _ => Pooling::Mean,
         };
-        let mut tokenizer = Tokenizer::from_file(dir.join("tokenizer.json"))
-            .map_err(|e| EmbedError::Model(format!("tokenizer.json: {e}")))?;
-        // Some packages ship a tokenizer that pads every text to a fixed length; pad each
-        // batch only to its longest text instead, and cut at the model's length.
-        let padding = tokenizer.get_padding().cloned().unwrap_or_default();
-        tokenizer.with_padding(Some(PaddingParams {
-            strategy: PaddingStrategy::BatchLongest,
-            ..padding
-        }));
-        tokenizer
-            .with_truncation(Some(TruncationParams {
-                max_length: max_tokens,
-                ..Default::default()
-            }))
-            .map_err(tokenizer_error)?;
-        let safetensors = dir.join("model.safetensors");
-        let weights = if safetensors.is_file() {
-            // SAFETY: the weights are mapped read-only; gitmem never writes an installed
-            // model's files while it is loaded (install writes a new folder and renames it).
-            unsafe { VarBuilder::from_mmaped_safetensors(&[safetensors], DTYPE, &device)? }
-        } else {
-            VarBuilder::from_pth(dir.join("pytorch_model.bin"), DTYPE, &device)?
-        };
-        let weights = if weights.contains_tensor("embeddings.word_embeddings.weight") {
-            weights
-        } else {
-            weights.pp("bert")
-        };
-        let model = match backend {
-            Backend::Fused => Model::Fused(fast::FastBert::load(weights, &config)?),
-            Backend::Reference => Model::Reference(BertModel::load(weights, &config)?),
-        };
+        let tokenizer = encoder::read_tokenizer(dir, max_tokens)?;
         let (query_prefix, passage_prefix) = match ModelCard::read(dir) {
             Ok(card) => (card.query_prefix, card.passage_prefix),
             Err(_) => prefixes(dir, name)?,
         };
         Ok(Embedder {
             name: name.to_string(),
-            model,
+            dimensions: encoder.hidden_size,
+            model: Model::Transformer(Box::new(encoder)),
             tokenizer,
             pooling,
-            dimensions: config.hidden_size,
             max_tokens,
             query_prefix,
             passage_prefix,
@@ -417,20 +426,7 @@ impl Embedder {
             .tokenizer
             .encode_batch(texts.to_vec(), true)
             .map_err(tokenizer_error)?;
-        let rows = encodings.len();
-        let width = encodings.first().map_or(0, |e| e.get_ids().len());
-        let mut ids = Vec::with_capacity(rows * width);
-        let mut types = Vec::with_capacity(rows * width);
-        let mut mask = Vec::with_capacity(rows * width);
-        for e in &encodings {
-            ids.extend_from_slice(e.get_ids());
-            types.extend_from_slice(e.get_type_ids());
-            mask.extend_from_slice(e.get_attention_mask());
-        }
-        let device = &Device::Cpu;
-        let ids = Tensor::from_vec(ids, (rows, width), device)?;
-        let types = Tensor::from_vec(types, (rows, width), device)?;
-        let mask = Tensor::from_vec(mask, (rows, width), device)?;
+        let (ids, types, mask) = encoder::batch(&encodings)?;
         self.forward_pooled(&ids, &types, &mask)
     }
 
@@ -470,8 +466,7 @@ impl Embedder {
         mask: &Tensor,
     ) -> Result<Vec<Vec<f32>>, EmbedError> {
         let hidden = match &self.model {
-            Model::Fused(m) => m.forward(ids, types, mask)?,
-            Model::Reference(m) => m.forward(ids, types, Some(mask))?,
+            Model::Transformer(encoder) => encoder.forward(ids, types, mask)?,
             Model::Static(_) => {
                 return Err(EmbedError::Model(
                     "a static model has no forward pass".into(),

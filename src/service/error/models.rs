@@ -36,6 +36,8 @@ pub enum ModelError {
     NoTeacher,
     #[error("cannot distil {teacher}: {source}")]
     Distil { teacher: String, source: EmbedError },
+    #[error("'{0}' is a reranker, not an embedding model: turn reranking on with `[search] reranker = \"{0}\"` in config.toml")]
+    IsAReranker(String),
     #[error("no model named '{name}' is installed; installed: {known}", known = installed_list(.installed))]
     NotInstalled {
         name: String,

@@ -5,6 +5,7 @@
 mod metadata;
 mod query;
 mod ranked;
+mod rerank;
 mod rows;
 
 use std::collections::{HashMap, HashSet};

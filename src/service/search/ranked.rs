@@ -150,7 +150,17 @@ impl App {
         mode: SearchMode,
         filtered: bool,
     ) -> Result<Ranked> {
-        let window = (query.offset + query.limit).max(FUSION_DEPTH);
+        // Hybrid and vector results are reranked when a reranker is chosen, text results never
+        // (as in Basic Memory): the fusion must reach as deep as the reranker reads.
+        let reranking = mode != SearchMode::Text && self.config().search.reranker.is_some();
+        let rerank_depth = if reranking {
+            self.reranker_candidates()
+        } else {
+            0
+        };
+        let window = (query.offset + query.limit)
+            .max(FUSION_DEPTH)
+            .max(rerank_depth);
         let wants_notes = App::entity_types(request).iter().any(|t| t == "entity");
         let passing = Passing {
             app: self,
@@ -221,6 +231,15 @@ impl App {
                 (fused, total, false)
             }
         };
+        let mut fused = fused;
+        if reranking {
+            self.rerank(
+                &parsed.text,
+                &parsed.snippet_terms,
+                &best_passages,
+                &mut fused,
+            )?;
+        }
         let page: Vec<(String, f64)> = fused
             .into_iter()
             .skip(query.offset)
