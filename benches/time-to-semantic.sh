@@ -9,7 +9,8 @@
 #                                                  install` takes; NOTES defaults to 10000)
 #
 # Run it twice: the first run distils the quick stage's model (kept in MODEL's installed
-# folder, which this script keeps in $TMPDIR between runs), the second reuses it.
+# folder, which this script keeps in $TMPDIR between runs and links into each fresh root), the
+# second reuses it.
 set -euo pipefail
 model="$1"
 notes="${2:-10000}"
@@ -29,7 +30,7 @@ fi
 root="$work/root"
 rm -rf "$root"
 "$bin" --root "$root" project add vault "$vault" --default >/dev/null
-cp -r "$models" "$root/models"
+ln -s "$models" "$root/models"
 distilled=$([ -n "$(find "$models" -maxdepth 2 -name quick -type d)" ] && echo yes || echo no)
 echo "vault: $notes notes in $vault; $(nproc) cores; quick stage's model already distilled: $distilled"
 start=$(date +%s%N)

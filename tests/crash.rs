@@ -247,6 +247,46 @@ fn a_reindex_killed_half_way_is_finished_by_the_next_process() {
 }
 
 #[test]
+fn a_reindex_still_running_is_not_finished_by_a_status_beside_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let vault = dir.path().join("vault");
+    let root = dir.path().join("root");
+    make_vault(&vault, 20);
+    root_with_project(&root, &vault);
+    gitmem(&root, &["reindex", "--project", "vault"]).ok();
+    // What a running `reindex` holds: its marker, locked (a killed one's lock is released).
+    let marker = root
+        .join("index")
+        .join("rebuilding")
+        .join(hex::encode("vault"));
+    std::fs::create_dir_all(marker.parent().unwrap()).unwrap();
+    std::fs::write(&marker, "vault").unwrap();
+    let running = std::fs::File::open(&marker).unwrap();
+    running.lock().unwrap();
+    let status = |root: &Path| {
+        let out = gitmem(root, &["status", "--check", "--project", "vault", "--json"]).ok();
+        (
+            out.json()["projects"][0]["interrupted_reindex"].clone(),
+            out.stderr,
+        )
+    };
+    let (interrupted, stderr) = status(&root);
+    assert_eq!(interrupted, json!(false), "{stderr}");
+    assert!(!stderr.contains("interrupted reindex"), "{stderr}");
+    assert!(
+        marker.exists(),
+        "the running reindex's marker is left to it"
+    );
+    drop(running);
+    let (_, stderr) = status(&root);
+    assert!(
+        stderr.contains("finishing the interrupted reindex"),
+        "{stderr}"
+    );
+    assert!(!marker.exists());
+}
+
+#[test]
 fn a_linked_folder_scan_killed_half_way_loses_nothing_on_the_next_scan() {
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().join("home");

@@ -114,7 +114,6 @@ impl Index {
     fn open_existing(dir: &Path) -> Result<Self, OpenFailure> {
         let graph_dir = dir.join("graph");
         let search_dir = dir.join("search");
-        let fresh = !graph_dir.join("data.mdb").exists();
         std::fs::create_dir_all(&graph_dir).map_err(IndexError::from)?;
         std::fs::create_dir_all(&search_dir).map_err(IndexError::from)?;
 
@@ -136,7 +135,10 @@ impl Index {
                         String::from_utf8_lossy(other).into_owned(),
                     ))
                 }
-                None if fresh => {
+                // No version and no notes: a fresh index, perhaps created a moment ago by
+                // another process that has not written its version yet (deleting the files
+                // under it once lost a `reindex` started beside a `status`).
+                None if tables.notes.is_empty(&wtxn).map_err(IndexError::from)? => {
                     tables
                         .meta
                         .put(

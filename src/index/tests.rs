@@ -367,3 +367,27 @@ fn another_schema_version_rebuilds_the_index() {
     drop(txn);
     reopened.close();
 }
+
+#[test]
+fn an_index_without_a_version_is_rebuilt_only_when_it_holds_notes() {
+    for (notes, rebuilt) in [(vec![], false), (vec![input("a.md", "A", "a", &[])], true)] {
+        let (dir, index) = holding(notes);
+        let mut wtxn = index.env.write_txn().unwrap();
+        index
+            .tables
+            .meta
+            .delete(&mut wtxn, "schema_version")
+            .unwrap();
+        wtxn.commit().unwrap();
+        index.close();
+        // What another process found when it opened the files of an index being created,
+        // before their creator wrote the version.
+        std::fs::write(dir.path().join("search").join("creator-was-here"), "").unwrap();
+
+        let reopened = Index::open(dir.path()).unwrap();
+        assert_eq!(reopened.rebuilt, rebuilt);
+        let kept = dir.path().join("search").join("creator-was-here").exists();
+        assert_eq!(kept, !rebuilt, "an index without notes is opened as it is");
+        reopened.close();
+    }
+}

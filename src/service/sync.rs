@@ -231,6 +231,9 @@ impl App {
     ) -> Result<SyncReport> {
         let marker = self.rebuild_marker(project);
         crate::vault::fs::atomic_write(&marker, project.name.as_bytes())?;
+        // Locked while the rebuild runs, so that another process (a `status` beside this
+        // `reindex`) does not take a running rebuild for an interrupted one.
+        let _running = crate::vault::fs::try_lock(&marker)?;
         let mut report = self.sync_project(project, SyncMode::Rebuild, on_event)?;
         for link in self.reindex_links(project)? {
             report.scanned += link.scanned;
@@ -268,9 +271,19 @@ impl App {
         Ok(())
     }
 
+    /// Whether a reindex of `project` stopped half-way: its marker is there and no running
+    /// rebuild holds it. With the marker's lock, the caller may finish the rebuild.
+    fn interrupted_rebuild(&self, project: &Project) -> Option<std::fs::File> {
+        let marker = self.rebuild_marker(project);
+        if !marker.exists() {
+            return None;
+        }
+        crate::vault::fs::try_lock(&marker).ok().flatten()
+    }
+
     /// Whether a reindex of `project` stopped half-way.
     pub(crate) fn rebuild_interrupted(&self, project: &Project) -> bool {
-        self.rebuild_marker(project).exists()
+        self.interrupted_rebuild(project).is_some()
     }
 
     /// Where the marker of a running rebuild of `project` lives.
@@ -285,9 +298,9 @@ impl App {
     /// the rebuild had not re-read yet, and the linked folders are read again.
     pub(crate) fn finish_interrupted_rebuilds(&self) -> Result<()> {
         for project in self.projects(None)? {
-            if !self.rebuild_interrupted(&project) {
+            let Some(_finishing) = self.interrupted_rebuild(&project) else {
                 continue;
-            }
+            };
             let marker = self.rebuild_marker(&project);
             tracing::warn!(
                 "finishing the interrupted reindex of project '{}'",
