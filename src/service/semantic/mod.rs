@@ -58,24 +58,29 @@ struct LoadedModel(Mutex<Option<Arc<Embedder>>>);
 
 impl LoadedModel {
     /// The model named `name`: the one loaded, or what `load` gives (kept when there is one).
+    /// `load` runs unlocked: a distillation takes the better part of a minute, and a search
+    /// asking meanwhile must not wait for it.
     fn get_or_load(
         &self,
         name: &str,
         load: impl FnOnce() -> Result<Option<Embedder>>,
     ) -> Result<Option<Arc<Embedder>>> {
-        let mut loaded = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(model) = loaded.as_ref().filter(|m| m.name() == name) {
+        if let Some(model) = self.lock().as_ref().filter(|m| m.name() == name) {
             return Ok(Some(model.clone()));
         }
         let model = load()?.map(Arc::new);
         if model.is_some() {
-            loaded.clone_from(&model);
+            self.lock().clone_from(&model);
         }
         Ok(model)
     }
 
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<Arc<Embedder>>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     fn clear(&self) {
-        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        *self.lock() = None;
     }
 }
 
