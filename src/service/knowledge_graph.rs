@@ -213,11 +213,10 @@ impl App {
         choice: &ProjectChoice,
         entities: &[Entity],
     ) -> Result<Vec<Entity>> {
-        let project = self.select_project(choice)?;
+        let (project, graph) = self.project_graph(choice)?;
         if let Some(unnamed) = entities.iter().position(|e| e.name.trim().is_empty()) {
             return Err(GraphError::UnnamedEntity(unnamed).into());
         }
-        let graph = self.graph(&project)?;
         // Every new entity's file is checked before the first is written, so a bad name
         // leaves nothing half done.
         let mut new: Vec<(&Entity, String)> = Vec::new();
