@@ -26,45 +26,36 @@ pub fn token_created(made: &CreatedToken) -> Output {
     output
 }
 
+fn token_line(t: &TokenRecord) -> String {
+    format!(
+        "{}\t{}\t{}\tcreated {}\n",
+        t.name,
+        if t.read_only {
+            "read-only"
+        } else {
+            "read-write"
+        },
+        if t.projects.is_empty() {
+            "all projects".to_string()
+        } else {
+            t.projects.join(",")
+        },
+        t.created
+    )
+}
+
 /// The tokens, never their secrets or hashes.
 pub fn tokens(tokens: &[TokenRecord], format: Format) -> Output {
-    Output::either(
-        format,
-        || {
-            if tokens.is_empty() {
-                return "No tokens. `gitmem token create NAME` makes one.\n".to_string();
-            }
-            tokens
-                .iter()
-                .map(|t| {
-                    format!(
-                        "{}\t{}\t{}\tcreated {}\n",
-                        t.name,
-                        if t.read_only {
-                            "read-only"
-                        } else {
-                            "read-write"
-                        },
-                        if t.projects.is_empty() {
-                            "all projects".to_string()
-                        } else {
-                            t.projects.join(",")
-                        },
-                        t.created
-                    )
-                })
-                .collect()
-        },
-        || {
-            json!(tokens
-                .iter()
-                .map(|t| json!({
-                    "name": t.name, "read_only": t.read_only,
-                    "projects": t.projects, "created": t.created,
-                }))
-                .collect::<Vec<_>>())
-        },
-    )
+    let none = "No tokens. `gitmem token create NAME` makes one.\n";
+    Output::listing(format, tokens, none, token_line, || {
+        json!(tokens
+            .iter()
+            .map(|t| json!({
+                "name": t.name, "read_only": t.read_only,
+                "projects": t.projects, "created": t.created,
+            }))
+            .collect::<Vec<_>>())
+    })
 }
 
 pub fn token_revoked(name: &str) -> Output {

@@ -111,16 +111,7 @@ pub fn unlink_folder(removed: &[LinkRecord], format: Format) -> Output {
 
 /// `gitmem list-links`.
 pub fn list_links(all: &[LinkRecord], format: Format) -> Output {
-    Output::either(
-        format,
-        || {
-            if all.is_empty() {
-                return "no linked folders\n".to_string();
-            }
-            all.iter().map(link_text).collect()
-        },
-        || links(all),
-    )
+    Output::listing(format, all, "no linked folders\n", link_text, || links(all))
 }
 
 /// `gitmem rescan-links`: a line per scan, each followed by its warnings on stderr.

@@ -122,6 +122,25 @@ impl Output {
         }
     }
 
+    /// A listing: as text a line per item, or `none` (which says what to do about it) when
+    /// there is nothing to list; as JSON, `json`.
+    pub fn listing<T>(
+        format: Format,
+        items: &[T],
+        none: &str,
+        line: impl Fn(&T) -> String,
+        json: impl FnOnce() -> Value,
+    ) -> Output {
+        let text = || {
+            if items.is_empty() {
+                none.to_string()
+            } else {
+                items.iter().map(line).collect()
+            }
+        };
+        Output::either(format, text, json)
+    }
+
     pub fn push(&mut self, stream: Stream, text: impl Into<String>) {
         let text = text.into();
         if !text.is_empty() {

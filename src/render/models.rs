@@ -90,35 +90,25 @@ pub fn removed(m: &ModelInfo) -> Output {
     ))
 }
 
-pub fn models(models: &[ModelInfo], format: Format) -> Output {
-    Output::either(
-        format,
-        || {
-            if models.is_empty() {
-                return "no model installed; search is lexical (gitmem model install SOURCE)\n"
-                    .to_string();
-            }
-            models
-                .iter()
-                .map(|m| {
-                    let role = match (m.kind, m.is_default) {
-                        (ModelKind::Embedding, true) => " (default)",
-                        (ModelKind::Embedding, false) => "",
-                        (ModelKind::Reranker, true) => " (reranker, in use)",
-                        (ModelKind::Reranker, false) => " (reranker)",
-                    };
-                    format!(
-                        "{}{role}\t{} dimensions\t{:.1} MB\t{}\n",
-                        m.name,
-                        m.dimensions,
-                        megabytes(m),
-                        m.source
-                    )
-                })
-                .collect()
-        },
-        || json!(models),
+fn model_line(m: &ModelInfo) -> String {
+    let role = match (m.kind, m.is_default) {
+        (ModelKind::Embedding, true) => " (default)",
+        (ModelKind::Embedding, false) => "",
+        (ModelKind::Reranker, true) => " (reranker, in use)",
+        (ModelKind::Reranker, false) => " (reranker)",
+    };
+    format!(
+        "{}{role}\t{} dimensions\t{:.1} MB\t{}\n",
+        m.name,
+        m.dimensions,
+        megabytes(m),
+        m.source
     )
+}
+
+pub fn models(models: &[ModelInfo], format: Format) -> Output {
+    let none = "no model installed; search is lexical (gitmem model install SOURCE)\n";
+    Output::listing(format, models, none, model_line, || json!(models))
 }
 
 /// A model fetch started by `reindex` or `gitmem model fetch`: what it brought, or why

@@ -118,7 +118,7 @@ impl TokenStore {
             sha256: digest(&token),
             read_only,
             projects: projects.to_vec(),
-            created: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            created: super::now_text(),
         };
         tokens.push(record.clone());
         self.save(tokens)?;

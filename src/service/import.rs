@@ -14,7 +14,6 @@ use serde_json::Value;
 
 use super::error::{ImportError, InternalError};
 use super::history::{Change, PathChange};
-use super::scope::ProjectChoice;
 use super::{App, Result, ServiceError};
 use crate::config::Project;
 use crate::import::{Draft, Parsed, Source};
@@ -68,16 +67,16 @@ struct Planned {
 }
 
 impl App {
-    /// `gitmem import SOURCE FILE`: reads and converts the whole file, then imports it.
+    /// `gitmem import SOURCE FILE`: reads and converts the whole file, then imports it into
+    /// `project`.
     pub fn import_file(
         &self,
-        choice: &ProjectChoice,
+        project: &Project,
         source: Source,
         file: &Path,
         options: &ImportOptions,
         progress: &dyn Fn(usize, usize),
     ) -> Result<ImportReport> {
-        let project = self.select_project(choice)?;
         let text = vault::fs::read_text(file).map_err(|source| ImportError::Unreadable {
             path: file.to_path_buf(),
             source,
@@ -87,7 +86,7 @@ impl App {
                 file: file.display().to_string(),
                 errors,
             })?;
-        self.import_drafts(&project, source.name(), parsed, options, progress)
+        self.import_drafts(project, source.name(), parsed, options, progress)
     }
 
     /// Writes converted drafts into `project`.

@@ -99,6 +99,21 @@ impl Graph {
         }
     }
 
+    /// A relation as the graph names it: `from` an entity's title, `to` one when it names an
+    /// entity (else the trimmed text), the type trimmed; with the `from` entity's note. None
+    /// when `from` is not an entity.
+    fn resolve(&self, relation: &GraphRelation) -> Option<(&NoteRecord, GraphRelation)> {
+        let note = self.find(relation.from.trim())?;
+        let resolved = GraphRelation {
+            from: note.title.clone(),
+            to: self
+                .find(relation.to.trim())
+                .map_or_else(|| relation.to.trim().to_string(), |t| t.title.clone()),
+            relation_type: relation.relation_type.trim().to_string(),
+        };
+        Some((note, resolved))
+    }
+
     fn entity(note: &NoteRecord) -> Entity {
         Entity {
             name: note.title.clone(),
@@ -198,11 +213,10 @@ impl App {
         choice: &ProjectChoice,
         entities: &[Entity],
     ) -> Result<Vec<Entity>> {
-        let project = self.select_project(choice)?;
+        let (project, graph) = self.project_graph(choice)?;
         if let Some(unnamed) = entities.iter().position(|e| e.name.trim().is_empty()) {
             return Err(GraphError::UnnamedEntity(unnamed).into());
         }
-        let graph = self.graph(&project)?;
         // Every new entity's file is checked before the first is written, so a bad name
         // leaves nothing half done.
         let mut new: Vec<(&Entity, String)> = Vec::new();
@@ -303,20 +317,13 @@ impl App {
                 }
                 .into());
             }
-            let note =
+            let (note, relation) =
                 graph
-                    .find(relation.from.trim())
+                    .resolve(relation)
                     .ok_or_else(|| GraphError::MissingSource {
                         index: i,
                         from: relation.from.clone(),
                     })?;
-            let relation = GraphRelation {
-                from: note.title.clone(),
-                to: graph
-                    .find(relation.to.trim())
-                    .map_or_else(|| relation.to.trim().to_string(), |t| t.title.clone()),
-                relation_type: relation.relation_type.trim().to_string(),
-            };
             let queued = by_note.iter().flat_map(|(_, r)| r).any(|r| *r == relation);
             if graph.has_relation(&relation) || queued {
                 continue;
@@ -443,15 +450,7 @@ impl App {
         let (project, graph) = self.project_graph(choice)?;
         let doomed: HashSet<GraphRelation> = relations
             .iter()
-            .filter_map(|r| {
-                Some(GraphRelation {
-                    from: graph.find(r.from.trim())?.title.clone(),
-                    to: graph
-                        .find(r.to.trim())
-                        .map_or_else(|| r.to.trim().to_string(), |t| t.title.clone()),
-                    relation_type: r.relation_type.trim().to_string(),
-                })
-            })
+            .filter_map(|r| graph.resolve(r).map(|(_, relation)| relation))
             .collect();
         let deleted = graph.relations().filter(|r| doomed.contains(r)).count();
         for (note, edges) in graph.notes.iter().zip(&graph.edges) {

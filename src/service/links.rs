@@ -11,7 +11,7 @@ use serde_json::json;
 use super::changes::{self, Target};
 use super::error::LinkError;
 use super::scope::ProjectChoice;
-use super::{App, Result};
+use super::{now_text, App, Result};
 use crate::config::Project;
 use crate::index::{FileWarning, NoteInput, OpOutcome, WriteOp};
 use crate::vault::links::{
@@ -64,10 +64,6 @@ impl ScanReport {
     pub fn failed(&self) -> bool {
         self.last_error.is_some()
     }
-}
-
-fn now_iso() -> String {
-    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
 }
 
 /// A file's modification time as a linked note's front matter records it (with milliseconds).
@@ -312,7 +308,7 @@ impl App {
                     include: options.include.clone(),
                     exclude: options.exclude.clone(),
                     watch,
-                    created_at: now_iso(),
+                    created_at: now_text(),
                     last_scan: None,
                     last_error: None,
                     file_count: 0,
@@ -563,7 +559,7 @@ impl App {
         link.file_count = report.scanned as u64;
         link.total_bytes = report.total_bytes;
         link.last_runtime_ms = report.runtime_ms;
-        link.last_scan = Some(now_iso());
+        link.last_scan = Some(now_text());
         link.last_error = None;
         link.failures = 0;
         link.last_changes =

@@ -2,14 +2,14 @@
 //! whose front matter carries the API's fields (`note::memory`). Any note is a memory: one
 //! without an `id` is known by its permalink, so a Basic Memory note answers memory_get too.
 
-use chrono::{DateTime, SecondsFormat, Utc};
+use chrono::{DateTime, Utc};
 use serde_json::{json, Map, Value};
 
 use super::error::{ImportError, InternalError, MemoryError, NoteError, PageError};
 use super::import::{ImportOptions, ImportReport};
 use super::scope::ProjectChoice;
 use super::search::SearchRequest;
-use super::{App, Result, ServiceError};
+use super::{now_text, App, Result, ServiceError};
 use crate::config::Project;
 use crate::index::{NoteKind, NoteRecord};
 use crate::note::document::Document;
@@ -152,10 +152,6 @@ pub enum DeleteMode {
 
 /// The largest page memory_search returns.
 pub const MAX_LIMIT: usize = 100;
-
-fn now_text() -> String {
-    Utc::now().to_rfc3339_opts(SecondsFormat::Secs, true)
-}
 
 fn check_score(score: Option<f64>) -> Result<()> {
     match score {

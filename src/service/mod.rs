@@ -69,6 +69,12 @@ pub(crate) fn refuse_outside<T, R>(
 
 pub type Result<T> = std::result::Result<T, ServiceError>;
 
+/// Now as the times gitmem records (a memory's, a link's scan, a token's creation) are
+/// written: RFC 3339, UTC, whole seconds, so one form reads back everywhere.
+pub(crate) fn now_text() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
 /// An open data root: its configuration and its index. Shared by every request of a server.
 pub struct App {
     config: RwLock<Config>,

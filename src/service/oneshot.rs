@@ -163,7 +163,7 @@ impl Oneshot<'_> {
         self.observer.counting(Work::Importing);
         let report = self
             .app
-            .import_file(choice, source, file, options, &|done, total| {
+            .import_file(&project, source, file, options, &|done, total| {
                 self.observer.counted(done, total)
             });
         self.observer.step_done();

@@ -30,14 +30,9 @@ fn import_into(
     options: ImportOptions,
 ) -> Result<Value, String> {
     let source = Source::named(format).unwrap_or_else(|| panic!("no import format {format}"));
-    h.app()
-        .import_file(
-            &ProjectChoice::named(project),
-            source,
-            file,
-            &options,
-            &|_, _| {},
-        )
+    let app = h.app();
+    app.select_project(&ProjectChoice::named(project))
+        .and_then(|project| app.import_file(&project, source, file, &options, &|_, _| {}))
         .map(|report| gitmem::render::import::report_json(&report))
         .map_err(|e| e.to_string())
 }
