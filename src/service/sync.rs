@@ -209,7 +209,7 @@ impl App {
         report.runtime_ms = started.elapsed().as_millis() as u64;
         report.warnings = warnings;
         let state = ProjectState {
-            last_scan: Some(chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)),
+            last_scan: Some(super::now_text()),
             last_scan_ms: Some(report.runtime_ms),
             files: scan.files.len() as u64,
             warnings: scan_warnings,
