@@ -70,14 +70,15 @@ pub struct SearchRequest {
 /// How hybrid search combines the text and the vector ranking.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Fusion {
-    /// Reciprocal-rank fusion: ranks only, no calibration (the default; see
-    /// docs/search-quality.md).
+    /// Reciprocal-rank fusion, the vector ranking's vote weighted by how sharply it
+    /// separates notes (the default; see docs/search-quality.md).
     #[default]
     Rrf,
     /// Each ranking's scores scaled to 0..1 and averaged.
     Score,
-    /// RRF with the vector ranking's votes weighted by this many hundredths (the text
-    /// ranking's count whole), for measuring weights (`hybrid:wNN` in the benchmark).
+    /// RRF with the vector ranking's votes weighted by a constant number of hundredths (the
+    /// text ranking's count whole), for measuring weights (`hybrid:wNN` in the benchmark;
+    /// `hybrid:w100` is equal votes).
     VectorWeighted(u8),
 }
 

@@ -1,8 +1,9 @@
-//! Ranked search for natural-language queries: lexical rankings (naming fields, headings, all
-//! text) fused into one, a vector ranking of notes by their passages, and the hybrid fusion of
-//! the two. Every fusion is reciprocal-rank fusion (RRF): it needs no calibration between
-//! scores of different kinds (milli's bucket ranks, summed IDF, cosine similarity), and a note
-//! ranked well by several rankings rises above one ranked well by one.
+//! Ranked search for natural-language queries: lexical rankings (naming fields, body
+//! relevance) fused into one, a vector ranking of notes by their passages, and the hybrid
+//! fusion of the two. Every fusion is reciprocal-rank fusion (RRF): it needs no calibration
+//! between scores of different kinds (summed IDF, BM25, cosine similarity), and a note ranked
+//! well by several rankings rises above one ranked well by one. The one score read across
+//! notes is the vector ranking's own spread, which sets its vote.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
@@ -56,6 +57,29 @@ fn rrf_weighted(rankings: &[(&[(String, f64)], f64)]) -> Vec<(String, f64)> {
         .into_iter()
         .map(|(id, score, _)| (id, score))
         .collect()
+}
+
+/// How far the vector ranking's best note must stand above its tenth (in cosine similarity)
+/// for the ranking to count as much as the text ranking.
+const CONFIDENT_GAP: f64 = 0.15;
+/// The most the vector ranking counts against the text ranking's one vote.
+const MOST_VECTOR_VOTE: f64 = 1.5;
+
+/// The vector ranking's vote in hybrid fusion, by how sharply it tells notes apart. A query
+/// whose meaning is close to many notes alike (a bag of words about one speaker's chats, every
+/// session similar) gives a flat similarity profile: its order is near chance and must not
+/// outvote a text ranking that found the rare words. A query that one note answers clearly
+/// gives a steep one. The vote grows with the square of the gap between the first and the
+/// tenth similarity, so a flat profile counts for little. Measured in docs/search-quality.md
+/// ("The vector ranking's vote").
+fn vector_vote(vector: &[(String, f64)]) -> f64 {
+    let (Some((_, first)), Some((_, tenth))) = (vector.first(), vector.get(9).or(vector.last()))
+    else {
+        return 0.0;
+    };
+    ((first - tenth) / CONFIDENT_GAP)
+        .powi(2)
+        .min(MOST_VECTOR_VOTE)
 }
 
 /// Scores scaled to 0..1 within their ranking (best = 1, worst = 0), then averaged; a note
@@ -221,7 +245,9 @@ impl App {
             }
             Some(vector) => {
                 let fused = match request.fusion {
-                    Fusion::Rrf => rrf(&[lexical, vector]),
+                    Fusion::Rrf => {
+                        rrf_weighted(&[(&lexical, 1.0), (&vector, vector_vote(&vector))])
+                    }
                     Fusion::Score => score_fusion(&lexical, &vector),
                     Fusion::VectorWeighted(w) => {
                         rrf_weighted(&[(&lexical, 1.0), (&vector, f64::from(w) / 100.0)])
@@ -409,6 +435,33 @@ mod tests {
         assert!((light[0].1 - (1.0 / 61.0 + 0.25 / 62.0)).abs() < 1e-12);
         let heavy = rrf_weighted(&[(&text, 0.25), (&vector, 1.0)]);
         assert_eq!(heavy[0].0, "b");
+    }
+
+    #[test]
+    fn the_vector_vote_follows_how_sharply_the_ranking_separates_notes() {
+        let similarities = |s: &[f64]| -> Vec<(String, f64)> {
+            s.iter()
+                .enumerate()
+                .map(|(i, &v)| (i.to_string(), v))
+                .collect()
+        };
+        let ten = |first: f64, tenth: f64| {
+            let mut s = vec![first];
+            s.extend(std::iter::repeat_n(tenth, 9));
+            s
+        };
+        let cases: [(&str, Vec<f64>, f64); 6] = [
+            ("no hits", vec![], 0.0),
+            ("a flat profile", ten(0.50, 0.50), 0.0),
+            ("half the confident gap", ten(0.60, 0.525), 0.25),
+            ("the confident gap", ten(0.70, 0.55), 1.0),
+            ("a steep profile, capped", ten(0.90, 0.20), MOST_VECTOR_VOTE),
+            ("fewer than ten hits: the last", vec![0.80, 0.65], 1.0),
+        ];
+        for (what, profile, vote) in cases {
+            let got = vector_vote(&similarities(&profile));
+            assert!((got - vote).abs() < 1e-9, "{what}: {got} != {vote}");
+        }
     }
 
     #[test]
