@@ -38,7 +38,7 @@ pub struct NoteVectors {
     pub vectors: Vec<Vec<f32>>,
 }
 
-/// The best passage of a note for a query.
+/// A note a vector search found: its similarity to the query and its best passage.
 #[derive(Debug, Clone, PartialEq)]
 pub struct VectorHit {
     pub note_id: String,
@@ -58,10 +58,17 @@ struct Matrix {
     note_index: HashMap<String, u32>,
     /// Per note: its live rows.
     rows_of: Vec<Vec<usize>>,
+    /// Per note, `dims` values: the sum of its live passages' vectors, the direction of the
+    /// note as a whole.
+    sums: Vec<f32>,
+    /// Per note: the length of its sum (0 without live passages).
+    sum_norms: Vec<f32>,
     removed: usize,
 }
 
 const REMOVED: u32 = u32::MAX;
+/// How much of a note's similarity is the whole note's rather than its best passage's.
+const WHOLE_NOTE_SHARE: f32 = 0.3;
 
 impl Matrix {
     fn new(txn_id: usize, dims: usize) -> Self {
@@ -73,6 +80,8 @@ impl Matrix {
             notes: Vec::new(),
             note_index: HashMap::new(),
             rows_of: Vec::new(),
+            sums: Vec::new(),
+            sum_norms: Vec::new(),
             removed: 0,
         }
     }
@@ -85,13 +94,30 @@ impl Matrix {
         self.notes.push(note_id.to_string());
         self.note_index.insert(note_id.to_string(), i);
         self.rows_of.push(Vec::new());
+        self.sums.extend(std::iter::repeat_n(0.0, self.dims));
+        self.sum_norms.push(0.0);
         i
     }
 
     fn push(&mut self, note: u32, passage: u32, values: impl Iterator<Item = f32>) {
         self.rows_of[note as usize].push(self.rows.len());
         self.rows.push((note, passage));
+        let start = self.values.len();
         self.values.extend(values);
+        let sum = &mut self.sums[note as usize * self.dims..][..self.dims];
+        for (total, value) in sum.iter_mut().zip(&self.values[start..]) {
+            *total += value;
+        }
+        self.sum_norms[note as usize] = dot(sum, sum).sqrt();
+    }
+
+    /// How similar the note as a whole is to `query`: the cosine of its passages' sum.
+    fn note_similarity(&self, note: usize, query: &[f32]) -> f32 {
+        let norm = self.sum_norms[note];
+        if norm == 0.0 {
+            return 0.0;
+        }
+        dot(&self.sums[note * self.dims..][..self.dims], query) / norm
     }
 
     fn remove_note(&mut self, note_id: &str) {
@@ -102,6 +128,8 @@ impl Matrix {
             self.rows[row].0 = REMOVED;
             self.removed += 1;
         }
+        self.sums[note as usize * self.dims..][..self.dims].fill(0.0);
+        self.sum_norms[note as usize] = 0.0;
     }
 
     /// Whether replaced rows have come to outweigh live ones (then it is read afresh).
@@ -358,8 +386,12 @@ impl VectorStore {
             .collect())
     }
 
-    /// The notes of `project` whose best passage is most similar to `query` (a normalised
-    /// vector), best first, at most `limit`; only notes `admit` lets through are considered.
+    /// The notes of `project` most similar to `query` (a normalised vector), best first, at
+    /// most `limit`; only notes `admit` lets through are considered. A note's similarity is
+    /// mostly its best passage's, and partly the whole note's (its passages' sum): of two
+    /// notes with an equally close passage, the one that is about the query throughout comes
+    /// first, and a long note is not ranked by one passage alone.
+    /// docs/search-quality.md, "A note-level vector", measures the share.
     pub fn search(
         &self,
         project: &str,
@@ -391,7 +423,14 @@ impl VectorStore {
         let mut found: Vec<(usize, f32, u32)> = best
             .into_iter()
             .enumerate()
-            .filter_map(|(note, b)| b.map(|(similarity, passage)| (note, similarity, passage)))
+            .filter_map(|(note, b)| {
+                b.map(|(passage_similarity, passage)| {
+                    let whole = matrix.note_similarity(note, query);
+                    let similarity =
+                        (1.0 - WHOLE_NOTE_SHARE) * passage_similarity + WHOLE_NOTE_SHARE * whole;
+                    (note, similarity, passage)
+                })
+            })
             .collect();
         found.sort_by(|a, b| {
             b.1.total_cmp(&a.1)
@@ -427,6 +466,49 @@ mod tests {
     fn unit(v: &[f32]) -> Vec<f32> {
         let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
         v.iter().map(|x| x / n).collect()
+    }
+
+    #[test]
+    fn of_two_notes_with_an_equally_close_passage_the_one_about_the_query_throughout_wins() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = VectorStore::open(dir.path()).unwrap();
+        store.reset("m", 2).unwrap();
+        let query = unit(&[0.0, 1.0]);
+        put(
+            &store,
+            "p",
+            "aside",
+            "c1",
+            &[query.clone(), unit(&[1.0, 0.0])],
+        );
+        put(
+            &store,
+            "p",
+            "about",
+            "c2",
+            &[query.clone(), unit(&[1.0, 2.0])],
+        );
+        put(&store, "p", "single", "c3", &[unit(&[1.0, 2.0])]);
+        let hits = store.search("p", &query, 10, |_| true).unwrap();
+        let order: Vec<&str> = hits.iter().map(|h| h.note_id.as_str()).collect();
+        assert_eq!(order, ["about", "aside", "single"]);
+        assert_eq!(
+            hits[0].passage, 0,
+            "the best passage is still the one reported"
+        );
+        let single = unit(&[1.0, 2.0])[1];
+        assert!(
+            (hits[2].similarity - single).abs() < 1e-6,
+            "a note of one passage scores that passage's similarity"
+        );
+        store.remove("p", "about").unwrap();
+        put(&store, "p", "about", "c4", &[unit(&[1.0, 0.0])]);
+        let hits = store.search("p", &query, 10, |_| true).unwrap();
+        assert_eq!(
+            hits[2].note_id, "about",
+            "a replaced note's old passages no longer count"
+        );
+        assert!(hits[2].similarity.abs() < 1e-6);
     }
 
     #[test]
