@@ -128,6 +128,22 @@ fn remote_error(url: &str, e: git2::Error) -> GitError {
     }
 }
 
+/// Makes `url` the repository's `origin`. An `origin` that points elsewhere is the user's and
+/// stays as it is: the project is refused rather than synced with a remote other than the one
+/// config.toml names.
+pub fn set_origin(repo: &Repository, url: &str) -> Result<(), GitError> {
+    match repo.find_remote(REMOTE) {
+        Ok(origin) if origin.url() == Some(url) => Ok(()),
+        Ok(origin) => Err(GitError::OtherOrigin(redact(
+            origin.url().unwrap_or_default(),
+        ))),
+        Err(_) => {
+            repo.remote(REMOTE, url)?;
+            Ok(())
+        }
+    }
+}
+
 /// Fetches the current branch from `origin`; the remote's tip, or None when the remote does
 /// not have that branch yet.
 pub fn fetch(dir: &Path) -> Result<Option<git2::Oid>, GitError> {

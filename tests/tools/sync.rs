@@ -8,7 +8,7 @@ use git2::Repository;
 use serde_json::{json, Value};
 
 use crate::common::assert_mentions;
-use crate::common::git::{log, set_option};
+use crate::common::git::{commit_files, log, set_option};
 use crate::common::{eventually, SLOW};
 use crate::{Harness, ReplyExt};
 
@@ -394,4 +394,38 @@ fn a_device_joining_takes_the_remote_branch_whatever_its_name() {
         json!(["shared/Reply.md"]),
         "{pulled}"
     );
+}
+
+#[test]
+fn git_init_with_a_remote_on_a_repository_already_there_pulls_from_it() {
+    let remote = tempfile::tempdir().unwrap();
+    let url = bare_remote(remote.path());
+    let laptop = Device::join(&url, "laptop");
+    laptop.write("Plan", "the laptop's plan");
+    laptop.sync("push");
+
+    let h = Harness::new();
+    let dir = h.root().join("notes");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("Own.md"), "# Own\n\nmine\n").unwrap();
+    commit_files(&dir, &["Own.md"], "my own start");
+    h.app().add_project("notes", &dir, true).unwrap();
+    h.app().version_project("notes", Some(&url)).unwrap();
+    let report = h.value("sync", json!({"direction": "pull"}))["reports"][0].clone();
+    assert_eq!(
+        report["pull"]["updated"],
+        json!(["shared/Plan.md"]),
+        "{report}"
+    );
+    assert_mentions(
+        &std::fs::read_to_string(dir.join("shared/Plan.md")).unwrap(),
+        "the laptop's plan",
+    );
+
+    // The repository's own origin is the user's: another URL is refused, not written over.
+    let refused = h
+        .app()
+        .version_project("notes", Some("file:///elsewhere.git"))
+        .unwrap_err();
+    assert_mentions(&refused.to_string(), &url);
 }
