@@ -32,6 +32,8 @@ pub enum GitError {
     Remote { url: String, message: String },
     #[error("the repository already has the remote origin = {0}; gitmem syncs through origin, so pass that URL as --remote, or change origin first (`git remote set-url origin URL`)")]
     OtherOrigin(String),
+    #[error("the remote has no branch '{branch}' and gitmem cannot tell which of its branches ({remote}) to follow; choose one with `git branch --set-upstream-to=origin/NAME`")]
+    NoBranchToFollow { branch: String, remote: String },
     #[error("the remote refused the push (it has commits this device has not pulled): {0}")]
     Rejected(String),
 }

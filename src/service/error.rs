@@ -74,7 +74,7 @@ pub enum UserError {
     #[error("the vault {} is not a directory", .0.display())]
     VaultNotAFolder(PathBuf),
     /// Only git's refusals the user can fix: no remote, an unknown version, a nested repository,
-    /// another `origin`.
+    /// another `origin`, a remote branch to choose.
     #[error(transparent)]
     Git(GitError),
     #[error(transparent)]
@@ -269,8 +269,9 @@ impl From<ConfigError> for ServiceError {
     }
 }
 
-/// Naming a version that does not exist, syncing without a remote, nesting repositories or
-/// naming a remote other than the repository's `origin` is the caller's to fix; anything else git reports (a remote that cannot be reached or refuses
+/// Naming a version that does not exist, syncing without a remote, nesting repositories, naming
+/// a remote other than the repository's `origin` or one whose branch cannot be told is the
+/// caller's to fix; anything else git reports (a remote that cannot be reached or refuses
 /// the credentials included) is a failure of the server or its setup, and is logged.
 impl From<GitError> for ServiceError {
     fn from(e: GitError) -> Self {
@@ -278,7 +279,8 @@ impl From<GitError> for ServiceError {
             GitError::NoRemote
             | GitError::UnknownRevision(_)
             | GitError::Nested(..)
-            | GitError::OtherOrigin(_) => ServiceError::User(UserError::Git(e)),
+            | GitError::OtherOrigin(_)
+            | GitError::NoBranchToFollow { .. } => ServiceError::User(UserError::Git(e)),
             other => ServiceError::Internal(InternalError::Git(other)),
         }
     }
