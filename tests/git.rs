@@ -181,6 +181,51 @@ fn sync_at_the_shell_pushes_and_pulls_and_reports_what_it_did() {
 }
 
 #[test]
+fn joining_a_remote_from_a_folder_or_repository_that_has_notes_brings_the_remotes_notes() {
+    let remote = tempfile::tempdir().unwrap();
+    let url = bare_remote(remote.path());
+    let laptop = tempfile::tempdir().unwrap();
+    add_versioned(laptop.path(), "notes", Some(&url));
+    tool(
+        laptop.path(),
+        "write_note",
+        json!({"title": "Plan", "directory": "", "content": "the laptop's plan"}),
+    );
+    gitmem(laptop.path(), &["sync", "push"]).ok();
+
+    let desktop = tempfile::tempdir().unwrap();
+    let folder = desktop.path().join("notes");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(folder.join("Plan.md"), "# Plan\n\nthe desktop's plan\n").unwrap();
+    std::fs::write(folder.join("Own.md"), "# Own\n\nmine\n").unwrap();
+    add_versioned(desktop.path(), "notes", Some(&url));
+    let pulled = gitmem(desktop.path(), &["sync", "pull"]).ok();
+    assert_mentions(&pulled.stdout, "pulled 'notes': merge (0 updated");
+    assert_mentions(&pulled.stdout, "conflict: Plan.md kept as it is here");
+    assert_mentions(
+        &std::fs::read_to_string(folder.join("Own.md")).unwrap(),
+        "mine",
+    );
+
+    // The same remote, joined by `git init` from a repository of the user's.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let repository = elsewhere.path().join("notes");
+    std::fs::create_dir_all(&repository).unwrap();
+    std::fs::write(repository.join("Own.md"), "# Own\n\nmine\n").unwrap();
+    commit_files(&repository, &["Own.md"], "my own start");
+    let e = elsewhere.path();
+    gitmem(
+        e,
+        &["project", "add", "notes", repository.to_str().unwrap()],
+    )
+    .ok();
+    gitmem(e, &["git", "init", "--project", "notes", "--remote", &url]).ok();
+    let pulled = gitmem(e, &["sync", "pull", "--project", "notes"]).ok();
+    assert_mentions(&pulled.stdout, "pulled 'notes': merge (1 updated");
+    assert!(repository.join("Plan.md").is_file());
+}
+
+#[test]
 fn a_running_server_pulls_periodically_and_serves_what_it_pulled() {
     let remote = tempfile::tempdir().unwrap();
     let url = bare_remote(remote.path());

@@ -30,6 +30,10 @@ pub enum GitError {
     NoRemote,
     #[error("the remote {url} failed: {message}")]
     Remote { url: String, message: String },
+    #[error("the repository already has the remote origin = {0}; gitmem syncs through origin, so pass that URL as --remote, or change origin first (`git remote set-url origin URL`)")]
+    OtherOrigin(String),
+    #[error("the remote has no branch '{branch}' and gitmem cannot tell which of its branches ({remote}) to follow; choose one with `git branch --set-upstream-to=origin/NAME`")]
+    NoBranchToFollow { branch: String, remote: String },
     #[error("the remote refused the push (it has commits this device has not pulled): {0}")]
     Rejected(String),
 }
@@ -46,11 +50,14 @@ pub enum Prepared {
 }
 
 /// Makes `dir` a git work tree: uses an existing one, clones `remote` into an empty directory,
-/// or creates a repository (with `remote` as `origin`). A directory inside another work tree
-/// is refused: gitmem would commit into someone else's repository.
+/// or creates a repository; an existing or new one gets `remote` as `origin`. A directory
+/// inside another work tree is refused: gitmem would commit into someone else's repository.
 pub fn prepare(dir: &Path, remote: Option<&str>) -> Result<Prepared, GitError> {
     if dir.join(".git").exists() {
-        Repository::open(dir)?;
+        let repo = Repository::open(dir)?;
+        if let Some(url) = remote {
+            remote::set_origin(&repo, url)?;
+        }
         return Ok(Prepared::Existing);
     }
     if let Ok(outer) = Repository::discover(dir) {
@@ -81,7 +88,7 @@ pub fn prepare(dir: &Path, remote: Option<&str>) -> Result<Prepared, GitError> {
     options.initial_head("main");
     let repo = Repository::init_opts(dir, &options)?;
     if let Some(url) = remote {
-        repo.remote("origin", url)?;
+        remote::set_origin(&repo, url)?;
     }
     Ok(Prepared::Initialised)
 }

@@ -128,8 +128,43 @@ fn remote_error(url: &str, e: git2::Error) -> GitError {
     }
 }
 
-/// Fetches the current branch from `origin`; the remote's tip, or None when the remote does
-/// not have that branch yet.
+/// Makes `url` the repository's `origin`. An `origin` that points elsewhere is the user's and
+/// stays as it is: the project is refused rather than synced with a remote other than the one
+/// config.toml names.
+pub fn set_origin(repo: &Repository, url: &str) -> Result<(), GitError> {
+    match repo.find_remote(REMOTE) {
+        Ok(origin) if origin.url() == Some(url) => Ok(()),
+        Ok(origin) => Err(GitError::OtherOrigin(redact(
+            origin.url().unwrap_or_default(),
+        ))),
+        Err(_) => {
+            repo.remote(REMOTE, url)?;
+            Ok(())
+        }
+    }
+}
+
+/// The branch of `origin` that the local `branch` exchanges commits with: its upstream
+/// (`branch.<name>.merge`) when that is on `origin`, else the branch of the same name.
+fn followed_branch(repo: &Repository, branch: &str) -> String {
+    let local = format!("refs/heads/{branch}");
+    let on_origin = repo
+        .branch_upstream_remote(&local)
+        .is_ok_and(|remote| remote.as_str() == Some(REMOTE));
+    let upstream = on_origin
+        .then(|| repo.branch_upstream_merge(&local).ok())
+        .flatten()
+        .and_then(|merge| {
+            merge
+                .as_str()
+                .and_then(|m| m.strip_prefix("refs/heads/"))
+                .map(String::from)
+        });
+    upstream.unwrap_or_else(|| branch.to_string())
+}
+
+/// Fetches `origin` and answers the tip of the branch the current one follows, or None when
+/// the remote has no branch at all yet.
 pub fn fetch(dir: &Path) -> Result<Option<git2::Oid>, GitError> {
     let repo = Repository::open(dir)?;
     let branch = current_branch(&repo);
@@ -137,6 +172,8 @@ pub fn fetch(dir: &Path) -> Result<Option<git2::Oid>, GitError> {
     let url = remote.url().unwrap_or_default().to_string();
     let mut options = FetchOptions::new();
     options.remote_callbacks(callbacks(repo.config().ok()));
+    // A branch deleted on the remote must not linger here, followed and reported up to date.
+    options.prune(git2::FetchPrune::On);
     remote
         .fetch(
             &[format!("+refs/heads/*:refs/remotes/{REMOTE}/*")],
@@ -144,19 +181,24 @@ pub fn fetch(dir: &Path) -> Result<Option<git2::Oid>, GitError> {
             None,
         )
         .map_err(|e| remote_error(&url, e))?;
-    let branch = adopt_remote_branch(&repo, branch)?;
-    let tracking = format!("refs/remotes/{REMOTE}/{branch}");
+    let followed = follow_remote_branch(&repo, &remote, &branch)?;
+    let tracking = format!("refs/remotes/{REMOTE}/{followed}");
     let tip = repo.find_reference(&tracking).ok().and_then(|r| r.target());
     Ok(tip)
 }
 
-/// A repository without commits of its own (a clone of a remote that was empty, or whose
-/// default branch has another name) takes the remote's branch: `main`, else `master`, else the
-/// only one. Otherwise the current branch stays.
-fn adopt_remote_branch(repo: &Repository, branch: String) -> Result<String, GitError> {
-    if repo.head().is_ok() {
-        return Ok(branch);
-    }
+/// The remote branch to merge from and push to. A branch the remote does not have would leave
+/// the devices on two branches that never meet (a folder versioned on `main` joining a remote
+/// whose history is on `master`), so the remote's branch is taken instead: the one its HEAD
+/// names, else `main`, else `master`, else the only one. A repository without commits switches
+/// to it; one with commits of its own follows it as its upstream, and the next pull merges
+/// both histories. A remote whose branch cannot be told is refused, never reported up to date.
+fn follow_remote_branch(
+    repo: &Repository,
+    remote: &git2::Remote,
+    branch: &str,
+) -> Result<String, GitError> {
+    let followed = followed_branch(repo, branch);
     let prefix = format!("refs/remotes/{REMOTE}/");
     let remote_branches: Vec<String> = repo
         .references_glob(&format!("{prefix}*"))?
@@ -168,31 +210,41 @@ fn adopt_remote_branch(repo: &Repository, branch: String) -> Result<String, GitE
         })
         .filter(|name| name != "HEAD")
         .collect();
-    if remote_branches.is_empty() || remote_branches.contains(&branch) {
-        return Ok(branch);
+    if remote_branches.is_empty() || remote_branches.contains(&followed) {
+        return Ok(followed);
     }
-    let chosen = ["main", "master"]
-        .iter()
-        .map(|b| b.to_string())
+    let remote_head = remote.default_branch().ok().and_then(|head| {
+        head.as_str()
+            .and_then(|h| h.strip_prefix("refs/heads/"))
+            .map(String::from)
+    });
+    let chosen = remote_head
+        .into_iter()
+        .chain(["main".to_string(), "master".to_string()])
         .find(|b| remote_branches.contains(b))
-        .or_else(|| (remote_branches.len() == 1).then(|| remote_branches[0].clone()));
-    match chosen {
-        Some(chosen) => {
-            repo.set_head(&format!("refs/heads/{chosen}"))?;
-            Ok(chosen)
-        }
-        None => Ok(branch),
+        .or_else(|| (remote_branches.len() == 1).then(|| remote_branches[0].clone()))
+        .ok_or_else(|| GitError::NoBranchToFollow {
+            branch: followed.clone(),
+            remote: remote_branches.join(", "),
+        })?;
+    if repo.head().is_err() {
+        repo.set_head(&format!("refs/heads/{chosen}"))?;
+    } else {
+        repo.find_branch(branch, git2::BranchType::Local)?
+            .set_upstream(Some(&format!("{REMOTE}/{chosen}")))?;
     }
+    Ok(chosen)
 }
 
-/// Pushes the current branch to `origin`. A remote that moved on refuses with
-/// [`GitError::Rejected`]; the caller pulls and tries again.
+/// Pushes the current branch to the branch of `origin` it follows. A remote that moved on
+/// refuses with [`GitError::Rejected`]; the caller pulls and tries again.
 pub fn push(dir: &Path) -> Result<(), GitError> {
     let repo = Repository::open(dir)?;
     if repo.head().is_err() {
         return Ok(());
     }
     let branch = current_branch(&repo);
+    let followed = followed_branch(&repo, &branch);
     let mut remote = repo.find_remote(REMOTE).map_err(|_| GitError::NoRemote)?;
     let url = remote.url().unwrap_or_default().to_string();
     let mut refused: Option<String> = None;
@@ -206,7 +258,7 @@ pub fn push(dir: &Path) -> Result<(), GitError> {
         });
         let mut options = PushOptions::new();
         options.remote_callbacks(callbacks);
-        let refspec = format!("refs/heads/{branch}:refs/heads/{branch}");
+        let refspec = format!("refs/heads/{branch}:refs/heads/{followed}");
         if let Err(e) = remote.push(&[refspec], Some(&mut options)) {
             if e.code() == git2::ErrorCode::NotFastForward {
                 return Err(GitError::Rejected(e.message().to_string()));
@@ -220,7 +272,7 @@ pub fn push(dir: &Path) -> Result<(), GitError> {
     let head = repo.head()?.target();
     if let Some(head) = head {
         repo.reference(
-            &format!("refs/remotes/{REMOTE}/{branch}"),
+            &format!("refs/remotes/{REMOTE}/{followed}"),
             head,
             true,
             "gitmem: push",

@@ -73,7 +73,8 @@ pub enum UserError {
     TokenExists(String),
     #[error("the vault {} is not a directory", .0.display())]
     VaultNotAFolder(PathBuf),
-    /// Only git's refusals the user can fix: no remote, an unknown version, a nested repository.
+    /// Only git's refusals the user can fix: no remote, an unknown version, a nested repository,
+    /// another `origin`, a remote branch to choose.
     #[error(transparent)]
     Git(GitError),
     #[error(transparent)]
@@ -268,15 +269,18 @@ impl From<ConfigError> for ServiceError {
     }
 }
 
-/// Naming a version that does not exist, syncing without a remote or nesting repositories is
-/// the caller's to fix; anything else git reports (a remote that cannot be reached or refuses
+/// Naming a version that does not exist, syncing without a remote, nesting repositories, naming
+/// a remote other than the repository's `origin` or one whose branch cannot be told is the
+/// caller's to fix; anything else git reports (a remote that cannot be reached or refuses
 /// the credentials included) is a failure of the server or its setup, and is logged.
 impl From<GitError> for ServiceError {
     fn from(e: GitError) -> Self {
         match e {
-            GitError::NoRemote | GitError::UnknownRevision(_) | GitError::Nested(..) => {
-                ServiceError::User(UserError::Git(e))
-            }
+            GitError::NoRemote
+            | GitError::UnknownRevision(_)
+            | GitError::Nested(..)
+            | GitError::OtherOrigin(_)
+            | GitError::NoBranchToFollow { .. } => ServiceError::User(UserError::Git(e)),
             other => ServiceError::Internal(InternalError::Git(other)),
         }
     }

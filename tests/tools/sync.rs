@@ -8,7 +8,7 @@ use git2::Repository;
 use serde_json::{json, Value};
 
 use crate::common::assert_mentions;
-use crate::common::git::{log, set_option};
+use crate::common::git::{commit_files, log, set_option};
 use crate::common::{eventually, SLOW};
 use crate::{Harness, ReplyExt};
 
@@ -33,6 +33,25 @@ impl Device {
         h.app().version_project("notes", Some(url)).unwrap();
         set_option(h.root(), "notes", &format!("device = \"{name}\""));
         // Indexed from the files of the clone, as a server's first scan does.
+        let h = h.reopen();
+        h.sync();
+        Device { h, dir }
+    }
+
+    /// A device whose folder already holds `notes` (title, body) under `shared/` before it
+    /// joins the remote with `gitmem project add notes DIR --git --remote URL`.
+    fn join_with_notes(url: &str, name: &str, notes: &[(&str, &str)]) -> Device {
+        let h = Harness::new();
+        let dir = h.root().join("notes");
+        std::fs::create_dir_all(dir.join("shared")).unwrap();
+        for (title, body) in notes {
+            let text = format!("---\ntitle: {title}\n---\n\n{body}\n");
+            std::fs::write(dir.join(format!("shared/{title}.md")), text).unwrap();
+        }
+        h.app()
+            .add_project_versioned("notes", &dir, true, true, Some(url))
+            .unwrap();
+        set_option(h.root(), "notes", &format!("device = \"{name}\""));
         let h = h.reopen();
         h.sync();
         Device { h, dir }
@@ -394,4 +413,145 @@ fn a_device_joining_takes_the_remote_branch_whatever_its_name() {
         json!(["shared/Reply.md"]),
         "{pulled}"
     );
+}
+
+#[test]
+fn a_folder_with_its_own_notes_joins_a_remote_and_both_sides_meet() {
+    let remote = tempfile::tempdir().unwrap();
+    let url = bare_remote(remote.path());
+    let laptop = Device::join(&url, "laptop");
+    laptop.write("Plan", "the laptop's plan");
+    laptop.write("Kayaks", "written on the laptop");
+    laptop.sync("push");
+
+    // Its own history, unrelated to the laptop's, on a branch of another name.
+    let desktop = Device::join_with_notes(
+        &url,
+        "desktop",
+        &[
+            ("Plan", "the desktop's plan"),
+            ("Gliders", "written on the desktop"),
+        ],
+    );
+    let report = desktop.sync("pull");
+    let pull = &report["pull"];
+    assert_eq!(pull["result"], "merge", "{report}");
+    assert_eq!(pull["updated"], json!(["shared/Kayaks.md"]), "{report}");
+    let conflicts = pull["conflicts"].as_array().unwrap();
+    assert_eq!(conflicts.len(), 1, "{report}");
+    assert_eq!(conflicts[0]["path"], "shared/Plan.md");
+    let copy = conflicts[0]["copy"].as_str().unwrap().to_string();
+    assert!(copy.starts_with("shared/Plan.conflict-desktop-"), "{copy}");
+    let plan = desktop.file("shared/Plan.md");
+    assert_mentions(&plan, "the desktop's plan");
+    assert_mentions(&plan, "conflict");
+    assert_mentions(&desktop.file(&copy), "the laptop's plan");
+    assert_mentions(&desktop.file("shared/Gliders.md"), "written on the desktop");
+    assert_mentions(&desktop.file("shared/Kayaks.md"), "written on the laptop");
+    let found = desktop.h.text("search_notes", json!({"query": "laptop"}));
+    assert_mentions(&found, "Kayaks");
+
+    let pushed = desktop.sync("push");
+    assert_eq!(pushed["pushed"], true, "{pushed}");
+    let report = laptop.sync("pull");
+    assert_eq!(report["pull"]["result"], "fast-forward", "{report}");
+    assert_mentions(&laptop.file("shared/Gliders.md"), "written on the desktop");
+    assert_mentions(&laptop.file("shared/Plan.md"), "the desktop's plan");
+    assert_mentions(&laptop.file(&copy), "the laptop's plan");
+    assert_eq!(
+        Repository::open_bare(remote.path().join("remote.git"))
+            .unwrap()
+            .branches(None)
+            .unwrap()
+            .count(),
+        1,
+        "both devices share one branch of the remote"
+    );
+}
+
+#[test]
+fn git_init_with_a_remote_on_a_repository_already_there_pulls_from_it() {
+    let remote = tempfile::tempdir().unwrap();
+    let url = bare_remote(remote.path());
+    let laptop = Device::join(&url, "laptop");
+    laptop.write("Plan", "the laptop's plan");
+    laptop.sync("push");
+
+    let h = Harness::new();
+    let dir = h.root().join("notes");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("Own.md"), "# Own\n\nmine\n").unwrap();
+    commit_files(&dir, &["Own.md"], "my own start");
+    h.app().add_project("notes", &dir, true).unwrap();
+    h.app().version_project("notes", Some(&url)).unwrap();
+    let report = h.value("sync", json!({"direction": "pull"}))["reports"][0].clone();
+    assert_eq!(
+        report["pull"]["updated"],
+        json!(["shared/Plan.md"]),
+        "{report}"
+    );
+    assert_mentions(
+        &std::fs::read_to_string(dir.join("shared/Plan.md")).unwrap(),
+        "the laptop's plan",
+    );
+
+    // The repository's own origin is the user's: another URL is refused, not written over.
+    let refused = h
+        .app()
+        .version_project("notes", Some("file:///elsewhere.git"))
+        .unwrap_err();
+    assert_mentions(&refused.to_string(), &url);
+}
+
+#[test]
+fn a_pull_never_answers_up_to_date_while_the_remote_has_commits_it_lacks() {
+    let remote = tempfile::tempdir().unwrap();
+    let url = bare_remote(remote.path());
+    let laptop = Device::join(&url, "laptop");
+    laptop.write("Plan", "the laptop's plan");
+    laptop.sync("push");
+    let bare = Repository::open_bare(remote.path().join("remote.git")).unwrap();
+    let mut only = bare.branches(None).unwrap().flatten().next().unwrap().0;
+    let tip = only.get().peel_to_commit().unwrap();
+    bare.branch("drafts", &tip, false).unwrap();
+    only.rename("notes", false).unwrap();
+    // As a bare repository made by `git init --bare` has it: HEAD names no branch it holds.
+    bare.set_head("refs/heads/master").unwrap();
+
+    let desktop = Device::join_with_notes(&url, "desktop", &[("Own", "mine")]);
+    let refused = desktop.h.call("sync", json!({"direction": "pull"}));
+    assert!(refused.is_error(), "{}", refused.text());
+    assert_mentions(&refused.text(), "drafts");
+
+    // Chosen as the refusal says, the branch is followed.
+    let repo = Repository::open(&desktop.dir).unwrap();
+    let mut main = repo.find_branch("main", git2::BranchType::Local).unwrap();
+    main.set_upstream(Some("origin/notes")).unwrap();
+    let report = desktop.sync("pull");
+    assert_eq!(
+        report["pull"]["updated"],
+        json!(["shared/Plan.md"]),
+        "{report}"
+    );
+
+    // Deleted on the remote, it is not followed any more: the branch left is.
+    let tip = bare
+        .find_branch("drafts", git2::BranchType::Local)
+        .unwrap()
+        .get()
+        .peel_to_commit()
+        .unwrap();
+    let draft = bare.blob(b"# Draft\n\nunfinished\n").unwrap();
+    let mut tree = bare.treebuilder(Some(&tip.tree().unwrap())).unwrap();
+    tree.insert("Draft.md", draft, 0o100644).unwrap();
+    let tree = bare.find_tree(tree.write().unwrap()).unwrap();
+    let me = git2::Signature::now("Someone", "someone@example.com").unwrap();
+    bare.commit(Some("refs/heads/drafts"), &me, &me, "draft", &tree, &[&tip])
+        .unwrap();
+    bare.find_branch("notes", git2::BranchType::Local)
+        .unwrap()
+        .delete()
+        .unwrap();
+    let report = desktop.sync("pull");
+    assert_eq!(report["pull"]["updated"], json!(["Draft.md"]), "{report}");
 }
