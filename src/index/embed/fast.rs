@@ -6,18 +6,35 @@
 //!     (b, heads, L, L)  -> one fused masked-softmax pass, rayon
 //!   * Linear on 3-D input goes through broadcast batched matmul (2x slower) -> 2-D matmul
 //!   * q, k, v projections fused into one (h x 3h) matmul.
-use candle_core::{CpuStorage, CustomOp2, DType, Layout, Result, Shape, Tensor};
+use candle_core::{CpuStorage, CustomOp1, CustomOp2, DType, Layout, Result, Shape, Tensor};
 use candle_nn::VarBuilder;
 use candle_transformers::models::bert::{Config, HiddenAct};
 use rayon::prelude::*;
 
+use super::int8::{Int8Linear, Kernel};
+
+/// How a linear layer multiplies.
+enum Weights {
+    /// (in, out), contiguous, for candle's f32 product.
+    F32(Tensor),
+    /// Quantised; the bias as a slice too, since the product adds it as it stores.
+    Int8(Int8Linear, Vec<f32>),
+}
+
 struct Lin {
-    w_t: Tensor, // (in, out), contiguous
-    b: Tensor,   // (out)
+    w: Weights,
+    b: Tensor, // (out)
 }
 
 impl Lin {
-    fn load(vb: &VarBuilder, names: &[&str], in_dim: usize, out_dim: usize) -> Result<Self> {
+    /// `int8`: quantise the weights for that kernel, else keep them f32.
+    fn load(
+        vb: &VarBuilder,
+        names: &[&str],
+        in_dim: usize,
+        out_dim: usize,
+        int8: Option<Kernel>,
+    ) -> Result<Self> {
         let mut ws = Vec::new();
         let mut bs = Vec::new();
         for n in names {
@@ -26,17 +43,55 @@ impl Lin {
             bs.push(v.get(out_dim, "bias")?);
         }
         let w = Tensor::cat(&ws, 0)?; // (k*out, in)
-        Ok(Self {
-            w_t: w.t()?.contiguous()?,
-            b: Tensor::cat(&bs, 0)?,
-        })
+        let b = Tensor::cat(&bs, 0)?;
+        let w = match int8 {
+            Some(kernel) => {
+                let (out, inner) = w.dims2()?;
+                let lin = Int8Linear::new(&w.flatten_all()?.to_vec1()?, inner, out, kernel);
+                Weights::Int8(lin, b.to_vec1()?)
+            }
+            None => Weights::F32(w.t()?.contiguous()?),
+        };
+        Ok(Self { w, b })
     }
     /// x: (N, in) -> x·W^T (N, out), no bias
     fn mm(&self, x: &Tensor) -> Result<Tensor> {
-        x.matmul(&self.w_t)
+        match &self.w {
+            Weights::F32(w_t) => x.matmul(w_t),
+            Weights::Int8(lin, _) => x.apply_op1_no_bwd(&Int8Product { lin, bias: None }),
+        }
     }
     fn fwd(&self, x: &Tensor) -> Result<Tensor> {
-        self.mm(x)?.broadcast_add(&self.b)
+        match &self.w {
+            Weights::F32(w_t) => x.matmul(w_t)?.broadcast_add(&self.b),
+            Weights::Int8(lin, bias) => x.apply_op1_no_bwd(&Int8Product {
+                lin,
+                bias: Some(bias),
+            }),
+        }
+    }
+}
+
+/// x (N, in) -> x·W (+ bias) (N, out) through the int8 kernels.
+struct Int8Product<'a> {
+    lin: &'a Int8Linear,
+    bias: Option<&'a [f32]>,
+}
+impl CustomOp1 for Int8Product<'_> {
+    fn name(&self) -> &'static str {
+        "int8-product"
+    }
+    fn cpu_fwd(&self, s: &CpuStorage, l: &Layout) -> Result<(CpuStorage, Shape)> {
+        let x = f32_slice(s, l, "x")?;
+        let (n, inner) = l.shape().dims2()?;
+        if inner != self.lin.inner() {
+            candle_core::bail!(
+                "int8 product: input width {inner}, weights' {}",
+                self.lin.inner()
+            );
+        }
+        let out = self.lin.forward(x, self.bias);
+        Ok((CpuStorage::F32(out), Shape::from((n, self.lin.outer()))))
     }
 }
 
@@ -83,7 +138,13 @@ pub struct FastBert {
 
 impl FastBert {
     /// `vb` must already point at the model root (i.e. `vb.pp("bert")` for prefixed checkpoints).
-    pub fn load(vb: VarBuilder, c: &Config, first_position: u32) -> Result<Self> {
+    /// `int8`: the linear layers' products in int8 with that kernel, else in f32.
+    pub fn load(
+        vb: VarBuilder,
+        c: &Config,
+        first_position: u32,
+        int8: Option<Kernel>,
+    ) -> Result<Self> {
         let h = c.hidden_size;
         let e = vb.pp("embeddings");
         let layers = (0..c.num_hidden_layers)
@@ -91,11 +152,17 @@ impl FastBert {
                 let l = vb.pp(format!("encoder.layer.{i}"));
                 let a = l.pp("attention");
                 Ok(Layer {
-                    qkv: Lin::load(&a.pp("self"), &["query", "key", "value"], h, h)?,
-                    attn_out: Lin::load(&a.pp("output"), &["dense"], h, h)?,
+                    qkv: Lin::load(&a.pp("self"), &["query", "key", "value"], h, h, int8)?,
+                    attn_out: Lin::load(&a.pp("output"), &["dense"], h, h, int8)?,
                     ln1: Ln::load(a.pp("output").pp("LayerNorm"), h, c.layer_norm_eps)?,
-                    inter: Lin::load(&l.pp("intermediate"), &["dense"], h, c.intermediate_size)?,
-                    out: Lin::load(&l.pp("output"), &["dense"], c.intermediate_size, h)?,
+                    inter: Lin::load(
+                        &l.pp("intermediate"),
+                        &["dense"],
+                        h,
+                        c.intermediate_size,
+                        int8,
+                    )?,
+                    out: Lin::load(&l.pp("output"), &["dense"], c.intermediate_size, h, int8)?,
                     ln2: Ln::load(l.pp("output").pp("LayerNorm"), h, c.layer_norm_eps)?,
                 })
             })
