@@ -153,8 +153,16 @@ impl Int8Linear {
         let mut codes = vec![0u8; rows * width];
         let mut steps = vec![0f32; rows];
         let mut lows = vec![0f32; rows];
-        for (r, row) in x.chunks_exact(self.inner).enumerate() {
-            (steps[r], lows[r]) = quantise_row(row, &mut codes[r * width..][..self.inner]);
+        let mut rows_of = Quantised {
+            codes: &mut codes,
+            steps: &mut steps,
+            lows: &mut lows,
+        };
+        match self.kernel {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: as for `tile`.
+            Kernel::Vnni => unsafe { vnni::quantise(x, self.inner, &mut rows_of) },
+            _ => quantise(x, self.inner, &mut rows_of),
         }
         let panel_bytes = self.groups * PANEL * 4;
         for (p, packed) in self.packed.chunks_exact(panel_bytes).enumerate() {
@@ -192,8 +200,25 @@ impl Int8Linear {
     }
 }
 
+/// Where rows are quantised to: each row's codes (groups·4 bytes), step and low.
+struct Quantised<'a> {
+    codes: &'a mut [u8],
+    steps: &'a mut [f32],
+    lows: &'a mut [f32],
+}
+
+/// Quantises the rows of x (rows, inner).
+#[inline(always)]
+fn quantise(x: &[f32], inner: usize, into: &mut Quantised) {
+    let width = into.codes.len() / into.steps.len().max(1);
+    for (r, row) in x.chunks_exact(inner).enumerate() {
+        (into.steps[r], into.lows[r]) = quantise_row(row, &mut into.codes[r * width..][..inner]);
+    }
+}
+
 /// u = round((x − lo) / step) into `codes`; returns (step, lo). A constant row gets step 0
 /// and all codes 0, which the epilogue turns back into lo exactly.
+#[inline(always)]
 fn quantise_row(row: &[f32], codes: &mut [u8]) -> (f32, f32) {
     let (lo, hi) = range(row);
     let step = (hi - lo) / 255.0;
@@ -211,6 +236,7 @@ fn quantise_row(row: &[f32], codes: &mut [u8]) -> (f32, f32) {
 
 /// The least and the greatest value of a row, in 16 lanes: `f32::min` keeps NaN's rules, which
 /// stops the loop from vectorising.
+#[inline(always)]
 fn range(row: &[f32]) -> (f32, f32) {
     let mut lo = [f32::INFINITY; 16];
     let mut hi = [f32::NEG_INFINITY; 16];
@@ -274,7 +300,16 @@ fn scalar_tile(rows: &Rows, cols: &Cols, groups: usize, out: &mut [f32], stride:
 mod vnni {
     use std::arch::x86_64::*;
 
-    use super::{Cols, Rows, PANEL, TILE};
+    use super::{Cols, Quantised, Rows, PANEL, TILE};
+
+    /// `super::quantise` compiled for AVX-512: the same operations, so the same codes.
+    ///
+    /// # Safety
+    /// The CPU must have avx512f and avx512bw.
+    #[target_feature(enable = "avx512f,avx512bw")]
+    pub(super) unsafe fn quantise(x: &[f32], inner: usize, into: &mut Quantised) {
+        super::quantise(x, inner, into)
+    }
 
     /// Dispatches a tile of 1..=TILE rows to the kernel unrolled for that many.
     ///
