@@ -332,12 +332,15 @@ pub enum BenchCommand {
         #[arg(long)]
         model: Option<String>,
         /// Generated passages to embed
-        #[arg(long, default_value_t = 256)]
+        #[arg(long, default_value_t = 128)]
         passages: usize,
-        /// Words in a generated passage (the default makes about 190 tokens for BERT's
+        /// Words in a generated passage (the default makes about 175 tokens for BERT's
         /// vocabulary)
-        #[arg(long, default_value_t = 110)]
+        #[arg(long, default_value_t = 130)]
         words: usize,
+        /// Times each forward pass embeds all the passages, in turns; the fastest counts
+        #[arg(long, default_value_t = 3)]
+        rounds: usize,
         /// Embed the passages of this folder's markdown files instead, cut as indexing cuts
         /// notes
         #[arg(long, value_name = "DIR")]

@@ -58,6 +58,7 @@ pub fn run(cli: Cli) -> Result<()> {
             model,
             passages,
             words,
+            rounds,
             from,
             json,
         }) => with_app(&root, |app| {
@@ -65,6 +66,7 @@ pub fn run(cli: Cli) -> Result<()> {
                 model: model.as_deref(),
                 passages,
                 words,
+                rounds,
                 from: from.as_deref(),
             };
             bench::embed(app, &spec, json)

@@ -100,11 +100,12 @@ pub fn generated(made: &GeneratedVault, out: &Path) -> Output {
 pub fn throughput(report: &ThroughputReport, format: Format) -> Output {
     let text = || {
         let mut out = format!(
-            "{}: {} passages, {} tokens ({:.0} a passage), {} threads, int8 kernel {}\n",
+            "{}: {} passages, {} tokens ({:.0} a passage), best of {} rounds, {} threads, int8 kernel {}\n",
             report.model,
             report.passages,
             report.tokens,
             report.tokens as f64 / report.passages.max(1) as f64,
+            report.rounds,
             report.threads,
             report.int8_kernel
         );
