@@ -1,4 +1,4 @@
-//! `gitmem bench`: the sample vault and the search-quality benchmark.
+//! `gitmem bench`: the sample vault, the search-quality benchmark and embedding throughput.
 
 use std::path::Path;
 
@@ -6,7 +6,8 @@ use anyhow::{Context, Result};
 
 use super::{emit, format_of, progress};
 use crate::render;
-use crate::service::retrieval;
+use crate::service::throughput::ThroughputSpec;
+use crate::service::{retrieval, App};
 
 pub(super) fn generate_vault(out: &Path, notes: usize, seed: u64) -> Result<()> {
     let spec = crate::vault::generate::VaultSpec { notes, seed };
@@ -42,5 +43,11 @@ pub(super) fn retrieval(
     bar.finish();
     embedding.finish();
     emit(render::retrieval::bench(&reports, misses, format_of(json)));
+    Ok(())
+}
+
+pub(super) fn embed(app: &App, spec: &ThroughputSpec, json: bool) -> Result<()> {
+    let report = app.embedding_throughput(spec)?;
+    emit(render::retrieval::throughput(&report, format_of(json)));
     Ok(())
 }

@@ -54,6 +54,23 @@ pub fn run(cli: Cli) -> Result<()> {
             misses,
             json,
         ),
+        Command::Bench(BenchCommand::Embed {
+            model,
+            passages,
+            words,
+            rounds,
+            from,
+            json,
+        }) => with_app(&root, |app| {
+            let spec = crate::service::throughput::ThroughputSpec {
+                model: model.as_deref(),
+                passages,
+                words,
+                rounds,
+                from: from.as_deref(),
+            };
+            bench::embed(app, &spec, json)
+        }),
         command => with_app(&root, |app| on_app(app, command)),
     }
 }

@@ -1,5 +1,5 @@
-//! What `gitmem bench` prints: the sample vault written, and `bench retrieval` as a table (one
-//! block per search type, a row per category).
+//! What `gitmem bench` prints: the sample vault written, `bench retrieval` as a table (one
+//! block per search type, a row per category), and `bench embed`'s throughput.
 
 use std::fmt::Write;
 use std::path::Path;
@@ -8,6 +8,7 @@ use serde_json::json;
 
 use super::{Format, Output};
 use crate::service::retrieval::{RetrievalReport, Scores};
+use crate::service::throughput::ThroughputReport;
 use crate::vault::generate::GeneratedVault;
 
 fn row(out: &mut String, name: &str, count: usize, s: &Scores) {
@@ -93,4 +94,41 @@ pub fn generated(made: &GeneratedVault, out: &Path) -> Output {
         made.attachments,
         out.display()
     ))
+}
+
+/// `gitmem bench embed`: a row per forward pass, then how close int8 stayed to f32.
+pub fn throughput(report: &ThroughputReport, format: Format) -> Output {
+    let text = || {
+        let mut out = format!(
+            "{}: {} passages, {} tokens ({:.0} a passage), best of {} rounds, {} threads, int8 kernel {}\n",
+            report.model,
+            report.passages,
+            report.tokens,
+            report.tokens as f64 / report.passages.max(1) as f64,
+            report.rounds,
+            report.threads,
+            report.int8_kernel
+        );
+        let _ = writeln!(
+            out,
+            "  {:<8} {:>8} {:>10} {:>10} {:>9}",
+            "backend", "load s", "passages/s", "tokens/s", "seconds"
+        );
+        for run in &report.runs {
+            let _ = writeln!(
+                out,
+                "  {:<8} {:>8.2} {:>10.1} {:>10.0} {:>9.2}",
+                run.backend,
+                run.load_seconds,
+                run.passages_per_second,
+                run.tokens_per_second,
+                run.seconds
+            );
+        }
+        if let (Some(min), Some(mean)) = (report.cosine_min, report.cosine_mean) {
+            let _ = writeln!(out, "  cosine int8 vs f32: min {min:.4}, mean {mean:.4}");
+        }
+        out
+    };
+    Output::either(format, text, || json!(report))
 }

@@ -36,6 +36,7 @@ pub mod search;
 pub mod semantic;
 pub mod status;
 pub mod sync;
+pub mod throughput;
 pub mod timeframe;
 pub mod versions;
 

@@ -217,6 +217,24 @@ pub fn generate(out: &Path, spec: VaultSpec) -> std::io::Result<GeneratedVault> 
     })
 }
 
+/// `count` paragraphs of about `words` words each, sentences from the vault's vocabulary:
+/// text for timing an embedding model (`gitmem bench embed`), the same for the same seed.
+pub fn passages(count: usize, words: usize, seed: u64) -> Vec<String> {
+    let mut rng = Rng(seed);
+    (0..count)
+        .map(|_| {
+            let mut sentences = Vec::new();
+            let mut written = 0;
+            while written < words {
+                let n = rng.range(6, 18).min(words - written).max(1);
+                sentences.push(rng.sentence(n));
+                written += n;
+            }
+            sentences.join(" ")
+        })
+        .collect()
+}
+
 fn note_text(
     rng: &mut Rng,
     i: usize,
@@ -412,6 +430,17 @@ mod tests {
             .iter()
             .filter(|(p, _)| p.starts_with("attachments/"))
             .all(|(_, bytes)| bytes.starts_with(b"\x89PNG")));
+    }
+
+    #[test]
+    fn passages_have_the_words_asked_and_follow_the_seed() {
+        let made = passages(3, 40, 1);
+        assert_eq!(made.len(), 3);
+        for p in &made {
+            assert_eq!(p.split_whitespace().count(), 40, "{p}");
+        }
+        assert_eq!(made, passages(3, 40, 1));
+        assert_ne!(made, passages(3, 40, 2));
     }
 
     #[test]

@@ -317,6 +317,81 @@ fn the_fused_forward_pass_gives_the_vectors_of_candles_bert() {
 }
 
 #[test]
+fn int8_products_keep_the_vectors_within_a_cosine_of_0_99_of_f32() {
+    use gitmem::index::embed::{Backend, Embedder};
+    let h = Harness::new();
+    install(&h, None);
+    let dir = h.root().join("models").join(MODEL);
+    let exact = Embedder::load_with(&dir, "m", Backend::Fused).unwrap();
+    let int8 = Embedder::load_with(&dir, "m", Backend::Int8).unwrap();
+    let long = "Roads wind through the hills, and the riders climb them slowly. ".repeat(30);
+    let mut texts: Vec<&str> = NOTES.iter().map(|(_, body)| *body).collect();
+    texts.extend(["x", "東京は今日は晴れです。", long.as_str()]);
+    let a = exact.embed_passages(&texts).unwrap();
+    let b = int8.embed_passages(&texts).unwrap();
+    let dot = |x: &[f32], y: &[f32]| x.iter().zip(y).map(|(p, q)| p * q).sum::<f32>();
+    let cosines: Vec<f32> = a.iter().zip(&b).map(|(x, y)| dot(x, y)).collect();
+    let mean = cosines.iter().sum::<f32>() / cosines.len() as f32;
+    let least = cosines.iter().copied().fold(1.0, f32::min);
+    assert!(least >= 0.99 && mean >= 0.995, "cosines {cosines:?}");
+    // Each note's own question still finds it first.
+    for (i, query) in [
+        "how do I keep my bike running well",
+        "what should I cook tonight",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let q = int8.embed_query(query).unwrap();
+        let best = (0..NOTES.len())
+            .max_by(|&m, &n| dot(&q, &b[m]).total_cmp(&dot(&q, &b[n])))
+            .unwrap();
+        assert_eq!(best, i, "{query}");
+    }
+}
+
+#[test]
+fn the_throughput_benchmark_times_both_passes_on_the_same_passages() {
+    use gitmem::service::throughput::ThroughputSpec;
+    let h = Harness::new();
+    install(&h, None);
+    let spec = ThroughputSpec {
+        model: None,
+        passages: 8,
+        words: 40,
+        rounds: 2,
+        from: None,
+    };
+    let report = h.app().embedding_throughput(&spec).unwrap();
+    assert_eq!((report.model.as_str(), report.passages), (MODEL, 8));
+    assert!(report.tokens > 8 * 40, "{} tokens", report.tokens);
+    let backends: Vec<&str> = report.runs.iter().map(|r| r.backend.as_str()).collect();
+    assert_eq!(backends, ["f32", "int8"]);
+    for run in &report.runs {
+        let rate = report.tokens as f64 / run.seconds;
+        assert!(
+            (run.tokens_per_second - rate).abs() < 1e-6 * rate,
+            "{run:?}"
+        );
+    }
+    assert!(report.cosine_min.unwrap() >= 0.99, "{report:?}");
+    // A folder's notes are cut into passages as indexing cuts them.
+    let folder = tempfile::tempdir().unwrap();
+    std::fs::write(
+        folder.path().join("a.md"),
+        "# One\n\nFirst.\n\n# Two\n\nSecond.",
+    )
+    .unwrap();
+    std::fs::create_dir(folder.path().join(".hidden")).unwrap();
+    std::fs::write(folder.path().join(".hidden/b.md"), "never read").unwrap();
+    let from = ThroughputSpec {
+        from: Some(folder.path()),
+        ..spec
+    };
+    assert_eq!(h.app().embedding_throughput(&from).unwrap().passages, 2);
+}
+
+#[test]
 fn a_large_backlog_is_searchable_by_meaning_through_the_quick_stage_before_the_model_reaches_it() {
     use gitmem::service::semantic::quick::QUICK_STAGE_NOTES;
     use gitmem::service::semantic::EmbedStage;

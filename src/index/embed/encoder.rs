@@ -14,6 +14,7 @@ use serde_json::Value;
 use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
 
 use super::fast::FastBert;
+use super::int8::Kernel;
 use super::{read_json, tokenizer_error, Backend, EmbedError};
 
 /// The tensor every encoder has, which tells where its weights start.
@@ -105,8 +106,14 @@ impl Encoder {
         let first_position = if roberta { bert.pad_token_id + 1 } else { 0 };
         let forward = match (backend, roberta) {
             (Backend::Fused, _) => {
-                Forward::Fused(FastBert::load(root, &bert, first_position as u32)?)
+                Forward::Fused(FastBert::load(root, &bert, first_position as u32, None)?)
             }
+            (Backend::Int8, _) => Forward::Fused(FastBert::load(
+                root,
+                &bert,
+                first_position as u32,
+                Some(Kernel::best()),
+            )?),
             (Backend::Reference, false) => Forward::Bert(BertModel::load(root, &bert)?),
             (Backend::Reference, true) => {
                 let config: xlm_roberta::Config =

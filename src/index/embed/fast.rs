@@ -6,18 +6,35 @@
 //!     (b, heads, L, L)  -> one fused masked-softmax pass, rayon
 //!   * Linear on 3-D input goes through broadcast batched matmul (2x slower) -> 2-D matmul
 //!   * q, k, v projections fused into one (h x 3h) matmul.
-use candle_core::{CpuStorage, CustomOp2, DType, Layout, Result, Shape, Tensor};
+use candle_core::{CpuStorage, CustomOp1, CustomOp2, DType, Layout, Result, Shape, Tensor};
 use candle_nn::VarBuilder;
 use candle_transformers::models::bert::{Config, HiddenAct};
 use rayon::prelude::*;
 
+use super::int8::{Int8Linear, Kernel};
+
+/// How a linear layer multiplies.
+enum Weights {
+    /// (in, out), contiguous, for candle's f32 product.
+    F32(Tensor),
+    /// Quantised; the bias as a slice too, since the product adds it as it stores.
+    Int8(Int8Linear, Vec<f32>),
+}
+
 struct Lin {
-    w_t: Tensor, // (in, out), contiguous
-    b: Tensor,   // (out)
+    w: Weights,
+    b: Tensor, // (out)
 }
 
 impl Lin {
-    fn load(vb: &VarBuilder, names: &[&str], in_dim: usize, out_dim: usize) -> Result<Self> {
+    /// `int8`: quantise the weights for that kernel, else keep them f32.
+    fn load(
+        vb: &VarBuilder,
+        names: &[&str],
+        in_dim: usize,
+        out_dim: usize,
+        int8: Option<Kernel>,
+    ) -> Result<Self> {
         let mut ws = Vec::new();
         let mut bs = Vec::new();
         for n in names {
@@ -26,17 +43,55 @@ impl Lin {
             bs.push(v.get(out_dim, "bias")?);
         }
         let w = Tensor::cat(&ws, 0)?; // (k*out, in)
-        Ok(Self {
-            w_t: w.t()?.contiguous()?,
-            b: Tensor::cat(&bs, 0)?,
-        })
+        let b = Tensor::cat(&bs, 0)?;
+        let w = match int8 {
+            Some(kernel) => {
+                let (out, inner) = w.dims2()?;
+                let lin = Int8Linear::new(&w.flatten_all()?.to_vec1()?, inner, out, kernel);
+                Weights::Int8(lin, b.to_vec1()?)
+            }
+            None => Weights::F32(w.t()?.contiguous()?),
+        };
+        Ok(Self { w, b })
     }
     /// x: (N, in) -> x·W^T (N, out), no bias
     fn mm(&self, x: &Tensor) -> Result<Tensor> {
-        x.matmul(&self.w_t)
+        match &self.w {
+            Weights::F32(w_t) => x.matmul(w_t),
+            Weights::Int8(lin, _) => x.apply_op1_no_bwd(&Int8Product { lin, bias: None }),
+        }
     }
     fn fwd(&self, x: &Tensor) -> Result<Tensor> {
-        self.mm(x)?.broadcast_add(&self.b)
+        match &self.w {
+            Weights::F32(w_t) => x.matmul(w_t)?.broadcast_add(&self.b),
+            Weights::Int8(lin, bias) => x.apply_op1_no_bwd(&Int8Product {
+                lin,
+                bias: Some(bias),
+            }),
+        }
+    }
+}
+
+/// x (N, in) -> x·W (+ bias) (N, out) through the int8 kernels.
+struct Int8Product<'a> {
+    lin: &'a Int8Linear,
+    bias: Option<&'a [f32]>,
+}
+impl CustomOp1 for Int8Product<'_> {
+    fn name(&self) -> &'static str {
+        "int8-product"
+    }
+    fn cpu_fwd(&self, s: &CpuStorage, l: &Layout) -> Result<(CpuStorage, Shape)> {
+        let x = f32_slice(s, l, "x")?;
+        let (n, inner) = l.shape().dims2()?;
+        if inner != self.lin.inner() {
+            candle_core::bail!(
+                "int8 product: input width {inner}, weights' {}",
+                self.lin.inner()
+            );
+        }
+        let out = self.lin.forward(x, self.bias);
+        Ok((CpuStorage::F32(out), Shape::from((n, self.lin.outer()))))
     }
 }
 
@@ -83,7 +138,13 @@ pub struct FastBert {
 
 impl FastBert {
     /// `vb` must already point at the model root (i.e. `vb.pp("bert")` for prefixed checkpoints).
-    pub fn load(vb: VarBuilder, c: &Config, first_position: u32) -> Result<Self> {
+    /// `int8`: the linear layers' products in int8 with that kernel, else in f32.
+    pub fn load(
+        vb: VarBuilder,
+        c: &Config,
+        first_position: u32,
+        int8: Option<Kernel>,
+    ) -> Result<Self> {
         let h = c.hidden_size;
         let e = vb.pp("embeddings");
         let layers = (0..c.num_hidden_layers)
@@ -91,11 +152,17 @@ impl FastBert {
                 let l = vb.pp(format!("encoder.layer.{i}"));
                 let a = l.pp("attention");
                 Ok(Layer {
-                    qkv: Lin::load(&a.pp("self"), &["query", "key", "value"], h, h)?,
-                    attn_out: Lin::load(&a.pp("output"), &["dense"], h, h)?,
+                    qkv: Lin::load(&a.pp("self"), &["query", "key", "value"], h, h, int8)?,
+                    attn_out: Lin::load(&a.pp("output"), &["dense"], h, h, int8)?,
                     ln1: Ln::load(a.pp("output").pp("LayerNorm"), h, c.layer_norm_eps)?,
-                    inter: Lin::load(&l.pp("intermediate"), &["dense"], h, c.intermediate_size)?,
-                    out: Lin::load(&l.pp("output"), &["dense"], c.intermediate_size, h)?,
+                    inter: Lin::load(
+                        &l.pp("intermediate"),
+                        &["dense"],
+                        h,
+                        c.intermediate_size,
+                        int8,
+                    )?,
+                    out: Lin::load(&l.pp("output"), &["dense"], c.intermediate_size, h, int8)?,
                     ln2: Ln::load(l.pp("output").pp("LayerNorm"), h, c.layer_norm_eps)?,
                 })
             })
@@ -200,27 +267,80 @@ impl CustomOp2 for MaskedSoftmax {
         }
         let mut out = vec![0f32; s.len()];
         let rows_per_batch = nh * lq;
+        let scale = self.scale;
         out.par_chunks_mut(lk * 64)
             .zip(s.par_chunks(lk * 64))
             .enumerate()
-            .for_each(|(ci, (o_chunk, s_chunk))| {
-                for (ri, (o, row)) in o_chunk.chunks_mut(lk).zip(s_chunk.chunks(lk)).enumerate() {
-                    let r = ci * 64 + ri;
-                    let m = &keep[(r / rows_per_batch) * lk..][..lk];
-                    let max = row.iter().zip(m).fold(f32::NEG_INFINITY, |acc, (&x, &k)| {
-                        acc.max(x - (1.0 - k) * 1e30)
-                    });
-                    // branch-free so it vectorizes; masked keys: exp clamped finite, * 0
-                    let sc = self.scale;
-                    for ((o, &x), &k) in o.iter_mut().zip(row).zip(m) {
-                        *o = exp_f32((x - max) * sc) * k;
+            .for_each(|(ci, (o, s))| {
+                let rows = SoftmaxRows {
+                    keep,
+                    first: ci * 64,
+                    keys: lk,
+                    rows_per_batch,
+                    scale,
+                };
+                if avx2() {
+                    // SAFETY: the CPU has AVX2 and FMA (`avx2`).
+                    #[cfg(target_arch = "x86_64")]
+                    unsafe {
+                        rows.run_avx2(o, s)
                     }
-                    let sum: f32 = o.iter().sum();
-                    let inv = 1.0 / sum; // sum >= 1: the row max itself contributes exp(0)
-                    o.iter_mut().for_each(|x| *x *= inv);
+                } else {
+                    rows.run(o, s)
                 }
             });
         Ok((CpuStorage::F32(out), l1.shape().clone()))
+    }
+}
+
+/// Whether the CPU has AVX2 and FMA, for which the elementwise loops have a second copy: they
+/// are written to vectorise, and the baseline x86-64 target gives them SSE2's four lanes.
+fn avx2() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// Consecutive rows of masked softmax, from row `first` of the (b, nh, l, l) scores.
+struct SoftmaxRows<'a> {
+    keep: &'a [f32],
+    first: usize,
+    keys: usize,
+    rows_per_batch: usize,
+    scale: f32,
+}
+
+impl SoftmaxRows<'_> {
+    #[inline(always)]
+    fn run(&self, out: &mut [f32], scores: &[f32]) {
+        let lk = self.keys;
+        for (ri, (o, row)) in out.chunks_mut(lk).zip(scores.chunks(lk)).enumerate() {
+            let r = self.first + ri;
+            let m = &self.keep[(r / self.rows_per_batch) * lk..][..lk];
+            let max = row.iter().zip(m).fold(f32::NEG_INFINITY, |acc, (&x, &k)| {
+                acc.max(x - (1.0 - k) * 1e30)
+            });
+            // branch-free so it vectorizes; masked keys: exp clamped finite, * 0
+            let sc = self.scale;
+            for ((o, &x), &k) in o.iter_mut().zip(row).zip(m) {
+                *o = exp_f32((x - max) * sc) * k;
+            }
+            let sum: f32 = o.iter().sum();
+            let inv = 1.0 / sum; // sum >= 1: the row max itself contributes exp(0)
+            o.iter_mut().for_each(|x| *x *= inv);
+        }
+    }
+
+    /// `run` compiled for AVX2: the same operations, so the same bits, eight lanes at once.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn run_avx2(&self, out: &mut [f32], scores: &[f32]) {
+        self.run(out, scores)
     }
 }
 
@@ -248,23 +368,45 @@ impl CustomOp2 for BiasAct {
         out.par_chunks_mut(w * 16)
             .zip(x.par_chunks(w * 16))
             .for_each(|(o, xs)| {
-                for (orow, xrow) in o.chunks_mut(w).zip(xs.chunks(w)) {
-                    let it = orow.iter_mut().zip(xrow).zip(bias);
-                    match act {
-                        HiddenAct::Gelu => it.for_each(|((o, &x), &b)| {
-                            let v = x + b;
-                            *o = 0.5 * v * (1.0 + erf_f32(v * std::f32::consts::FRAC_1_SQRT_2))
-                        }),
-                        HiddenAct::GeluApproximate => it.for_each(|((o, &x), &b)| {
-                            let v = x + b;
-                            *o = 0.5 * v * (1.0 + (0.797_884_6 * (v + 0.044715 * v * v * v)).tanh())
-                        }),
-                        HiddenAct::Relu => it.for_each(|((o, &x), &b)| *o = (x + b).max(0.0)),
+                if avx2() {
+                    // SAFETY: the CPU has AVX2 and FMA (`avx2`).
+                    #[cfg(target_arch = "x86_64")]
+                    unsafe {
+                        bias_act_avx2(act, o, xs, bias)
                     }
+                } else {
+                    bias_act(act, o, xs, bias)
                 }
             });
         Ok((CpuStorage::F32(out), l1.shape().clone()))
     }
+}
+
+/// act(x + bias) for rows of x, each as wide as `bias`.
+#[inline(always)]
+fn bias_act(act: HiddenAct, out: &mut [f32], x: &[f32], bias: &[f32]) {
+    let w = bias.len();
+    for (orow, xrow) in out.chunks_mut(w).zip(x.chunks(w)) {
+        let it = orow.iter_mut().zip(xrow).zip(bias);
+        match act {
+            HiddenAct::Gelu => it.for_each(|((o, &x), &b)| {
+                let v = x + b;
+                *o = 0.5 * v * (1.0 + erf_f32(v * std::f32::consts::FRAC_1_SQRT_2))
+            }),
+            HiddenAct::GeluApproximate => it.for_each(|((o, &x), &b)| {
+                let v = x + b;
+                *o = 0.5 * v * (1.0 + (0.797_884_6 * (v + 0.044715 * v * v * v)).tanh())
+            }),
+            HiddenAct::Relu => it.for_each(|((o, &x), &b)| *o = (x + b).max(0.0)),
+        }
+    }
+}
+
+/// `bias_act` compiled for AVX2: the same operations, so the same bits, eight lanes at once.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn bias_act_avx2(act: HiddenAct, out: &mut [f32], x: &[f32], bias: &[f32]) {
+    bias_act(act, out, x, bias)
 }
 
 /// erf, Abramowitz & Stegun 7.1.26 (|error| <= 1.5e-7), f32.

@@ -34,6 +34,10 @@ pub enum ModelError {
     Unrunnable { origin: String, source: EmbedError },
     #[error("no model to distil from: install one first (gitmem model install SOURCE)")]
     NoTeacher,
+    #[error("no embedding model is installed: install one first (gitmem model install SOURCE)")]
+    NoModel,
+    #[error("'{0}' is a static (distilled) model: it has no transformer to time")]
+    Static(String),
     #[error("cannot distil {teacher}: {source}")]
     Distil { teacher: String, source: EmbedError },
     #[error("'{0}' is a reranker, not an embedding model: turn reranking on with `[search] reranker = \"{0}\"` in config.toml")]
