@@ -141,8 +141,17 @@ fn bare_remote(dir: &Path) -> String {
     format!("file://{}", path.display())
 }
 
-#[test]
-fn sync_at_the_shell_pushes_and_pulls_and_reports_what_it_did() {
+/// A bare remote, and a laptop whose versioned project `notes` pushed one note to it.
+struct Pushed {
+    /// Kept so that the remote lives as long as the test.
+    _remote: tempfile::TempDir,
+    url: String,
+    laptop: tempfile::TempDir,
+    /// What the push printed.
+    stdout: String,
+}
+
+fn laptop_pushed(title: &str, directory: &str, content: &str) -> Pushed {
     let remote = tempfile::tempdir().unwrap();
     let url = bare_remote(remote.path());
     let laptop = tempfile::tempdir().unwrap();
@@ -150,13 +159,25 @@ fn sync_at_the_shell_pushes_and_pulls_and_reports_what_it_did() {
     tool(
         laptop.path(),
         "write_note",
-        json!({"title": "Alpha", "directory": "shared", "content": "line one"}),
+        json!({"title": title, "directory": directory, "content": content}),
     );
-    let pushed = gitmem(laptop.path(), &["sync", "push"]).ok();
+    let stdout = gitmem(laptop.path(), &["sync", "push"]).ok().stdout;
+    Pushed {
+        _remote: remote,
+        url,
+        laptop,
+        stdout,
+    }
+}
+
+#[test]
+fn sync_at_the_shell_pushes_and_pulls_and_reports_what_it_did() {
+    let pushed = laptop_pushed("Alpha", "shared", "line one");
+    let (url, laptop) = (pushed.url.as_str(), &pushed.laptop);
     assert_mentions(&pushed.stdout, "pushed 'notes'");
 
     let desktop = tempfile::tempdir().unwrap();
-    let (desktop_dir, _) = add_versioned(desktop.path(), "notes", Some(&url));
+    let (desktop_dir, _) = add_versioned(desktop.path(), "notes", Some(url));
     assert!(desktop_dir.join("shared/Alpha.md").is_file());
     tool(
         laptop.path(),
@@ -182,23 +203,15 @@ fn sync_at_the_shell_pushes_and_pulls_and_reports_what_it_did() {
 
 #[test]
 fn joining_a_remote_from_a_folder_or_repository_that_has_notes_brings_the_remotes_notes() {
-    let remote = tempfile::tempdir().unwrap();
-    let url = bare_remote(remote.path());
-    let laptop = tempfile::tempdir().unwrap();
-    add_versioned(laptop.path(), "notes", Some(&url));
-    tool(
-        laptop.path(),
-        "write_note",
-        json!({"title": "Plan", "directory": "", "content": "the laptop's plan"}),
-    );
-    gitmem(laptop.path(), &["sync", "push"]).ok();
+    let pushed = laptop_pushed("Plan", "", "the laptop's plan");
+    let url = pushed.url.as_str();
 
     let desktop = tempfile::tempdir().unwrap();
     let folder = desktop.path().join("notes");
     std::fs::create_dir_all(&folder).unwrap();
     std::fs::write(folder.join("Plan.md"), "# Plan\n\nthe desktop's plan\n").unwrap();
     std::fs::write(folder.join("Own.md"), "# Own\n\nmine\n").unwrap();
-    add_versioned(desktop.path(), "notes", Some(&url));
+    add_versioned(desktop.path(), "notes", Some(url));
     let pulled = gitmem(desktop.path(), &["sync", "pull"]).ok();
     assert_mentions(&pulled.stdout, "pulled 'notes': merge (0 updated");
     assert_mentions(&pulled.stdout, "conflict: Plan.md kept as it is here");
@@ -219,7 +232,7 @@ fn joining_a_remote_from_a_folder_or_repository_that_has_notes_brings_the_remote
         &["project", "add", "notes", repository.to_str().unwrap()],
     )
     .ok();
-    gitmem(e, &["git", "init", "--project", "notes", "--remote", &url]).ok();
+    gitmem(e, &["git", "init", "--project", "notes", "--remote", url]).ok();
     let pulled = gitmem(e, &["sync", "pull", "--project", "notes"]).ok();
     assert_mentions(&pulled.stdout, "pulled 'notes': merge (1 updated");
     assert!(repository.join("Plan.md").is_file());
@@ -227,18 +240,10 @@ fn joining_a_remote_from_a_folder_or_repository_that_has_notes_brings_the_remote
 
 #[test]
 fn a_running_server_pulls_periodically_and_serves_what_it_pulled() {
-    let remote = tempfile::tempdir().unwrap();
-    let url = bare_remote(remote.path());
-    let laptop = tempfile::tempdir().unwrap();
-    add_versioned(laptop.path(), "notes", Some(&url));
-    tool(
-        laptop.path(),
-        "write_note",
-        json!({"title": "Alpha", "directory": "shared", "content": "line one"}),
-    );
-    gitmem(laptop.path(), &["sync", "push"]).ok();
+    let pushed = laptop_pushed("Alpha", "shared", "line one");
+    let (url, laptop) = (pushed.url.as_str(), &pushed.laptop);
     let desktop = tempfile::tempdir().unwrap();
-    let (desktop_dir, _) = add_versioned(desktop.path(), "notes", Some(&url));
+    let (desktop_dir, _) = add_versioned(desktop.path(), "notes", Some(url));
     set_option(desktop.path(), "notes", "pull_interval_ms = 200");
     let mut server = Mcp::start(desktop.path());
     server.call("list_memory_projects", json!({})).ok();
