@@ -14,6 +14,8 @@ use serde::Deserialize;
 use crate::note::permalink::generate_permalink;
 
 pub const DEFAULT_PROJECT: &str = "main";
+/// The age identity under `<root>/keys/` that encrypted projects read with by default.
+const IDENTITY_FILE: &str = "age-identity.txt";
 
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
@@ -128,6 +130,50 @@ pub struct ProjectEntry {
     /// `[projects.NAME.git]`: the project is a git work tree gitmem commits to.
     #[serde(default)]
     pub git: Option<GitSettings>,
+    /// `[projects.NAME.crypto]`: overrides `[crypto]` for this project.
+    #[serde(default)]
+    pub crypto: CryptoSection,
+}
+
+/// `[crypto]` and `[projects.NAME.crypto]`: age encryption of what a project's remote holds.
+/// A misspelt key is an error, never an encryption silently left off.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+pub struct CryptoSection {
+    pub enabled: Option<bool>,
+    pub age_recipients: Option<Vec<String>>,
+    pub identity_file: Option<String>,
+}
+
+/// The encryption in force for a project: whom its remote's history is encrypted to, and the
+/// identity this device reads it with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Crypto {
+    pub recipients: Vec<String>,
+    pub identity_file: PathBuf,
+}
+
+impl CryptoSection {
+    /// The project's section over the root's `[crypto]`: None when encryption is off.
+    fn resolve(&self, global: &CryptoSection, root: &Path) -> Option<Crypto> {
+        if !self.enabled.or(global.enabled).unwrap_or(false) {
+            return None;
+        }
+        let identity = self
+            .identity_file
+            .as_ref()
+            .or(global.identity_file.as_ref());
+        Some(Crypto {
+            recipients: (self.age_recipients.as_ref())
+                .or(global.age_recipients.as_ref())
+                .cloned()
+                .unwrap_or_default(),
+            identity_file: identity.map_or_else(
+                || root.join("keys").join(IDENTITY_FILE),
+                |path| resolve_path(root, path),
+            ),
+        })
+    }
 }
 
 /// A versioned project's settings (`[projects.NAME.git]`). Credentials never live here.
@@ -187,6 +233,7 @@ struct ConfigFile {
     compat: CompatConfig,
     server: ServerConfig,
     search: SearchConfig,
+    crypto: CryptoSection,
     projects: BTreeMap<String, ProjectEntry>,
 }
 
@@ -201,6 +248,9 @@ pub struct Project {
     /// Set when the project is versioned in git.
     #[serde(skip)]
     pub git: Option<GitSettings>,
+    /// Set when its remote is encrypted.
+    #[serde(skip)]
+    pub crypto: Option<Crypto>,
 }
 
 impl Project {
@@ -222,7 +272,11 @@ pub struct Config {
     pub compat: CompatConfig,
     pub server: ServerConfig,
     pub search: SearchConfig,
+    /// `[crypto]`, the default of every project's encryption.
+    pub crypto: CryptoSection,
     projects: Vec<Project>,
+    /// Each project's own `[projects.NAME.crypto]`, as written.
+    crypto_sections: BTreeMap<String, CryptoSection>,
 }
 
 impl Config {
@@ -285,6 +339,11 @@ impl Config {
                 .map(String::from)
                 .or_else(|| entries.first().map(|(n, _, _)| n.clone())),
         };
+        let crypto_sections: BTreeMap<String, CryptoSection> = file
+            .projects
+            .iter()
+            .map(|(name, entry)| (name.clone(), entry.crypto.clone()))
+            .collect();
         let mut projects = Vec::with_capacity(entries.len());
         for (name, path, git) in entries {
             // A project whose directory cannot be made stays registered: its scans report why.
@@ -295,6 +354,8 @@ impl Config {
             projects.push(Project {
                 permalink: generate_permalink(&name, false),
                 is_default: default.as_deref() == Some(name.as_str()),
+                crypto: (crypto_sections.get(&name).cloned().unwrap_or_default())
+                    .resolve(&file.crypto, &root),
                 name,
                 path,
                 git,
@@ -306,7 +367,9 @@ impl Config {
             compat: file.compat,
             server: file.server,
             search: file.search,
+            crypto: file.crypto,
             projects,
+            crypto_sections,
         })
     }
 
@@ -373,6 +436,7 @@ impl Config {
             path: canonical,
             is_default: false,
             git: None,
+            crypto: CryptoSection::default().resolve(&self.crypto, &self.root),
         };
         self.projects.push(project.clone());
         if make_default || self.default_project().is_none() {
@@ -440,6 +504,43 @@ impl Config {
         }
         self.save()?;
         Ok(self.project(name)?.clone())
+    }
+
+    /// The encryption a project would have with it turned on (and `recipients`, when given).
+    pub fn crypto_if_enabled(&self, name: &str, recipients: Option<&[String]>) -> Crypto {
+        let mut section = self.crypto_sections.get(name).cloned().unwrap_or_default();
+        section.enabled = Some(true);
+        if let Some(recipients) = recipients {
+            section.age_recipients = Some(recipients.to_vec());
+        }
+        (section.resolve(&self.crypto, &self.root)).expect("enabled")
+    }
+
+    /// The age identity `gitmem crypto keygen` writes when not told where.
+    pub fn default_identity_file(&self) -> PathBuf {
+        self.root.join("keys").join(IDENTITY_FILE)
+    }
+
+    /// Turns encryption on or off for a project (`[projects.NAME.crypto]`), with `recipients`
+    /// when given; the rest of the section, and `[crypto]`, stay as the user wrote them.
+    pub fn set_project_crypto(
+        &mut self,
+        name: &str,
+        enabled: bool,
+        recipients: Option<&[String]>,
+    ) -> Result<Project, ConfigError> {
+        let name = self.project(name)?.name.clone();
+        let section = self.crypto_sections.entry(name.clone()).or_default();
+        section.enabled = Some(enabled);
+        if let Some(recipients) = recipients {
+            section.age_recipients = Some(recipients.to_vec());
+        }
+        let resolved = section.resolve(&self.crypto, &self.root);
+        if let Some(project) = self.projects.iter_mut().find(|p| p.name == name) {
+            project.crypto = resolved;
+        }
+        self.save()?;
+        Ok(self.project(&name)?.clone())
     }
 
     pub fn remove_project(&mut self, name: &str) -> Result<Project, ConfigError> {
@@ -511,6 +612,20 @@ impl Config {
                 }
                 if let Some(remote) = &git.remote {
                     entry["git"]["remote"] = toml_edit::value(remote.clone());
+                }
+            }
+            let crypto = self.crypto_sections.get(&project.name);
+            if let Some(crypto) = crypto.filter(|c| **c != CryptoSection::default()) {
+                let entry = &mut table[&project.name];
+                if !entry.as_table().is_some_and(|t| t.contains_key("crypto")) {
+                    entry["crypto"] = toml_edit::table();
+                }
+                if let Some(enabled) = crypto.enabled {
+                    entry["crypto"]["enabled"] = toml_edit::value(enabled);
+                }
+                if let Some(recipients) = &crypto.age_recipients {
+                    let list: toml_edit::Array = recipients.iter().collect();
+                    entry["crypto"]["age_recipients"] = toml_edit::value(list);
                 }
             }
         }

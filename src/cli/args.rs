@@ -93,6 +93,9 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// age encryption of what a versioned project's remote holds: make a key, turn it on or off
+    #[command(subcommand)]
+    Crypto(CryptoCommand),
     /// Bearer tokens for the HTTP server: create, list, revoke
     #[command(subcommand)]
     Token(TokenCommand),
@@ -212,6 +215,36 @@ pub struct ServeArgs {
     /// HTTP: seconds a request may take before it is answered with 504
     #[arg(long, value_name = "SECONDS", default_value_t = crate::mcp::http::DEFAULT_REQUEST_TIMEOUT.as_secs())]
     pub request_timeout: u64,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum CryptoCommand {
+    /// Write a new age identity (readable by you only; never over an existing file) and print
+    /// its recipient (age1…) as the last line
+    Keygen {
+        /// Where to write it (default: <root>/keys/age-identity.txt)
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
+    /// Encrypt what the project's remote holds from now on: pulls it, then replaces its
+    /// branch with the encrypted history
+    Enable {
+        #[arg(long)]
+        project: Option<String>,
+        /// A recipient (age1…) to encrypt for, repeatable; default: [crypto] age_recipients
+        #[arg(long = "recipient", value_name = "AGE1…")]
+        recipients: Vec<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Stop encrypting: pulls and decrypts the remote, then replaces its branch with the
+    /// plaintext history
+    Disable {
+        #[arg(long)]
+        project: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Subcommand, Debug)]

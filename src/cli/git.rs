@@ -2,8 +2,8 @@
 
 use anyhow::{Context, Result};
 
-use super::{emit, format_of, GitCommand};
-use crate::render::{self, Format};
+use super::{emit, format_of, CryptoCommand, GitCommand};
+use crate::render::{self, Format, Output};
 use crate::service::gitsync::Direction;
 use crate::service::oneshot::Unobserved;
 use crate::service::scope::ProjectChoice;
@@ -50,6 +50,39 @@ pub(super) fn git(app: &App, cmd: GitCommand) -> Result<()> {
         }
     };
     emit(rendered.into());
+    Ok(())
+}
+
+pub(super) fn crypto(app: &App, cmd: CryptoCommand) -> Result<()> {
+    let (change, json) = match cmd {
+        CryptoCommand::Keygen { out } => {
+            let identity = app.crypto_keygen(out.as_deref())?;
+            emit(Output::line(&render::crypto::new_identity(&identity)));
+            return Ok(());
+        }
+        CryptoCommand::Enable {
+            project,
+            recipients,
+            json,
+        } => {
+            let recipients = (!recipients.is_empty()).then_some(recipients);
+            let change = on_current_files(app, project.as_deref(), |app, choice| {
+                app.crypto_enable(choice, recipients)
+            })?;
+            (change, json)
+        }
+        CryptoCommand::Disable { project, json } => {
+            let change = on_current_files(app, project.as_deref(), |app, choice| {
+                app.crypto_disable(choice)
+            })?;
+            (change, json)
+        }
+    };
+    emit(Output::either(
+        format_of(json),
+        || format!("{}\n", render::crypto::change_text(&change)),
+        || render::crypto::change(&change),
+    ));
     Ok(())
 }
 

@@ -94,6 +94,7 @@ fn on_app(app: &App, command: Command) -> Result<()> {
         Command::Search(args) => search::search(app, &args),
         Command::Model(cmd) => models::model(app, cmd),
         Command::Git(cmd) => git::git(app, cmd),
+        Command::Crypto(cmd) => git::crypto(app, cmd),
         Command::Sync {
             direction,
             project,

@@ -3,6 +3,7 @@
 //! commits with a remote. Knows nothing of notes, the index or MCP; `service::history` decides
 //! what to commit and when, and how two versions of a note merge.
 
+pub mod crypt;
 mod lock;
 pub mod log;
 pub mod remote;
@@ -36,6 +37,8 @@ pub enum GitError {
     NoBranchToFollow { branch: String, remote: String },
     #[error("the remote refused the push (it has commits this device has not pulled): {0}")]
     Rejected(String),
+    #[error(transparent)]
+    Crypt(#[from] crypt::CryptError),
 }
 
 /// What became of a project's directory.
@@ -52,7 +55,10 @@ pub enum Prepared {
 /// Makes `dir` a git work tree: uses an existing one, clones `remote` into an empty directory,
 /// or creates a repository; an existing or new one gets `remote` as `origin`. A directory
 /// inside another work tree is refused: gitmem would commit into someone else's repository.
-pub fn prepare(dir: &Path, remote: Option<&str>) -> Result<Prepared, GitError> {
+/// An `encrypted` project's remote holds ciphertext, so an empty directory only gets the
+/// remote as `origin` (`Cloned`, unborn); the caller's first pull decrypts the history into it.
+/// An unencrypted clone of an encrypted remote is undone and refused.
+pub fn prepare(dir: &Path, remote: Option<&str>, encrypted: bool) -> Result<Prepared, GitError> {
     if dir.join(".git").exists() {
         let repo = Repository::open(dir)?;
         if let Some(url) = remote {
@@ -72,25 +78,57 @@ pub fn prepare(dir: &Path, remote: Option<&str>) -> Result<Prepared, GitError> {
         })?
         .next()
         .is_none();
+    if let (Some(url), true, true) = (remote, empty, encrypted) {
+        let repo = init(dir)?;
+        remote::set_origin(&repo, url)?;
+        return Ok(Prepared::Cloned);
+    }
     if let (Some(url), true) = (remote, empty) {
         let cloned = git2::build::RepoBuilder::new()
             .fetch_options(remote::fetch_options())
-            .clone(url, dir);
-        return match cloned {
-            Ok(_) => Ok(Prepared::Cloned),
-            Err(e) => Err(GitError::Remote {
+            .clone(url, dir)
+            .map_err(|e| GitError::Remote {
                 url: remote::redact(url),
                 message: e.message().to_string(),
-            }),
-        };
+            })?;
+        let head = cloned.head().ok().and_then(|h| h.target());
+        if let Some(head) = head {
+            if crypt::mirror::is_mirror(&cloned, head)? {
+                drop(cloned);
+                empty_dir(dir)?;
+                return Err(crypt::CryptError::RemoteEncrypted.into());
+            }
+        }
+        return Ok(Prepared::Cloned);
     }
-    let mut options = RepositoryInitOptions::new();
-    options.initial_head("main");
-    let repo = Repository::init_opts(dir, &options)?;
+    let repo = init(dir)?;
     if let Some(url) = remote {
         remote::set_origin(&repo, url)?;
     }
     Ok(Prepared::Initialised)
+}
+
+fn init(dir: &Path) -> Result<Repository, GitError> {
+    let mut options = RepositoryInitOptions::new();
+    options.initial_head("main");
+    Ok(Repository::init_opts(dir, &options)?)
+}
+
+/// Removes everything a refused clone put into `dir`, which was empty before it.
+fn empty_dir(dir: &Path) -> Result<(), GitError> {
+    let io = |source| GitError::Io {
+        path: dir.to_path_buf(),
+        source,
+    };
+    for entry in crate::vault::fs::entries(dir).map_err(io)? {
+        let removed = if entry.is_dir() {
+            crate::vault::fs::remove_tree(&entry)
+        } else {
+            crate::vault::fs::delete_file(&entry)
+        };
+        removed.map_err(io)?;
+    }
+    Ok(())
 }
 
 /// True when `path` (relative) is in the HEAD commit.

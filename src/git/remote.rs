@@ -6,9 +6,14 @@ use std::path::Path;
 
 use git2::{Cred, CredentialType, FetchOptions, PushOptions, RemoteCallbacks, Repository};
 
+use super::crypt::{mirror, CryptError, Keys};
 use super::GitError;
 
 const REMOTE: &str = "origin";
+/// Where an encrypted project keeps the remote's mirror branches as fetched, and the mirror of
+/// its own branches as pushed; `refs/remotes/origin/*` holds their plaintext.
+const MIRROR_FETCHED: &str = "refs/gitmem/crypt/remote";
+const MIRROR_PUSHED: &str = "refs/gitmem/crypt/heads";
 
 /// A URL as it may be shown: without a password or token written into it.
 pub fn redact(url: &str) -> String {
@@ -164,27 +169,92 @@ fn followed_branch(repo: &Repository, branch: &str) -> String {
 }
 
 /// Fetches `origin` and answers the tip of the branch the current one follows, or None when
-/// the remote has no branch at all yet.
-pub fn fetch(dir: &Path) -> Result<Option<git2::Oid>, GitError> {
+/// the remote has no branch at all yet. With `keys`, the remote holds encrypted mirrors
+/// (`crypt::mirror`), which are decrypted here: the answer is always a plaintext commit.
+/// Without them, an encrypted remote is refused rather than merged as files.
+pub fn fetch(dir: &Path, keys: Option<&Keys>) -> Result<Option<git2::Oid>, GitError> {
     let repo = Repository::open(dir)?;
     let branch = current_branch(&repo);
     let mut remote = repo.find_remote(REMOTE).map_err(|_| GitError::NoRemote)?;
     let url = remote.url().unwrap_or_default().to_string();
+    let into = match keys {
+        Some(_) => MIRROR_FETCHED.to_string(),
+        None => format!("refs/remotes/{REMOTE}"),
+    };
+    let known = ref_tips(&repo, MIRROR_FETCHED)?;
     let mut options = FetchOptions::new();
     options.remote_callbacks(callbacks(repo.config().ok()));
     // A branch deleted on the remote must not linger here, followed and reported up to date.
     options.prune(git2::FetchPrune::On);
     remote
         .fetch(
-            &[format!("+refs/heads/*:refs/remotes/{REMOTE}/*")],
+            &[format!("+refs/heads/*:{into}/*")],
             Some(&mut options),
             None,
         )
         .map_err(|e| remote_error(&url, e))?;
+    if let Some(keys) = keys {
+        let known: Vec<git2::Oid> = known.into_iter().map(|(_, tip)| tip).collect();
+        decrypt_branches(&repo, keys, &followed_branch(&repo, &branch), &known)?;
+    }
     let followed = follow_remote_branch(&repo, &remote, &branch)?;
     let tracking = format!("refs/remotes/{REMOTE}/{followed}");
     let tip = repo.find_reference(&tracking).ok().and_then(|r| r.target());
+    if let (None, Some(tip)) = (keys, tip) {
+        if mirror::is_mirror(&repo, tip)? {
+            return Err(CryptError::RemoteEncrypted.into());
+        }
+    }
     Ok(tip)
+}
+
+/// The branches under `prefix`, with their tips.
+fn ref_tips(repo: &Repository, prefix: &str) -> Result<Vec<(String, git2::Oid)>, GitError> {
+    let start = format!("{prefix}/");
+    Ok(repo
+        .references_glob(&format!("{start}*"))?
+        .flatten()
+        .filter_map(|r| {
+            let name = r.name()?.strip_prefix(&start)?.to_string();
+            Some((name, r.target()?))
+        })
+        .collect())
+}
+
+/// Decrypts each fetched mirror branch into `refs/remotes/origin/<branch>`. A plaintext branch
+/// is never taken for the followed one: the project is encrypted, and merging it would mix
+/// what the remote was sent in the clear into an encrypted history.
+fn decrypt_branches(
+    repo: &Repository,
+    keys: &Keys,
+    followed: &str,
+    known: &[git2::Oid],
+) -> Result<(), GitError> {
+    let mut decrypted: Vec<String> = Vec::new();
+    for (name, tip) in ref_tips(repo, MIRROR_FETCHED)? {
+        if !mirror::is_mirror(repo, tip)? {
+            if name == followed {
+                return Err(CryptError::RemotePlaintext(name).into());
+            }
+            tracing::warn!("the remote's branch '{name}' holds plaintext; an encrypted project leaves it alone");
+            continue;
+        }
+        let plain = mirror::import(repo, keys, tip, known)?;
+        repo.reference(
+            &format!("refs/remotes/{REMOTE}/{name}"),
+            plain,
+            true,
+            "gitmem: fetch (decrypted)",
+        )?;
+        decrypted.push(name);
+    }
+    for (name, _) in ref_tips(repo, &format!("refs/remotes/{REMOTE}"))? {
+        if name != "HEAD" && !decrypted.contains(&name) {
+            repo.find_reference(&format!("refs/remotes/{REMOTE}/{name}"))?
+                .delete()?;
+        }
+    }
+    Ok(())
 }
 
 /// The remote branch to merge from and push to. A branch the remote does not have would leave
@@ -236,15 +306,38 @@ fn follow_remote_branch(
     Ok(chosen)
 }
 
-/// Pushes the current branch to the branch of `origin` it follows. A remote that moved on
-/// refuses with [`GitError::Rejected`]; the caller pulls and tries again.
-pub fn push(dir: &Path) -> Result<(), GitError> {
+/// Pushes the current branch to the branch of `origin` it follows; with `keys`, its encrypted
+/// mirror instead (`crypt::mirror`). A remote that moved on refuses with
+/// [`GitError::Rejected`]; the caller pulls and tries again. `replace` overwrites the remote's
+/// branch whatever it holds: only for turning encryption on or off, after a pull.
+pub fn push(dir: &Path, keys: Option<&Keys>, replace: bool) -> Result<(), GitError> {
     let repo = Repository::open(dir)?;
-    if repo.head().is_err() {
+    let Some(head) = repo.head().ok().and_then(|h| h.target()) else {
         return Ok(());
-    }
+    };
     let branch = current_branch(&repo);
     let followed = followed_branch(&repo, &branch);
+    let tracking = format!("refs/remotes/{REMOTE}/{followed}");
+    let source = match keys {
+        Some(keys) => {
+            let known: Vec<git2::Oid> = repo
+                .find_reference(&tracking)
+                .ok()
+                .and_then(|r| r.target())
+                .into_iter()
+                .collect();
+            let tip = mirror::export(&repo, keys, head, &known)?;
+            let name = format!("{MIRROR_PUSHED}/{branch}");
+            repo.reference(&name, tip, true, "gitmem: encrypt")?;
+            Some((name, tip))
+        }
+        None => None,
+    };
+    let local = source
+        .as_ref()
+        .map_or_else(|| format!("refs/heads/{branch}"), |(name, _)| name.clone());
+    let force = if replace { "+" } else { "" };
+    let refspec = format!("{force}{local}:refs/heads/{followed}");
     let mut remote = repo.find_remote(REMOTE).map_err(|_| GitError::NoRemote)?;
     let url = remote.url().unwrap_or_default().to_string();
     let mut refused: Option<String> = None;
@@ -258,7 +351,6 @@ pub fn push(dir: &Path) -> Result<(), GitError> {
         });
         let mut options = PushOptions::new();
         options.remote_callbacks(callbacks);
-        let refspec = format!("refs/heads/{branch}:refs/heads/{followed}");
         if let Err(e) = remote.push(&[refspec], Some(&mut options)) {
             if e.code() == git2::ErrorCode::NotFastForward {
                 return Err(GitError::Rejected(e.message().to_string()));
@@ -269,14 +361,28 @@ pub fn push(dir: &Path) -> Result<(), GitError> {
     if let Some(reason) = refused {
         return Err(GitError::Rejected(reason));
     }
-    let head = repo.head()?.target();
-    if let Some(head) = head {
+    repo.reference(&tracking, head, true, "gitmem: push")?;
+    if let Some((_, tip)) = source {
         repo.reference(
-            &format!("refs/remotes/{REMOTE}/{followed}"),
-            head,
+            &format!("{MIRROR_FETCHED}/{followed}"),
+            tip,
             true,
             "gitmem: push",
         )?;
+    }
+    Ok(())
+}
+
+/// Makes a plain `git push` in an encrypted project push the mirror, never the plaintext
+/// branches (`remote.origin.push`), or undoes that when encryption is turned off.
+pub fn guard_manual_push(dir: &Path, encrypted: bool) -> Result<(), GitError> {
+    let repo = Repository::open(dir)?;
+    let mut config = repo.config()?;
+    let key = format!("remote.{REMOTE}.push");
+    let spec = format!("{MIRROR_PUSHED}/*:refs/heads/*");
+    let _ = config.remove_multivar(&key, &regex::escape(&spec));
+    if encrypted {
+        config.set_multivar(&key, "^$", &spec)?;
     }
     Ok(())
 }

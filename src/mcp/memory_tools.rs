@@ -21,6 +21,8 @@ pub const TOOLS: &[ToolSpec] = &[
     MEMORY_SEARCH,
     MEMORY_LOOKUP_BASIC_ID,
     MEMORY_IMPORT_BASIC,
+    super::crypto_tools::MEMORY_ENCRYPT,
+    super::crypto_tools::MEMORY_DECRYPT,
 ];
 
 const SAVE_DESCRIPTION: &str = "Save a new memory: a note in memories/ whose front matter keeps its id, type, tags, score, ttl (an ISO 8601 duration after which searches no longer show it), times, source and compat.basic_id. Returns the memory with its id.";

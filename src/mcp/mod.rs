@@ -2,6 +2,7 @@
 //! `gitmem tool NAME --args JSON` runs the same `tools::call` the server runs.
 
 mod args;
+mod crypto_tools;
 pub mod graph_tools;
 pub mod history_tools;
 pub mod http;

@@ -124,6 +124,9 @@ pub struct ToolCtx {
     pub read_only: bool,
     /// The families of tools served (`serve --tools`).
     pub profiles: Profiles,
+    /// Neither read-only nor limited to some projects by its token: may turn a project's
+    /// encryption on or off.
+    pub admin: bool,
 }
 
 /// A token for other projects than the one the server serves.
@@ -148,6 +151,7 @@ impl ToolCtx {
             public_url: None,
             read_only: false,
             profiles: Profiles::BASIC,
+            admin: true,
         }
     }
 
@@ -175,6 +179,7 @@ impl ToolCtx {
             constrained,
             allowed,
             read_only: self.read_only || grant.read_only,
+            admin: self.admin && !grant.read_only && grant.projects.is_empty(),
             ..self.clone()
         })
     }

@@ -22,6 +22,7 @@ pub use models::{DownloadError, ModelError};
 pub use request::{EditInputError, NoteError, PageError, QueryError};
 
 use crate::config::ConfigError;
+use crate::git::crypt::CryptError;
 use crate::git::GitError;
 use crate::index::{IndexError, OpError, OpOutcome};
 
@@ -77,6 +78,9 @@ pub enum UserError {
     /// another `origin`, a remote branch to choose.
     #[error(transparent)]
     Git(GitError),
+    /// Keys that do not work, or a remote in the other form than the project's encryption.
+    #[error(transparent)]
+    Encryption(CryptError),
     #[error(transparent)]
     Page(#[from] PageError),
     #[error(transparent)]
@@ -281,6 +285,9 @@ impl From<GitError> for ServiceError {
             | GitError::Nested(..)
             | GitError::OtherOrigin(_)
             | GitError::NoBranchToFollow { .. } => ServiceError::User(UserError::Git(e)),
+            GitError::Crypt(e) if !matches!(e, CryptError::Io { .. }) => {
+                ServiceError::User(UserError::Encryption(e))
+            }
             other => ServiceError::Internal(InternalError::Git(other)),
         }
     }

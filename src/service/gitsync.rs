@@ -187,11 +187,12 @@ impl App {
             report.pull = Some(self.git_pull(project)?);
         }
         if direction != Direction::Pull {
-            match git::remote::push(&project.path) {
+            let keys = super::crypto::keys_of(project)?;
+            match git::remote::push(&project.path, keys.as_ref(), false) {
                 Ok(()) => {}
                 Err(GitError::Rejected(_)) => {
                     report.pull = Some(self.git_pull(project)?);
-                    git::remote::push(&project.path)?;
+                    git::remote::push(&project.path, keys.as_ref(), false)?;
                 }
                 Err(e) => return Err(e.into()),
             }
@@ -205,7 +206,8 @@ impl App {
         let settings = remote_settings(project)?;
         let dir = &project.path;
         let mut report = PullReport::default();
-        let Some(theirs) = git::remote::fetch(dir)? else {
+        let keys = super::crypto::keys_of(project)?;
+        let Some(theirs) = git::remote::fetch(dir, keys.as_ref())? else {
             return Ok(report);
         };
         let Some(incoming) = git::incoming(dir, theirs)? else {

@@ -60,6 +60,8 @@ pub struct Change {
     author: (String, String),
     /// Push after committing (`auto_push` with a remote).
     push: bool,
+    /// The encryption of the project's remote, for that push.
+    crypto: Option<crate::config::Crypto>,
     /// Commit attempts that failed so far.
     failures: u32,
 }
@@ -83,6 +85,7 @@ impl Change {
             batch: Duration::from_millis(git.commit_batch_ms),
             author: (git.author_name.clone(), git.author_email.clone()),
             push: git.auto_push && git.remote.is_some(),
+            crypto: project.crypto.clone(),
             failures: 0,
         })
     }
@@ -198,9 +201,27 @@ const MAX_PUSH_BACKOFF: Duration = Duration::from_secs(300);
 
 /// A push still to make: a project committed with `auto_push`, or one whose push failed.
 struct PendingPush {
-    dir: PathBuf,
+    target: PushTarget,
     due: Instant,
     failures: u32,
+}
+
+/// A project to push: its work tree and its remote's encryption.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct PushTarget {
+    dir: PathBuf,
+    crypto: Option<crate::config::Crypto>,
+}
+
+impl PushTarget {
+    fn push(&self) -> Result<(), git::GitError> {
+        let keys = self
+            .crypto
+            .as_ref()
+            .map(|c| git::crypt::Keys::load(&c.recipients, &c.identity_file))
+            .transpose()?;
+        git::remote::push(&self.dir, keys.as_ref(), false)
+    }
 }
 
 fn run(rx: Receiver<Message>) {
@@ -248,10 +269,10 @@ fn commit_pending(
     pushes: &mut Vec<PendingPush>,
 ) -> (Vec<Change>, Option<Instant>) {
     let (committed, failed) = commit_all(changes);
-    for dir in committed {
-        if !pushes.iter().any(|p| p.dir == dir) {
+    for target in committed {
+        if !pushes.iter().any(|p| p.target == target) {
             pushes.push(PendingPush {
-                dir,
+                target,
                 due: Instant::now(),
                 failures: 0,
             });
@@ -285,14 +306,14 @@ fn push_due(pushes: &mut Vec<PendingPush>, all: bool) {
         if !all && push.due > now {
             return true;
         }
-        match git::remote::push(&push.dir) {
+        match push.target.push() {
             Ok(()) => false,
             Err(e) => {
                 push.failures += 1;
                 let wait = Duration::from_secs(1 << push.failures.min(9)).min(MAX_PUSH_BACKOFF);
                 tracing::warn!(
                     "pushing {} failed (attempt {}), trying again in {}s: {e}",
-                    push.dir.display(),
+                    push.target.dir.display(),
                     push.failures,
                     wait.as_secs()
                 );
@@ -306,8 +327,8 @@ fn push_due(pushes: &mut Vec<PendingPush>, all: bool) {
 /// Commits each project's changes, gitmem's own apart from other programs'. Returns the
 /// projects that committed and want a push, and the changes whose commit failed (the files
 /// are safe on disk; they are tried again).
-fn commit_all(changes: Vec<Change>) -> (Vec<PathBuf>, Vec<Change>) {
-    let mut to_push: Vec<PathBuf> = Vec::new();
+fn commit_all(changes: Vec<Change>) -> (Vec<PushTarget>, Vec<Change>) {
+    let mut to_push: Vec<PushTarget> = Vec::new();
     let mut failed: Vec<Change> = Vec::new();
     // Each import is a commit of its own, whatever else the batch holds.
     let mut groups: Vec<((PathBuf, bool), Vec<Change>)> = Vec::new();
@@ -351,8 +372,11 @@ fn commit_all(changes: Vec<Change>) -> (Vec<PathBuf>, Vec<Change>) {
         };
         let changed: Vec<String> = paths.into_iter().map(|p| p.path).collect();
         match git::commit(&dir, &changed, &message, (&author.0, &author.1)) {
-            Ok(_) if changes.iter().any(|c| c.push) && !to_push.contains(&dir) => {
-                to_push.push(dir);
+            Ok(_) if changes.iter().any(|c| c.push) && !to_push.iter().any(|t| t.dir == dir) => {
+                to_push.push(PushTarget {
+                    crypto: changes[0].crypto.clone(),
+                    dir,
+                });
             }
             Ok(_) => {}
             Err(e) => {
@@ -465,7 +489,7 @@ mod tests {
     #[test]
     fn a_path_gitmem_wrote_is_not_also_committed_as_a_sync() {
         let dir = tempfile::tempdir().unwrap();
-        crate::git::prepare(dir.path(), None).unwrap();
+        crate::git::prepare(dir.path(), None, false).unwrap();
         std::fs::write(dir.path().join("Note.md"), "# Note\n").unwrap();
         std::fs::write(dir.path().join("Other.md"), "# Other\n").unwrap();
         let project = Project {
@@ -474,6 +498,7 @@ mod tests {
             path: dir.path().to_path_buf(),
             is_default: true,
             git: Some(GitSettings::default()),
+            crypto: None,
         };
         let present = |path: &str| PathChange {
             path: path.into(),

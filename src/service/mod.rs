@@ -8,6 +8,7 @@ pub mod canvas;
 mod changes;
 pub mod content;
 pub mod context;
+pub mod crypto;
 pub mod directory;
 pub mod edit;
 pub mod error;
@@ -304,7 +305,7 @@ impl App {
             );
         }
         let project = self.project(Some(name))?;
-        let prepared = crate::git::prepare(&project.path, remote)?;
+        let prepared = crate::git::prepare(&project.path, remote, project.crypto.is_some())?;
         let project = self.config_mut().set_project_git(name, remote)?;
         // A clone on a branch the remote does not have (its default branch has another name,
         // or it was empty then) takes the remote's branch and history now.

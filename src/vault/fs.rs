@@ -348,6 +348,34 @@ pub fn write_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
     fs::set_permissions(path, fs::Permissions::from_mode(0o600))
 }
 
+/// Creates a file readable by its owner only, from its first byte (a secret key), and never
+/// replaces one: an existing file is an `AlreadyExists` error.
+pub fn create_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    use std::os::unix::fs::OpenOptionsExt;
+    if let Some(parent) = path.parent() {
+        fs::create_dir_all(parent)?;
+    }
+    let mut file = fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)?;
+    file.write_all(bytes)?;
+    file.sync_all()
+}
+
+/// Adds `bytes` at the end of a file (created when absent): records only ever appended to.
+pub fn append(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    if let Some(parent) = path.parent() {
+        fs::create_dir_all(parent)?;
+    }
+    let mut file = fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(path)?;
+    file.write_all(bytes)
+}
+
 /// Whether a file starts like a zip archive.
 pub fn is_zip(path: &Path) -> bool {
     use std::io::Read;

@@ -105,6 +105,23 @@ impl Harness {
         tools::call(&self.ctx, tool, &args)
     }
 
+    /// Calls a tool as a caller holding `grant` (a token's rights) would.
+    pub fn call_as(
+        &self,
+        grant: &gitmem::service::auth::Grant,
+        tool: &str,
+        args: Value,
+    ) -> ToolReply {
+        let Value::Object(args) = args else {
+            panic!("tool arguments are a JSON object, got {args}");
+        };
+        let ctx = self
+            .ctx
+            .for_grant(Some(grant))
+            .expect("a grant this server accepts");
+        tools::call(&ctx, tool, &args)
+    }
+
     /// The text of a call that must succeed.
     pub fn text(&self, tool: &str, args: Value) -> String {
         self.call(tool, args).ok().text()

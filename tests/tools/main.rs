@@ -15,6 +15,7 @@ mod arguments;
 mod chatgpt;
 mod context;
 mod coverage;
+mod crypto;
 mod directory;
 mod fetch;
 mod git;
