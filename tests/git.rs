@@ -202,6 +202,55 @@ fn sync_at_the_shell_pushes_and_pulls_and_reports_what_it_did() {
 }
 
 #[test]
+fn crypto_at_the_shell_makes_a_private_key_and_encrypts_the_remote() {
+    use std::os::unix::fs::PermissionsExt;
+    let pushed = laptop_pushed("Alpha", "shared", "the quokka plan");
+    let laptop = pushed.laptop.path();
+    let made = gitmem(laptop, &["crypto", "keygen"]).ok().stdout;
+    let recipient = made.trim_end().lines().last().unwrap().to_string();
+    assert!(recipient.starts_with("age1"), "{made}");
+    let identity = laptop.join("keys/age-identity.txt");
+    let mode = std::fs::metadata(&identity).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600, "only its owner reads the key");
+    let key = std::fs::read_to_string(&identity).unwrap();
+    assert!(key.contains(&format!("# public key: {recipient}")), "{key}");
+
+    let again = gitmem(laptop, &["crypto", "keygen"]);
+    assert_ne!(again.code, 0);
+    assert_mentions(&again.stderr, "never overwrites a key");
+    assert_eq!(std::fs::read_to_string(&identity).unwrap(), key);
+
+    let on = gitmem(
+        laptop,
+        &["crypto", "enable", "--recipient", &recipient, "--json"],
+    )
+    .ok()
+    .json();
+    assert_eq!(on["encryption"]["encrypted"], true, "{on}");
+    let config = std::fs::read_to_string(laptop.join("config.toml")).unwrap();
+    assert!(config.contains("[projects.notes.crypto]"), "{config}");
+
+    let desktop = tempfile::tempdir().unwrap();
+    let dir = desktop.path().join("notes");
+    let refused = gitmem(
+        desktop.path(),
+        &[
+            "project",
+            "add",
+            "notes",
+            dir.to_str().unwrap(),
+            "--git",
+            "--remote",
+            &pushed.url,
+        ],
+    );
+    assert_ne!(refused.code, 0);
+    assert_mentions(&refused.stderr, "the remote is encrypted");
+    let off = gitmem(laptop, &["crypto", "disable"]).ok().stdout;
+    assert_mentions(&off, "Encryption is off for 'notes'");
+}
+
+#[test]
 fn joining_a_remote_from_a_folder_or_repository_that_has_notes_brings_the_remotes_notes() {
     let pushed = laptop_pushed("Plan", "", "the laptop's plan");
     let url = pushed.url.as_str();

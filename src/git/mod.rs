@@ -114,6 +114,13 @@ fn init(dir: &Path) -> Result<Repository, GitError> {
     Ok(Repository::init_opts(dir, &options)?)
 }
 
+/// Removes the repository `prepare` made in an empty folder whose first pull failed (before
+/// it wrote anything), so the next attempt starts as from an empty folder.
+pub fn discard_repository(dir: &Path) -> Result<(), GitError> {
+    let git = dir.join(".git");
+    crate::vault::fs::remove_tree(&git).map_err(|source| GitError::Io { path: git, source })
+}
+
 /// Removes everything a refused clone put into `dir`, which was empty before it.
 fn empty_dir(dir: &Path) -> Result<(), GitError> {
     let io = |source| GitError::Io {

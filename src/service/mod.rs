@@ -310,7 +310,13 @@ impl App {
         // A clone on a branch the remote does not have (its default branch has another name,
         // or it was empty then) takes the remote's branch and history now.
         if prepared == crate::git::Prepared::Cloned && crate::git::is_unborn(&project.path) {
-            self.git_pull(&project)?;
+            if let Err(e) = self.git_pull(&project) {
+                // The folder was empty: leave it so, for the next attempt to clone into.
+                if crate::git::is_unborn(&project.path) {
+                    crate::git::discard_repository(&project.path)?;
+                }
+                return Err(e);
+            }
         }
         if prepared == crate::git::Prepared::Initialised {
             let git = project.git.clone().unwrap_or_default();

@@ -227,6 +227,33 @@ fn a_device_without_a_matching_identity_is_refused_and_loses_nothing() {
     .expect("another key cannot read the remote");
     assert_mentions(&refused, "encrypted to other keys");
 
+    // The refused folder is left as empty as it was: with the right identity, it joins.
+    let root = tempfile::tempdir().unwrap();
+    let crypto = |keys: &Keys| {
+        format!(
+            "[crypto]\nenabled = true\nage_recipients = [\"{}\"]\nidentity_file = \"{}\"\n",
+            keys.recipient,
+            keys.identity.display()
+        )
+    };
+    std::fs::write(root.path().join("config.toml"), crypto(&stranger)).unwrap();
+    let h = Harness::open(root.path());
+    let dir = root.path().join("notes");
+    h.app().add_project("notes", &dir, true).unwrap();
+    assert!(h.app().version_project("notes", Some(&url)).is_err());
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+    let h = h.reopen();
+    let config = std::fs::read_to_string(root.path().join("config.toml")).unwrap();
+    std::fs::write(
+        root.path().join("config.toml"),
+        config.replace(&crypto(&stranger), &crypto(&owner)),
+    )
+    .unwrap();
+    let h = h.reopen();
+    h.app().version_project("notes", Some(&url)).unwrap();
+    assert!(dir.join("private-plans/Quokka Protocol.md").is_file());
+    drop(h);
+
     let plaintext = Device::join(&url, "plain", "enabled = false")
         .err()
         .expect("a device without encryption cannot read the remote");
