@@ -133,6 +133,13 @@ fn remote_error(url: &str, e: git2::Error) -> GitError {
     }
 }
 
+/// The URL of the repository's `origin`, if it has one.
+pub fn origin_url(dir: &Path) -> Option<String> {
+    let repo = Repository::open(dir).ok()?;
+    let origin = repo.find_remote(REMOTE).ok()?;
+    origin.url().map(String::from)
+}
+
 /// Makes `url` the repository's `origin`. An `origin` that points elsewhere is the user's and
 /// stays as it is: the project is refused rather than synced with a remote other than the one
 /// config.toml names.

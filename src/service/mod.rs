@@ -306,7 +306,16 @@ impl App {
         }
         let project = self.project(Some(name))?;
         let prepared = crate::git::prepare(&project.path, remote, project.crypto.is_some())?;
-        let project = self.config_mut().set_project_git(name, remote)?;
+        // A repository of the user's that already has an `origin` syncs through it, as if
+        // `--remote` had named it (one carrying a token is left out of config.toml).
+        let origin = match remote {
+            Some(_) => None,
+            None => crate::git::remote::origin_url(&project.path)
+                .filter(|url| !crate::git::remote::has_embedded_secret(url)),
+        };
+        let project = self
+            .config_mut()
+            .set_project_git(name, remote.or(origin.as_deref()))?;
         // A clone on a branch the remote does not have (its default branch has another name,
         // or it was empty then) takes the remote's branch and history now.
         if prepared == crate::git::Prepared::Cloned && crate::git::is_unborn(&project.path) {

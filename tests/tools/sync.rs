@@ -504,6 +504,35 @@ fn git_init_with_a_remote_on_a_repository_already_there_pulls_from_it() {
 }
 
 #[test]
+fn git_init_without_a_remote_on_a_repository_with_an_origin_syncs_through_it() {
+    let remote = tempfile::tempdir().unwrap();
+    let url = bare_remote(remote.path());
+    let laptop = Device::join(&url, "laptop");
+    laptop.write("Plan", "the laptop's plan");
+    laptop.sync("push");
+
+    let h = Harness::new();
+    let dir = h.root().join("notes");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("Own.md"), "# Own\n\nmine\n").unwrap();
+    commit_files(&dir, &["Own.md"], "my own start");
+    Repository::open(&dir)
+        .unwrap()
+        .remote("origin", &url)
+        .unwrap();
+    h.app().add_project("notes", &dir, true).unwrap();
+    h.app().version_project("notes", None).unwrap();
+    let config = std::fs::read_to_string(h.root().join("config.toml")).unwrap();
+    assert_mentions(&config, &format!("remote = \"{url}\""));
+    let report = h.value("sync", json!({"direction": "pull"}))["reports"][0].clone();
+    assert_eq!(
+        report["pull"]["updated"],
+        json!(["shared/Plan.md"]),
+        "{report}"
+    );
+}
+
+#[test]
 fn a_pull_never_answers_up_to_date_while_the_remote_has_commits_it_lacks() {
     let remote = tempfile::tempdir().unwrap();
     let url = bare_remote(remote.path());
