@@ -122,6 +122,27 @@ pub struct SearchConfig {
     pub reranker_candidates: Option<usize>,
 }
 
+/// `[limits]`: bounds on what the memory API writes (`memory_save`, `memory_update`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct LimitsConfig {
+    /// The most bytes one memory's content may hold. 1 MiB by default: a memory is a fact or
+    /// a preference, and notes (32 MiB at most) are written with write_note.
+    pub max_memory_size: u64,
+    /// The most bytes of memory content the memory API may write to one project in a UTC day;
+    /// unset means no limit.
+    pub max_total_daily: Option<u64>,
+}
+
+impl Default for LimitsConfig {
+    fn default() -> Self {
+        Self {
+            max_memory_size: 1024 * 1024,
+            max_total_daily: None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Deserialize)]
 pub struct ProjectEntry {
     pub path: String,
@@ -187,6 +208,7 @@ struct ConfigFile {
     compat: CompatConfig,
     server: ServerConfig,
     search: SearchConfig,
+    limits: LimitsConfig,
     projects: BTreeMap<String, ProjectEntry>,
 }
 
@@ -222,6 +244,7 @@ pub struct Config {
     pub compat: CompatConfig,
     pub server: ServerConfig,
     pub search: SearchConfig,
+    pub limits: LimitsConfig,
     projects: Vec<Project>,
 }
 
@@ -306,6 +329,7 @@ impl Config {
             compat: file.compat,
             server: file.server,
             search: file.search,
+            limits: file.limits,
             projects,
         })
     }

@@ -10,6 +10,7 @@ pub mod content;
 pub mod context;
 pub mod directory;
 pub mod edit;
+pub mod encryption;
 pub mod error;
 pub mod gitsync;
 pub mod health;
@@ -84,6 +85,9 @@ pub struct App {
     mount_cache: links::MountCache,
     /// Serialises this process's read-modify-write of links.json.
     links_lock: std::sync::Mutex<()>,
+    /// Serialises this process's memory writes with their count against `[limits]
+    /// max_total_daily`.
+    memory_lock: std::sync::Mutex<()>,
     /// Initial indexing of each project, and link changes, as this process sees them.
     pub progress: progress::Progress,
     semantic: semantic::Semantic,
@@ -103,6 +107,7 @@ impl App {
             index,
             mount_cache: Default::default(),
             links_lock: Default::default(),
+            memory_lock: Default::default(),
             progress: Default::default(),
             semantic: Default::default(),
             reranking: Default::default(),
