@@ -13,9 +13,10 @@ use serde::Deserialize;
 
 use crate::note::permalink::generate_permalink;
 
+mod crypto;
+pub use crypto::{Crypto, CryptoSection};
+
 pub const DEFAULT_PROJECT: &str = "main";
-/// The age identity under `<root>/keys/` that encrypted projects read with by default.
-const IDENTITY_FILE: &str = "age-identity.txt";
 
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
@@ -124,6 +125,27 @@ pub struct SearchConfig {
     pub reranker_candidates: Option<usize>,
 }
 
+/// `[limits]`: bounds on what the memory API writes (`memory_save`, `memory_update`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct LimitsConfig {
+    /// The most bytes one memory's content may hold. 1 MiB by default: a memory is a fact or
+    /// a preference, and notes (32 MiB at most) are written with write_note.
+    pub max_memory_size: u64,
+    /// The most bytes of memory content the memory API may write to one project in a UTC day;
+    /// unset means no limit.
+    pub max_total_daily: Option<u64>,
+}
+
+impl Default for LimitsConfig {
+    fn default() -> Self {
+        Self {
+            max_memory_size: 1024 * 1024,
+            max_total_daily: None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Deserialize)]
 pub struct ProjectEntry {
     pub path: String,
@@ -133,47 +155,6 @@ pub struct ProjectEntry {
     /// `[projects.NAME.crypto]`: overrides `[crypto]` for this project.
     #[serde(default)]
     pub crypto: CryptoSection,
-}
-
-/// `[crypto]` and `[projects.NAME.crypto]`: age encryption of what a project's remote holds.
-/// A misspelt key is an error, never an encryption silently left off.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Default)]
-#[serde(default, deny_unknown_fields)]
-pub struct CryptoSection {
-    pub enabled: Option<bool>,
-    pub age_recipients: Option<Vec<String>>,
-    pub identity_file: Option<String>,
-}
-
-/// The encryption in force for a project: whom its remote's history is encrypted to, and the
-/// identity this device reads it with.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Crypto {
-    pub recipients: Vec<String>,
-    pub identity_file: PathBuf,
-}
-
-impl CryptoSection {
-    /// The project's section over the root's `[crypto]`: None when encryption is off.
-    fn resolve(&self, global: &CryptoSection, root: &Path) -> Option<Crypto> {
-        if !self.enabled.or(global.enabled).unwrap_or(false) {
-            return None;
-        }
-        let identity = self
-            .identity_file
-            .as_ref()
-            .or(global.identity_file.as_ref());
-        Some(Crypto {
-            recipients: (self.age_recipients.as_ref())
-                .or(global.age_recipients.as_ref())
-                .cloned()
-                .unwrap_or_default(),
-            identity_file: identity.map_or_else(
-                || root.join("keys").join(IDENTITY_FILE),
-                |path| resolve_path(root, path),
-            ),
-        })
-    }
 }
 
 /// A versioned project's settings (`[projects.NAME.git]`). Credentials never live here.
@@ -234,6 +215,7 @@ struct ConfigFile {
     server: ServerConfig,
     search: SearchConfig,
     crypto: CryptoSection,
+    limits: LimitsConfig,
     projects: BTreeMap<String, ProjectEntry>,
 }
 
@@ -274,6 +256,7 @@ pub struct Config {
     pub search: SearchConfig,
     /// `[crypto]`, the default of every project's encryption.
     pub crypto: CryptoSection,
+    pub limits: LimitsConfig,
     projects: Vec<Project>,
     /// Each project's own `[projects.NAME.crypto]`, as written.
     crypto_sections: BTreeMap<String, CryptoSection>,
@@ -368,6 +351,7 @@ impl Config {
             server: file.server,
             search: file.search,
             crypto: file.crypto,
+            limits: file.limits,
             projects,
             crypto_sections,
         })
@@ -518,7 +502,7 @@ impl Config {
 
     /// The age identity `gitmem crypto keygen` writes when not told where.
     pub fn default_identity_file(&self) -> PathBuf {
-        self.root.join("keys").join(IDENTITY_FILE)
+        crypto::default_identity_file(&self.root)
     }
 
     /// Turns encryption on or off for a project (`[projects.NAME.crypto]`), with `recipients`

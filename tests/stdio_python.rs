@@ -1,6 +1,7 @@
 //! An independent client over stdio: the official MCP Python SDK plays the official memory
 //! server's README examples against `serve --tools graph` (`tests/clients/mcp_graph_client.py`),
-//! and a Basic Memory client then reads the same knowledge as notes.
+//! and a Basic Memory client then reads the same knowledge as notes; it also makes the gitmem
+//! specification's calls against `serve --tools gitmem` (`tests/clients/mcp_memory_client.py`).
 
 mod common;
 
@@ -11,9 +12,11 @@ use common::python::python;
 use common::{assert_mentions, gitmem};
 use serde_json::{json, Value};
 
-fn run_graph_client(root: &std::path::Path) -> Value {
-    let script =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/clients/mcp_graph_client.py");
+/// Runs a client of `tests/clients/` against a server on `root`; its JSON summary.
+fn run_client(client: &str, root: &std::path::Path) -> Value {
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/clients")
+        .join(client);
     let output = Command::new(python())
         .arg(script)
         .arg(env!("CARGO_BIN_EXE_gitmem"))
@@ -35,7 +38,7 @@ fn run_graph_client(root: &std::path::Path) -> Value {
 fn a_client_of_the_official_memory_server_works_unchanged_over_stdio() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    let summary = run_graph_client(root);
+    let summary = run_client("mcp_graph_client.py", root);
 
     assert_eq!(
         summary["tools"],
@@ -116,4 +119,44 @@ fn a_client_of_the_official_memory_server_works_unchanged_over_stdio() {
         "{}",
         note.stdout
     );
+}
+
+#[test]
+fn a_client_of_the_gitmem_specification_gets_its_shapes_over_stdio() {
+    let dir = tempfile::tempdir().unwrap();
+    let summary = run_client("mcp_memory_client.py", dir.path());
+    let calls = summary["calls"].as_array().unwrap();
+    let call = |i: usize| {
+        let call = &calls[i];
+        assert_eq!(call["error"], i == 5, "{call}");
+        &call["structured"]
+    };
+    let saved = call(0);
+    let source = json!({"agent": "claude", "session": "s-1", "origin": "chat", "app": "desktop"});
+    assert_eq!((&saved["source"], &saved["version"]), (&source, &json!(1)));
+    let updated = call(1);
+    assert_eq!(
+        (&updated["tags"], &updated["score"], &updated["version"]),
+        (&json!(["ui", "editor"]), &json!(0.9), &json!(2)),
+        "the patch was applied"
+    );
+    let found = call(2);
+    assert_eq!(found["total"], 1);
+    assert_eq!(found["items"][0]["id"], saved["id"]);
+    assert_eq!(found["items"][0]["source"], source);
+    assert_eq!(
+        (&call(3)["items"], &call(3)["total"]),
+        (&json!([]), &json!(0))
+    );
+    assert_eq!(call(4)["ok"], true);
+    let error = &call(5)["error"];
+    assert_eq!(error["code"], "E_NOT_FOUND");
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("no memory with id 'no-such-memory'"),
+        "{error}"
+    );
+    assert_eq!(calls[5]["text"], error["message"]);
 }

@@ -114,6 +114,8 @@ pub enum RecordProblem {
     NotAnArray,
     #[error("expected a JSON object")]
     NotAnObject,
+    #[error("expected a JSON array of notes, or an object with one under notes, entities, results, items or memories")]
+    NoNoteList,
     #[error(
         "not a Claude export: expected conversations (with chat_messages) or projects (with docs)"
     )]
@@ -154,6 +156,10 @@ pub enum RecordProblem {
     Ttl(String),
     #[error("tags is not a list of strings or a comma-separated string")]
     Tags,
+    #[error("version {0} is not a whole number from 1")]
+    Version(Value),
+    #[error(transparent)]
+    Source(crate::note::memory::SourceError),
     #[error("mapping node '{0}' is not an object")]
     MappingNode(String),
     #[error("mapping has no root (every node has a parent)")]

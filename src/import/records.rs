@@ -1,5 +1,5 @@
-//! Memory records as the memory API keeps them (`content`, `id`, `title`, `type`, `tags`,
-//! `score`, `ttl`, `created_at`, `updated_at`, `deleted_at`, `source`, `compat.basic_id`),
+//! Memory records as the memory API keeps them (`content`, `id`, `version`, `title`, `type`,
+//! `tags`, `score`, `ttl`, `created_at`, `updated_at`, `deleted_at`, `source`, `compat.basic_id`),
 //! as JSON Lines or as one JSON array. Each record becomes one memory note; its fields go to
 //! front matter as the memory API writes them, and fields it does not know are kept after
 //! them, so nothing a record held is lost.
@@ -7,7 +7,7 @@
 use chrono::DateTime;
 use serde_json::{Map, Value};
 
-use crate::note::memory::{parse_duration, title_from_content, KEYS};
+use crate::note::memory::{parse_duration, title_from_content, MemorySource, KEYS};
 
 use super::{
     array_elements, finish, id_and_source, json_lines, stable_id, Draft, Parsed, RecordError,
@@ -73,8 +73,19 @@ fn record(value: &Value) -> Result<Draft, RecordProblem> {
         Some(Value::String(id)) if !id.trim().is_empty() => id.clone(),
         Some(_) => return Err(RecordProblem::NotANonEmptyString("id")),
     };
-    let source = non_blank(object, "source")?.unwrap_or(SOURCE);
-    let mut metadata = id_and_source(&id, source);
+    let mut metadata = id_and_source(&id, SOURCE);
+    if let Some(source) = field(object, "source") {
+        let source = MemorySource::parse(source).map_err(RecordProblem::Source)?;
+        if let Some(source) = source.to_meta() {
+            metadata.insert("source".into(), source);
+        }
+    }
+    if let Some(version) = field(object, "version") {
+        match version.as_u64() {
+            Some(n) if n >= 1 => metadata.insert("version".into(), n.into()),
+            _ => return Err(RecordProblem::Version(version.clone())),
+        };
+    }
     let tags = tags(field(object, "tags"))?;
     if !tags.is_empty() {
         metadata.insert("tags".into(), tags.into());
@@ -372,6 +383,18 @@ mod tests {
                 "type is not a string",
             ),
             (json!("x"), "expected a JSON object"),
+            (
+                json!({"content": "x", "version": 0}),
+                "version 0 is not a whole number from 1",
+            ),
+            (
+                json!({"content": "x", "source": {"agnt": "a"}}),
+                "unknown field `agnt`, expected one of `agent`, `session`, `origin`, `app`",
+            ),
+            (
+                json!({"content": "x", "source": 3}),
+                "source is not a string or an object of agent, session, origin, app",
+            ),
         ];
         for (input, message) in cases {
             assert_eq!(
@@ -414,6 +437,21 @@ mod tests {
                 None,
             ),
             (json!({"content": "x"}), "created_at", None),
+            (
+                json!({"content": "x", "version": 4}),
+                "version",
+                Some(json!(4)),
+            ),
+            (
+                json!({"content": "x", "source": {"agent": "claude", "origin": "chat"}}),
+                "source",
+                Some(json!({"agent": "claude", "origin": "chat"})),
+            ),
+            (
+                json!({"content": "x", "source": {"origin": "chat"}}),
+                "source",
+                Some(json!("chat")),
+            ),
         ];
         for (input, key, value) in cases {
             let draft = record(&input).unwrap();

@@ -7,7 +7,8 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::args::{self, ProjectArgs};
-use super::tools::{answer, parse, schema_of, tri, Hints, Icon, ToolCtx, ToolReply, ToolSpec};
+use super::memory_tools::{answer, arguments};
+use super::tools::{schema_of, tri, Hints, Icon, ToolCtx, ToolReply, ToolSpec};
 use crate::render;
 
 pub const MEMORY_ENCRYPT: ToolSpec = ToolSpec {
@@ -73,7 +74,7 @@ fn memory_encrypt(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     if let Some(refusal) = refused(ctx, TOOL) {
         return refusal;
     }
-    let a: EncryptArgs = tri!(parse(TOOL, raw));
+    let a: EncryptArgs = tri!(arguments(TOOL, raw));
     let choice = ctx.choice(&ProjectArgs {
         project: a.project,
         project_id: a.project_id,
@@ -90,7 +91,7 @@ fn memory_decrypt(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     if let Some(refusal) = refused(ctx, TOOL) {
         return refusal;
     }
-    let a: DecryptArgs = tri!(parse(TOOL, raw));
+    let a: DecryptArgs = tri!(arguments(TOOL, raw));
     let choice = ctx.choice(&ProjectArgs {
         project: a.project,
         project_id: a.project_id,

@@ -1,12 +1,14 @@
 //! The official memory server's knowledge-graph tools (`serve --tools graph`), with its
 //! parameter and result shapes: structured content (`{"entities": [...]}` and so on) plus the
-//! same result, pretty-printed, as text. An optional `project` picks the project (default:
-//! the default one).
+//! same result, pretty-printed, as text. An optional `project` (or `project_id`) picks the
+//! project (default: the default one). Every argument struct, the entities and relations in
+//! them included, denies unknown fields: a misspelt `entityTyp` is refused, never dropped.
 
 use rmcp::schemars::{self, JsonSchema};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
+use super::args::ProjectArgs;
 use super::tools::{
     array, object, parse, schema_of, service_error, tri, Hints, Icon, ToolCtx, ToolReply, ToolSpec,
 };
@@ -26,6 +28,7 @@ pub const TOOLS: &[ToolSpec] = &[
 ];
 
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 #[serde(rename_all = "camelCase")]
 struct EntityArg {
     /// The name of the entity
@@ -37,6 +40,7 @@ struct EntityArg {
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 #[serde(rename_all = "camelCase")]
 struct RelationArg {
     /// The name of the entity where the relation starts
@@ -57,12 +61,13 @@ impl From<RelationArg> for GraphRelation {
     }
 }
 
-/// The project a graph tool works in; the official server has one graph, so it is optional.
+/// read_graph's arguments: only the project, which is optional (the official server has one
+/// graph).
 #[derive(Debug, Default, Deserialize, JsonSchema)]
-struct ProjectArg {
-    /// Project name (default: the default project)
-    #[serde(default)]
-    project: Option<String>,
+#[serde(deny_unknown_fields)]
+struct ProjectOnly {
+    #[serde(flatten)]
+    project: ProjectArgs,
 }
 
 impl From<GraphAnswer> for ToolReply {
@@ -87,10 +92,11 @@ pub const CREATE_ENTITIES: ToolSpec = ToolSpec {
 };
 
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 struct CreateEntitiesArgs {
     entities: Vec<EntityArg>,
     #[serde(flatten)]
-    project: ProjectArg,
+    project: ProjectArgs,
 }
 
 fn create_entities(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
@@ -104,7 +110,7 @@ fn create_entities(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
             observations: e.observations,
         })
         .collect();
-    let choice = ctx.choice_of(a.project.project.as_deref());
+    let choice = ctx.choice(&a.project);
     match ctx.app.create_entities(&choice, &entities) {
         Ok(created) => render::graph::entities(&created).into(),
         Err(e) => service_error(CREATE_ENTITIES.name, e),
@@ -124,20 +130,21 @@ pub const CREATE_RELATIONS: ToolSpec = ToolSpec {
 };
 
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 struct RelationsArgs {
     relations: Vec<RelationArg>,
     #[serde(flatten)]
-    project: ProjectArg,
+    project: ProjectArgs,
 }
 
-fn relations_of(a: RelationsArgs) -> (Option<String>, Vec<GraphRelation>) {
+fn relations_of(a: RelationsArgs) -> (ProjectArgs, Vec<GraphRelation>) {
     let relations = a.relations.into_iter().map(GraphRelation::from).collect();
-    (a.project.project, relations)
+    (a.project, relations)
 }
 
 fn create_relations(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     let (project, relations) = relations_of(tri!(parse(CREATE_RELATIONS.name, raw)));
-    let choice = ctx.choice_of(project.as_deref());
+    let choice = ctx.choice(&project);
     match ctx.app.create_relations(&choice, &relations) {
         Ok(created) => render::graph::relations(&created).into(),
         Err(e) => service_error(CREATE_RELATIONS.name, e),
@@ -157,6 +164,7 @@ pub const ADD_OBSERVATIONS: ToolSpec = ToolSpec {
 };
 
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 #[serde(rename_all = "camelCase")]
 struct ObservationsToAdd {
     /// The name of the entity to add the observations to
@@ -166,10 +174,11 @@ struct ObservationsToAdd {
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 struct AddObservationsArgs {
     observations: Vec<ObservationsToAdd>,
     #[serde(flatten)]
-    project: ProjectArg,
+    project: ProjectArgs,
 }
 
 fn add_observations(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
@@ -182,7 +191,7 @@ fn add_observations(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
             observations: o.contents,
         })
         .collect();
-    let choice = ctx.choice_of(a.project.project.as_deref());
+    let choice = ctx.choice(&a.project);
     match ctx.app.add_observations(&choice, &additions) {
         Ok(results) => render::graph::observations_added(&results).into(),
         Err(e) => service_error(ADD_OBSERVATIONS.name, e),
@@ -202,17 +211,18 @@ pub const DELETE_ENTITIES: ToolSpec = ToolSpec {
 };
 
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 #[serde(rename_all = "camelCase")]
 struct DeleteEntitiesArgs {
     /// An array of entity names to delete
     entity_names: Vec<String>,
     #[serde(flatten)]
-    project: ProjectArg,
+    project: ProjectArgs,
 }
 
 fn delete_entities(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     let a: DeleteEntitiesArgs = tri!(parse(DELETE_ENTITIES.name, raw));
-    let choice = ctx.choice_of(a.project.project.as_deref());
+    let choice = ctx.choice(&a.project);
     match ctx.app.delete_entities(&choice, &a.entity_names) {
         Ok(not_found) => render::graph::entities_deleted(a.entity_names.len(), &not_found).into(),
         Err(e) => service_error(DELETE_ENTITIES.name, e),
@@ -232,6 +242,7 @@ pub const DELETE_OBSERVATIONS: ToolSpec = ToolSpec {
 };
 
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 #[serde(rename_all = "camelCase")]
 struct ObservationsToDelete {
     /// The name of the entity containing the observations
@@ -241,10 +252,11 @@ struct ObservationsToDelete {
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 struct DeleteObservationsArgs {
     deletions: Vec<ObservationsToDelete>,
     #[serde(flatten)]
-    project: ProjectArg,
+    project: ProjectArgs,
 }
 
 fn delete_observations(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
@@ -258,7 +270,7 @@ fn delete_observations(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
         })
         .collect();
     let requested: usize = deletions.iter().map(|d| d.observations.len()).sum();
-    let choice = ctx.choice_of(a.project.project.as_deref());
+    let choice = ctx.choice(&a.project);
     match ctx.app.delete_observations(&choice, &deletions) {
         Ok(outcome) => render::graph::observations_deleted(requested, &outcome).into(),
         Err(e) => service_error(DELETE_OBSERVATIONS.name, e),
@@ -279,7 +291,7 @@ pub const DELETE_RELATIONS: ToolSpec = ToolSpec {
 
 fn delete_relations(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     let (project, relations) = relations_of(tri!(parse(DELETE_RELATIONS.name, raw)));
-    let choice = ctx.choice_of(project.as_deref());
+    let choice = ctx.choice(&project);
     match ctx.app.delete_relations(&choice, &relations) {
         Ok(deleted) => render::graph::relations_deleted(relations.len(), deleted).into(),
         Err(e) => service_error(DELETE_RELATIONS.name, e),
@@ -291,7 +303,7 @@ pub const READ_GRAPH: ToolSpec = ToolSpec {
     title: "Read Graph",
     description: "Read the entire knowledge graph: every note of the project as an entity, and every relation between them.",
     hints: Hints::READ_ONLY.idempotent(true),
-    schema: schema_of::<ProjectArg>,
+    schema: schema_of::<ProjectOnly>,
     handler: read_graph,
     dotted: None,
     icon: Icon::Notebook,
@@ -299,8 +311,8 @@ pub const READ_GRAPH: ToolSpec = ToolSpec {
 };
 
 fn read_graph(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
-    let a: ProjectArg = tri!(parse(READ_GRAPH.name, raw));
-    match ctx.app.read_graph(&ctx.choice_of(a.project.as_deref())) {
+    let a: ProjectOnly = tri!(parse(READ_GRAPH.name, raw));
+    match ctx.app.read_graph(&ctx.choice(&a.project)) {
         Ok(found) => render::graph::graph(&found).into(),
         Err(e) => service_error(READ_GRAPH.name, e),
     }
@@ -319,16 +331,17 @@ pub const SEARCH_NODES: ToolSpec = ToolSpec {
 };
 
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 struct SearchNodesArgs {
     /// The search query to match against entity names, types, and observation content
     query: String,
     #[serde(flatten)]
-    project: ProjectArg,
+    project: ProjectArgs,
 }
 
 fn search_nodes(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     let a: SearchNodesArgs = tri!(parse(SEARCH_NODES.name, raw));
-    let choice = ctx.choice_of(a.project.project.as_deref());
+    let choice = ctx.choice(&a.project);
     match ctx.app.search_nodes(&choice, &a.query) {
         Ok(found) => render::graph::graph(&found).into(),
         Err(e) => service_error(SEARCH_NODES.name, e),
@@ -348,16 +361,17 @@ pub const OPEN_NODES: ToolSpec = ToolSpec {
 };
 
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 struct OpenNodesArgs {
     /// An array of entity names to retrieve
     names: Vec<String>,
     #[serde(flatten)]
-    project: ProjectArg,
+    project: ProjectArgs,
 }
 
 fn open_nodes(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     let a: OpenNodesArgs = tri!(parse(OPEN_NODES.name, raw));
-    let choice = ctx.choice_of(a.project.project.as_deref());
+    let choice = ctx.choice(&a.project);
     match ctx.app.open_nodes(&choice, &a.names) {
         Ok(found) => render::graph::graph(&found).into(),
         Err(e) => service_error(OPEN_NODES.name, e),

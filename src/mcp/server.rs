@@ -76,6 +76,11 @@ pub fn to_result(reply: ToolReply) -> CallToolResult {
     match reply {
         ToolReply::Text(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
         ToolReply::Error(text) => CallToolResult::error(vec![ContentBlock::text(text)]),
+        ToolReply::Failed { text, content } => {
+            let mut result = CallToolResult::error(vec![ContentBlock::text(text)]);
+            result.structured_content = Some(content);
+            result
+        }
         ToolReply::Structured { text, content } => {
             let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
             result.structured_content = Some(content);

@@ -48,6 +48,9 @@ pub enum ToolReply {
     Structured { text: String, content: Value },
     /// An MCP error result (`isError: true`).
     Error(String),
+    /// An MCP error result with structured content: the memory API's
+    /// `{"error": {"code", "message"}}`.
+    Failed { text: String, content: Value },
     /// A reply followed by `resource_link` blocks to the notes it names (permalink, title).
     Linked(Box<ToolReply>, Vec<(String, String)>),
 }
@@ -55,7 +58,7 @@ pub enum ToolReply {
 impl ToolReply {
     pub fn is_error(&self) -> bool {
         match self {
-            ToolReply::Error(_) => true,
+            ToolReply::Error(_) | ToolReply::Failed { .. } => true,
             ToolReply::Linked(reply, _) => reply.is_error(),
             _ => false,
         }
@@ -65,7 +68,7 @@ impl ToolReply {
     pub fn text(&self) -> String {
         match self {
             ToolReply::Text(t) | ToolReply::Error(t) => t.clone(),
-            ToolReply::Structured { text, .. } => text.clone(),
+            ToolReply::Structured { text, .. } | ToolReply::Failed { text, .. } => text.clone(),
             ToolReply::Json(v) => serde_json::to_string(v).unwrap_or_default(),
             ToolReply::Linked(reply, _) => reply.text(),
         }
@@ -470,11 +473,20 @@ pub fn call(ctx: &ToolCtx, name: &str, args: &Map<String, Value>) -> ToolReply {
 }
 
 /// Parses a tool's arguments; a schema violation is an MCP error result naming the parameter.
+/// The tools whose argument structs deny unknown fields (the memory API's, the graph tools')
+/// refuse a field they do not know, naming it, where it is and what is known there.
 pub fn parse<T: DeserializeOwned>(tool: &str, args: &Map<String, Value>) -> Result<T, ToolReply> {
-    let error = match serde_json::from_value::<T>(Value::Object(args.clone())) {
+    let value = Value::Object(args.clone());
+    let error = match serde_path_to_error::deserialize::<_, T>(&value) {
         Ok(parsed) => return Ok(parsed),
-        Err(e) => e.to_string(),
+        Err(e) => e,
     };
+    if let Some(message) = unknown_field(tool, &error) {
+        return Err(ToolReply::Error(format!(
+            "Error calling tool '{tool}': {message}"
+        )));
+    }
+    let error = error.into_inner().to_string();
     if error.starts_with("missing field") {
         return Err(ToolReply::Error(format!(
             "Error calling tool '{tool}': invalid arguments: {error}"
@@ -494,6 +506,48 @@ pub fn parse<T: DeserializeOwned>(tool: &str, args: &Map<String, Value>) -> Resu
         Some(key) => format!("Error calling tool '{tool}': invalid argument '{key}': {error}"),
         None => format!("Error calling tool '{tool}': invalid arguments: {error}"),
     }))
+}
+
+/// serde's refusal of an unknown field, as `unknown field `x` in patch; expected one of a,
+/// b`. A struct with flattened fields does not list what it expects, so the names come from
+/// the tool's schema there.
+fn unknown_field(
+    tool: &str,
+    error: &serde_path_to_error::Error<serde_json::Error>,
+) -> Option<String> {
+    let message = error.inner().to_string();
+    let rest = message.strip_prefix("unknown field `")?;
+    let (field, rest) = rest.split_once('`')?;
+    let mut expected: Vec<String> = rest
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .map(String::from)
+        .collect();
+    // The path ends with the field itself; where it was is the object around it.
+    let path = error.path().to_string();
+    let place = path
+        .strip_suffix(field)
+        .unwrap_or(&path)
+        .trim_end_matches('.');
+    let at_top = place.is_empty();
+    if expected.is_empty() && at_top {
+        let spec = specs().iter().find(|s| s.name == tool)?;
+        expected = (spec.schema)()
+            .get("properties")
+            .and_then(Value::as_object)
+            .map(|properties| properties.keys().cloned().collect())
+            .unwrap_or_default();
+    }
+    let place = if at_top {
+        String::new()
+    } else {
+        format!(" in {place}")
+    };
+    Some(format!(
+        "unknown field `{field}`{place}; expected one of {}",
+        expected.join(", ")
+    ))
 }
 
 /// A service error as the MCP error result of `tool`. Failures of gitmem itself (not of the

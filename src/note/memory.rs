@@ -1,5 +1,6 @@
-//! The memory API's view of a note (the original gitmem specification): `id`, `score`, `ttl`,
-//! `created_at`, `updated_at`, `deleted_at`, `source` and `compat.basic_id` in front matter.
+//! The memory API's view of a note (the original gitmem specification): `id`, `version`,
+//! `score`, `ttl`, `created_at`, `updated_at`, `deleted_at`, `source` and `compat.basic_id` in
+//! front matter.
 //! A soft-deleted memory (`deleted_at`) and an expired one (`created_at` + `ttl` in the past)
 //! are hidden from every search.
 
@@ -10,6 +11,7 @@ use serde_json::{Map, Value};
 /// and `permalink`); a note's other keys follow them.
 pub const KEYS: &[&str] = &[
     "id",
+    "version",
     "source",
     "tags",
     "score",
@@ -34,6 +36,112 @@ pub fn ordered(meta: Map<String, Value>) -> Map<String, Value> {
         }
     }
     out
+}
+
+/// A memory's version: 1 when written, one more with every update. A note the memory API
+/// never wrote has none, and is at its first.
+pub fn version(meta: &Map<String, Value>) -> u64 {
+    meta.get("version")
+        .and_then(Value::as_u64)
+        .unwrap_or(1)
+        .max(1)
+}
+
+/// The keys of a memory's `source`, in the specification's order.
+pub const SOURCE_KEYS: [&str; 4] = ["agent", "session", "origin", "app"];
+
+/// Where a memory comes from: the specification's `source {agent, session, origin, app}`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MemorySource {
+    pub agent: Option<String>,
+    pub session: Option<String>,
+    pub origin: Option<String>,
+    pub app: Option<String>,
+}
+
+/// A `source` that is neither a string nor an object of the source keys with string values.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SourceError {
+    // Worded as serde words an unknown field, so that callers report it as they report theirs.
+    #[error("unknown field `{0}`, expected one of `agent`, `session`, `origin`, `app`")]
+    UnknownKey(String),
+    #[error("source.{0} is not a string")]
+    NotAString(String),
+    #[error("source is not a string or an object of agent, session, origin, app")]
+    Shape,
+}
+
+impl MemorySource {
+    /// A source as callers, records and front matter give it: a string is its origin (what
+    /// gitmem and its importers have always written), an object names its keys (null or
+    /// blank ones are unset).
+    pub fn parse(value: &Value) -> Result<MemorySource, SourceError> {
+        let text = |v: &Value| {
+            Some(v.as_str()?.trim())
+                .filter(|s| !s.is_empty())
+                .map(String::from)
+        };
+        match value {
+            Value::String(_) => Ok(MemorySource {
+                origin: text(value),
+                ..Default::default()
+            }),
+            Value::Object(fields) => {
+                let mut source = MemorySource::default();
+                for (key, v) in fields {
+                    let slot = match key.as_str() {
+                        "agent" => &mut source.agent,
+                        "session" => &mut source.session,
+                        "origin" => &mut source.origin,
+                        "app" => &mut source.app,
+                        _ => return Err(SourceError::UnknownKey(key.clone())),
+                    };
+                    if !v.is_null() && !v.is_string() {
+                        return Err(SourceError::NotAString(key.clone()));
+                    }
+                    *slot = text(v);
+                }
+                Ok(source)
+            }
+            _ => Err(SourceError::Shape),
+        }
+    }
+
+    /// The source a note's front matter holds, if it holds one this reads.
+    pub fn of(meta: &Map<String, Value>) -> Option<MemorySource> {
+        MemorySource::parse(meta.get("source")?)
+            .ok()
+            .filter(|s| !s.is_empty())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.fields().iter().all(|(_, v)| v.is_none())
+    }
+
+    /// The keys in the specification's order, with their values.
+    pub fn fields(&self) -> [(&'static str, &Option<String>); 4] {
+        [
+            ("agent", &self.agent),
+            ("session", &self.session),
+            ("origin", &self.origin),
+            ("app", &self.app),
+        ]
+    }
+
+    /// As front matter: an origin alone stays a plain string, as every earlier writer wrote
+    /// it; otherwise a mapping of the keys set. `None` for an empty source.
+    pub fn to_meta(&self) -> Option<Value> {
+        let set: Map<String, Value> = self
+            .fields()
+            .into_iter()
+            .filter_map(|(key, v)| Some((key.to_string(), Value::String(v.clone()?))))
+            .collect();
+        match (set.len(), &self.origin) {
+            (0, _) => None,
+            (1, Some(origin)) => Some(Value::String(origin.clone())),
+            _ => Some(Value::Object(set)),
+        }
+    }
 }
 
 /// A memory's Basic Memory id (`compat.basic_id`, or `basic_id`).
@@ -188,6 +296,79 @@ mod tests {
             .cloned()
             .collect();
         assert_eq!(keys, ["id", "tags", "ttl", "custom"]);
+        let meta = json!({"version": 3, "id": "x"});
+        let keys: Vec<String> = ordered(meta.as_object().unwrap().clone())
+            .keys()
+            .cloned()
+            .collect();
+        assert_eq!(keys, ["id", "version"]);
+    }
+
+    #[test]
+    fn a_source_is_a_string_or_an_object_and_round_trips_through_front_matter() {
+        let origin = |o: &str| MemorySource {
+            origin: Some(o.into()),
+            ..Default::default()
+        };
+        let full = MemorySource {
+            agent: Some("claude".into()),
+            session: Some("s-1".into()),
+            origin: Some("chat".into()),
+            app: Some("desktop".into()),
+        };
+        let cases = [
+            (
+                json!("memory_save"),
+                Ok(origin("memory_save")),
+                Some(json!("memory_save")),
+            ),
+            (
+                json!({"origin": "chat"}),
+                Ok(origin("chat")),
+                Some(json!("chat")),
+            ),
+            (
+                json!({"agent": "claude", "session": "s-1", "origin": "chat", "app": "desktop"}),
+                Ok(full),
+                Some(
+                    json!({"agent": "claude", "session": "s-1", "origin": "chat", "app": "desktop"}),
+                ),
+            ),
+            (
+                json!({"agent": "a", "app": null}),
+                Ok(MemorySource {
+                    agent: Some("a".into()),
+                    ..Default::default()
+                }),
+                Some(json!({"agent": "a"})),
+            ),
+            (json!({}), Ok(MemorySource::default()), None),
+            (
+                json!({"agnt": "a"}),
+                Err(SourceError::UnknownKey("agnt".into())),
+                None,
+            ),
+            (
+                json!({"agent": 1}),
+                Err(SourceError::NotAString("agent".into())),
+                None,
+            ),
+            (json!(7), Err(SourceError::Shape), None),
+        ];
+        for (value, parsed, meta) in cases {
+            let got = MemorySource::parse(&value);
+            assert_eq!(got, parsed, "{value}");
+            if let Ok(source) = got {
+                assert_eq!(source.to_meta(), meta, "{value}");
+                if let Some(meta) = meta {
+                    assert_eq!(
+                        MemorySource::parse(&meta),
+                        Ok(source),
+                        "{value} round-trips"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

@@ -11,6 +11,7 @@ pub mod context;
 pub mod crypto;
 pub mod directory;
 pub mod edit;
+pub mod encryption;
 pub mod error;
 pub mod gitsync;
 pub mod health;
@@ -85,6 +86,9 @@ pub struct App {
     mount_cache: links::MountCache,
     /// Serialises this process's read-modify-write of links.json.
     links_lock: std::sync::Mutex<()>,
+    /// Serialises this process's memory writes with their count against `[limits]
+    /// max_total_daily`.
+    memory_lock: std::sync::Mutex<()>,
     /// Initial indexing of each project, and link changes, as this process sees them.
     pub progress: progress::Progress,
     semantic: semantic::Semantic,
@@ -104,6 +108,7 @@ impl App {
             index,
             mount_cache: Default::default(),
             links_lock: Default::default(),
+            memory_lock: Default::default(),
             progress: Default::default(),
             semantic: Default::default(),
             reranking: Default::default(),

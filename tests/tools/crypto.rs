@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use git2::Repository;
+use gitmem::mcp::tools::ToolReply;
 use gitmem::service::auth::Grant;
 use serde_json::{json, Value};
 
@@ -290,18 +291,29 @@ fn bad_keys_are_refused_before_anything_is_pushed() {
     let mine = keys();
     let theirs = keys();
     let cases = [
-        (json!({"recipients": []}), "no recipients"),
+        (json!({"recipients": []}), "no recipients", "E_ENCRYPTION"),
         (
             json!({"recipients": ["age1notakey"]}),
             "is not an age X25519 recipient",
+            "E_ENCRYPTION",
         ),
-        (json!({"recipients": [theirs.recipient]}), "no age identity"),
-        (json!({"colour": "blue"}), "colour"),
+        (
+            json!({"recipients": [theirs.recipient]}),
+            "no age identity",
+            "E_ENCRYPTION",
+        ),
+        (json!({"colour": "blue"}), "colour", "E_VALIDATION"),
     ];
-    for (args, expected) in cases {
+    for (args, expected, code) in cases {
         let reply = laptop.h.call("memory_encrypt", args.clone());
         assert!(reply.is_error(), "{args}: {}", reply.text());
         assert_mentions(&reply.text(), expected);
+        match reply {
+            ToolReply::Failed { content, .. } => {
+                assert_eq!(content["error"]["code"], code, "{args}: {content}")
+            }
+            other => panic!("{args}: an error without its code: {other:?}"),
+        }
     }
     // An identity that is not among the recipients could not read back its own pushes.
     let config = laptop.h.root().join("config.toml");
@@ -369,6 +381,11 @@ fn turning_encryption_on_replaces_the_plaintext_branch_and_turning_it_off_restor
         .value("memory_encrypt", json!({"recipients": [mine.recipient]}));
     assert_eq!(on["encryption"]["encrypted"], true, "{on}");
     assert_eq!(on["replaced_remote_history"], true, "{on}");
+    let memory = laptop.h.value(
+        "memory_save",
+        json!({"content": "a memory while encrypted"}),
+    );
+    assert_eq!(memory["encryption"], on["encryption"], "{memory}");
     assert!(
         laptop
             .dir

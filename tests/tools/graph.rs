@@ -281,3 +281,62 @@ fn bad_graph_input_is_refused_and_writes_nothing() {
         assert!(!h.main_dir().join(never).exists(), "{never}");
     }
 }
+
+#[test]
+fn a_field_the_graph_tools_do_not_know_is_refused_by_name() {
+    let h = Harness::new().serving_tools("basic,graph");
+    john_and_anthropic(&h);
+    let cases = [
+        (
+            "create_entities",
+            json!({"entities": [{"name": "Bob", "entityTyp": "person", "entityType": "person", "observations": []}]}),
+            "unknown field `entityTyp` in entities[0]; expected one of name, entityType, observations",
+        ),
+        (
+            "create_relations",
+            json!({"relations": [{"from": "John_Smith", "to": "Anthropic", "relationType": "likes", "weight": 2}]}),
+            "unknown field `weight` in relations[0]; expected one of from, to, relationType",
+        ),
+        (
+            "add_observations",
+            json!({"observations": [{"entityName": "John_Smith", "contents": ["x"], "observations": ["y"]}]}),
+            "unknown field `observations` in observations[0]; expected one of entityName, contents",
+        ),
+        (
+            "delete_entities",
+            json!({"entityNames": ["Anthropic"], "cascade": true}),
+            "unknown field `cascade`; expected one of entityNames, project, project_id",
+        ),
+        (
+            "read_graph",
+            json!({"depth": 2}),
+            "unknown field `depth`; expected one of project, project_id",
+        ),
+        (
+            "search_nodes",
+            json!({"query": "john", "limit": 5}),
+            "unknown field `limit`; expected one of query, project, project_id",
+        ),
+    ];
+    for (tool, args, expected) in cases {
+        let reply = h.call(tool, args.clone());
+        assert!(reply.is_error(), "{tool} {args}: {}", reply.text());
+        assert!(
+            reply.text().contains(expected),
+            "{tool} {args}: {}",
+            reply.text()
+        );
+    }
+    assert!(!h.main_dir().join("person/Bob.md").exists());
+    let john = std::fs::read_to_string(h.main_dir().join("person/John_Smith.md")).unwrap();
+    assert!(
+        !john.contains("likes") && !john.contains("- [note] x"),
+        "{john}"
+    );
+    // The project may be named as by every other tool.
+    h.graph("read_graph", json!({"project": "main"}));
+    h.graph(
+        "open_nodes",
+        json!({"names": ["Anthropic"], "project_id": "main"}),
+    );
+}

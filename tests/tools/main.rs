@@ -24,6 +24,7 @@ mod history;
 mod imports;
 mod links;
 mod memory;
+mod memory_import;
 mod notes;
 mod outcomes;
 mod projects;

@@ -1,11 +1,12 @@
 //! The gitmem memory API in process: memories are notes in memories/ whose front matter keeps
 //! the API's fields; soft-deleted and expired memories are hidden from every search.
 
+use gitmem::mcp::tools::ToolReply;
 use serde_json::{json, Value};
 
 use crate::{Harness, ReplyExt};
 
-fn refused(h: &Harness, tool: &str, args: Value, expected: &str) {
+pub(crate) fn refused(h: &Harness, tool: &str, args: Value, expected: &str) {
     let reply = h.call(tool, args.clone());
     assert!(reply.is_error(), "{tool} {args}: {}", reply.text());
     assert!(
@@ -16,7 +17,7 @@ fn refused(h: &Harness, tool: &str, args: Value, expected: &str) {
 }
 
 fn search_ids(h: &Harness, args: Value) -> Vec<String> {
-    h.value("memory_search", args)["results"]
+    h.value("memory_search", args)["items"]
         .as_array()
         .unwrap()
         .iter()
@@ -49,7 +50,7 @@ fn a_saved_memory_is_a_note_with_its_fields_in_front_matter() {
     let file =
         std::fs::read_to_string(h.main_dir().join(saved["file_path"].as_str().unwrap())).unwrap();
     let expected = format!(
-        "---\ntitle: The user prefers dark mode in every editor\ntype: preference\npermalink: main/memories/the-user-prefers-dark-mode-in-every-editor\nid: {id}\nsource: memory_save\ntags:\n- ui\n- editor\nscore: 0.8\nttl: P90D\ncreated_at: 2026-01-02T03:04:05Z\nupdated_at: 2026-01-02T03:04:05Z\ncompat:\n  basic_id: main/prefs/dark-mode\n---\n\nThe user prefers dark mode in every editor\n"
+        "---\ntitle: The user prefers dark mode in every editor\ntype: preference\npermalink: main/memories/the-user-prefers-dark-mode-in-every-editor\nid: {id}\nversion: 1\nsource: memory_save\ntags:\n- ui\n- editor\nscore: 0.8\nttl: P90D\ncreated_at: 2026-01-02T03:04:05Z\nupdated_at: 2026-01-02T03:04:05Z\ncompat:\n  basic_id: main/prefs/dark-mode\n---\n\nThe user prefers dark mode in every editor\n"
     );
     assert_eq!(file, expected);
     assert_eq!(h.value("memory_get", json!({"id": id})), saved);
@@ -92,7 +93,7 @@ fn an_update_patches_only_the_fields_given() {
     assert_eq!(updated["content"], "Lunch at one\n");
     assert_eq!(updated["title"], "Lunch");
     assert_eq!(updated["score"], Value::Null);
-    assert_eq!(updated["source"], "chat");
+    assert_eq!(updated["source"]["origin"], "chat");
     assert_eq!(updated["tags"], json!(["food", "routine"]));
     assert_ne!(updated["updated_at"], saved["updated_at"]);
     refused(
@@ -348,115 +349,6 @@ fn bad_memories_are_refused() {
 }
 
 #[test]
-fn a_basic_memory_project_is_imported_once_with_its_ids_kept() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("root");
-    std::fs::create_dir_all(&root).unwrap();
-    // Imports read only under the home directory unless the config says otherwise, and a test
-    // cannot move HOME for the whole process.
-    std::fs::write(
-        root.join("config.toml"),
-        "[storage.local]\nallow_outside_home = true\n",
-    )
-    .unwrap();
-    let h = Harness::open(&root).serving_tools("basic,gitmem");
-    let basic = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(basic.path().join("guides")).unwrap();
-    std::fs::write(
-        basic.path().join("guides/Coffee Brewing.md"),
-        "---\ntitle: Coffee Brewing\ntype: note\npermalink: main/guides/coffee-brewing\ntags:\n- coffee\n---\n\n# Coffee Brewing\n- [method] Pour over\n",
-    )
-    .unwrap();
-    std::fs::write(basic.path().join("Plain.md"), "no front matter\n").unwrap();
-    std::fs::create_dir_all(basic.path().join(".basic-memory")).unwrap();
-    std::fs::write(basic.path().join(".basic-memory/skip.md"), "hidden\n").unwrap();
-    let path = basic.path().to_string_lossy().to_string();
-
-    let dry = h.value(
-        "memory_import_basic",
-        json!({"path": path, "dry_run": true, "map_types": {"note": "fact"}}),
-    );
-    assert_eq!(dry["dry_run"], true);
-    assert_eq!(dry["counts"], json!([["notes", 2]]));
-    assert!(!h.main_dir().join("memories").exists());
-
-    let done = h.value(
-        "memory.import.basic",
-        json!({"path": path, "map_types": {"note": "fact"}}),
-    );
-    assert_eq!(
-        done["created"],
-        json!(["memories/Plain.md", "memories/guides/Coffee Brewing.md"])
-    );
-    let coffee = h.value(
-        "memory_lookup_basic_id",
-        json!({"basicId": "main/guides/coffee-brewing"}),
-    );
-    assert_eq!(coffee["type"], "fact");
-    assert_eq!(coffee["tags"], json!(["coffee"]));
-    assert_eq!(coffee["source"], "basic-memory");
-    assert_eq!(
-        h.value("memory_lookup_basic_id", json!({"basic_id": "plain"}))["title"],
-        "Plain"
-    );
-
-    let again = h.value("memory_import_basic", json!({"path": path}));
-    assert_eq!(
-        (
-            again["created"].as_array().unwrap().len(),
-            again["deduplicated"].as_u64()
-        ),
-        (0, Some(2))
-    );
-    refused(
-        &h,
-        "memory_import_basic",
-        json!({"path": "/no/such/dir"}),
-        "is not a directory",
-    );
-    refused(
-        &Harness::new().serving_tools("basic,gitmem"),
-        "memory_import_basic",
-        json!({"path": path}),
-        "is outside your home directory",
-    );
-}
-
-#[test]
-fn a_basic_memory_import_never_reads_gitmems_own_folders() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("root");
-    let side = dir.path().join("side");
-    std::fs::create_dir_all(&root).unwrap();
-    std::fs::create_dir_all(&side).unwrap();
-    std::fs::write(
-        root.join("config.toml"),
-        format!(
-            "[storage.local]\nallow_outside_home = true\n\n[projects.main]\npath = \"projects/main\"\n\n[projects.side]\npath = {:?}\n",
-            side.to_string_lossy()
-        ),
-    )
-    .unwrap();
-    std::fs::write(side.join("Secret.md"), "# Secret\n\nside only\n").unwrap();
-    // A caller confined to `main` must not read `side` by importing its folder.
-    let h = Harness::constrained(&root, "main").serving_tools("basic,gitmem");
-    let cases = [
-        (side.clone(), "its notes are in gitmem already"),
-        (dir.path().to_path_buf(), "overlaps gitmem's data root"),
-        (root.join("projects/main"), "overlaps gitmem's data root"),
-    ];
-    for (path, expected) in cases {
-        refused(
-            &h,
-            "memory_import_basic",
-            json!({"path": path.to_string_lossy()}),
-            expected,
-        );
-    }
-    assert!(!root.join("projects/main/memories").exists());
-}
-
-#[test]
 fn a_memory_is_never_written_where_it_would_be_lost() {
     let h = Harness::new().serving_tools("basic,gitmem");
     let broken = "---\ntitle: Broken\ntags: [a, b\nimportant: keep me\n---\n\nBody text\n";
@@ -519,4 +411,390 @@ fn a_memory_whose_front_matter_is_broken_is_not_overwritten() {
         refused(&h, tool, args, "is not valid YAML");
         assert_eq!(std::fs::read_to_string(&file).unwrap(), broken, "{tool}");
     }
+}
+
+/// The specification's error code a failed call carries in its structured content; its text
+/// must be the same message.
+fn error_code(h: &Harness, tool: &str, args: Value) -> String {
+    match h.call(tool, args.clone()) {
+        ToolReply::Failed { text, content } => {
+            assert_eq!(content["error"]["message"], text, "{tool} {args}");
+            content["error"]["code"].as_str().unwrap().to_string()
+        }
+        other => panic!("{tool} {args}: {other:?}"),
+    }
+}
+
+#[test]
+fn a_patch_changes_each_field_it_names_and_bumps_the_version() {
+    let h = Harness::new().serving_tools("basic,gitmem");
+    let saved = h.value(
+        "memory_save",
+        json!({"content": "Lunch at noon", "title": "Lunch", "tags": ["food"], "type": "event",
+               "score": 0.3, "ttl": "P30D", "created_at": "2026-01-01T12:00:00Z"}),
+    );
+    assert_eq!(saved["version"], 1);
+    let id = saved["id"].clone();
+    let cases = [
+        (json!({"title": "Late lunch"}), "title", json!("Late lunch")),
+        (
+            json!({"content": "Lunch at one"}),
+            "content",
+            json!("Lunch at one\n"),
+        ),
+        (
+            json!({"tags": ["food", "routine"]}),
+            "tags",
+            json!(["food", "routine"]),
+        ),
+        (json!({"type": "habit"}), "type", json!("habit")),
+        (json!({"ttl": "P7D"}), "ttl", json!("P7D")),
+        (json!({"ttl": null}), "ttl", Value::Null),
+        (json!({"score": 0.9}), "score", json!(0.9)),
+        (json!({"score": null}), "score", Value::Null),
+    ];
+    for (version, (patch, field, value)) in (2..).zip(cases) {
+        let updated = h.value("memory_update", json!({"id": id, "patch": patch}));
+        assert_eq!(updated[field], value, "{patch}");
+        assert_eq!(updated["version"], version, "{patch}");
+        assert_eq!(h.value("memory_get", json!({"id": id})), updated, "{patch}");
+    }
+    let file = std::fs::read_to_string(h.main_dir().join("memories/Lunch.md")).unwrap();
+    assert!(file.contains("\nversion: 9\n"), "{file}");
+    assert!(
+        file.contains("title: Late lunch\n") && file.ends_with("\nLunch at one\n"),
+        "{file}"
+    );
+}
+
+#[test]
+fn the_flat_form_still_updates_but_not_beside_a_patch_of_the_same_field() {
+    let h = Harness::new().serving_tools("basic,gitmem");
+    let id = h.value(
+        "memory_save",
+        json!({"content": "Tea at four", "tags": "drinks"}),
+    )["id"]
+        .clone();
+    let updated = h.value(
+        "memory_update",
+        json!({"id": id, "tags": ["drinks", "afternoon"], "patch": {"title": "Tea time"}}),
+    );
+    assert_eq!(updated["tags"], json!(["drinks", "afternoon"]));
+    assert_eq!(updated["title"], "Tea time");
+    assert_eq!(updated["version"], 2);
+    refused(
+        &h,
+        "memory_update",
+        json!({"id": id, "tags": ["a"], "patch": {"tags": ["b"]}}),
+        "`tags` is given both in patch and at the top level; give it once, in patch",
+    );
+    assert_eq!(h.value("memory_get", json!({"id": id}))["version"], 2);
+}
+
+#[test]
+fn an_unknown_or_misplaced_field_is_refused_by_name() {
+    let h = Harness::new().serving_tools("basic,gitmem");
+    let id = h.value("memory_save", json!({"content": "Keep me as I am"}))["id"].clone();
+    let cases = [
+        (
+            "memory_update",
+            json!({"id": id, "patch": {"colour": "red"}}),
+            "unknown field `colour` in patch; expected one of title, content, tags, type, ttl, score",
+        ),
+        (
+            "memory_update",
+            json!({"id": id, "patch": {"source": "chat"}}),
+            "unknown field `source` in patch; expected one of title, content, tags, type, ttl, score",
+        ),
+        ("memory_update", json!({"id": id, "colour": "red"}), "unknown field `colour`; expected one of id, patch, title,"),
+        ("memory_save", json!({"content": "x", "importance": 1}), "unknown field `importance`; expected one of content,"),
+        (
+            "memory_save",
+            json!({"content": "x", "source": {"agnt": "claude"}}),
+            "unknown field `agnt` in source; expected one of agent, session, origin, app",
+        ),
+        (
+            "memory_save",
+            json!({"content": "x", "compat": {"basicId": "a"}}),
+            "unknown field `basicId` in compat; expected one of basic_id, aliases",
+        ),
+        (
+            "memory_search",
+            json!({"filters": {"kind": ["fact"]}}),
+            "unknown field `kind` in filters; expected one of type, tags",
+        ),
+        (
+            "memory_search",
+            json!({"time_range": {"since": "2026-01-01T00:00:00Z"}}),
+            "unknown field `since` in time_range; expected one of from, to",
+        ),
+        ("memory_delete", json!({"id": id, "force": true}), "unknown field `force`; expected one of id, hard, project, project_id"),
+        ("memory_get", json!({"id": id, "version": 1}), "unknown field `version`; expected one of id, project, project_id"),
+        ("memory_import_basic", json!({"path": "/tmp", "overwrite": true}), "unknown field `overwrite`;"),
+    ];
+    for (tool, args, expected) in cases {
+        refused(&h, tool, args.clone(), expected);
+        assert_eq!(error_code(&h, tool, args), "E_VALIDATION");
+    }
+    let memory = h.value("memory_get", json!({"id": id}));
+    assert_eq!(memory["version"], 1, "nothing was changed");
+    assert!(!h.main_dir().join("memories/x.md").exists());
+}
+
+#[test]
+fn search_answers_items_and_total_filtered_by_type_tags_and_time() {
+    let h = Harness::new().serving_tools("basic,gitmem");
+    let save = |title: &str, kind: &str, tags: Value, created: &str| {
+        h.value(
+            "memory_save",
+            json!({"title": title, "content": format!("{title} in the garden"), "type": kind,
+                   "tags": tags, "created_at": created}),
+        )["id"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let roses = save(
+        "Roses",
+        "fact",
+        json!(["garden", "flowers"]),
+        "2026-01-01T00:00:00Z",
+    );
+    let tulips = save(
+        "Tulips",
+        "preference",
+        json!(["garden", "flowers"]),
+        "2026-02-01T00:00:00Z",
+    );
+    let compost = save(
+        "Compost",
+        "preference",
+        json!(["garden"]),
+        "2026-03-01T00:00:00Z",
+    );
+    let ids = |v: &Value| -> Vec<String> {
+        v["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let cases = [
+        (
+            json!({"filters": {"type": ["preference"]}}),
+            vec![compost.as_str(), tulips.as_str()],
+        ),
+        (
+            json!({"query": "garden", "filters": {"type": ["preference"]}, "sort": "recency"}),
+            vec![compost.as_str(), tulips.as_str()],
+        ),
+        (
+            json!({"filters": {"tags": ["flowers"]}}),
+            vec![tulips.as_str(), roses.as_str()],
+        ),
+        (
+            json!({"filters": {"type": ["preference"], "tags": ["flowers"]}}),
+            vec![tulips.as_str()],
+        ),
+        (json!({"type": "fact"}), vec![roses.as_str()]),
+        (
+            json!({"types": ["fact"], "tags": "flowers"}),
+            vec![roses.as_str()],
+        ),
+        (
+            json!({"time_range": {"from": "2026-01-15T00:00:00Z", "to": "2026-03-15T00:00:00Z"}}),
+            vec![compost.as_str(), tulips.as_str()],
+        ),
+        (
+            json!({"time_range": {"to": "2026-01-15T00:00:00Z"}}),
+            vec![roses.as_str()],
+        ),
+    ];
+    for (args, expected) in cases {
+        let page = h.value("memory_search", args.clone());
+        assert_eq!(ids(&page), expected, "{args}");
+        assert_eq!(page["total"], expected.len(), "{args}");
+    }
+    let page = h.value(
+        "memory_search",
+        json!({"sort": "recency", "limit": 1, "offset": 1}),
+    );
+    assert_eq!(
+        (ids(&page), &page["total"]),
+        (vec![tulips.clone()], &json!(3))
+    );
+    let all = h.value("memory_search", json!({}));
+    assert_eq!(
+        (all["limit"].as_u64(), all["total"].as_u64()),
+        (Some(50), Some(3))
+    );
+    refused(
+        &h,
+        "memory_search",
+        json!({"type": "fact", "filters": {"type": ["preference"]}}),
+        "`type` is given both in filters and at the top level",
+    );
+}
+
+#[test]
+fn a_delete_answers_ok_and_a_hard_one_removes_the_file() {
+    let h = Harness::new().serving_tools("basic,gitmem");
+    let saved = h.value("memory_save", json!({"content": "Forget me soon"}));
+    let file = h.main_dir().join(saved["file_path"].as_str().unwrap());
+    let soft = h.value("memory_delete", json!({"id": saved["id"]}));
+    assert_eq!((&soft["ok"], &soft["mode"]), (&json!(true), &json!("soft")));
+    assert!(file.exists());
+    assert_eq!(h.value("memory_search", json!({}))["total"], 0);
+    let hard = h.value("memory_delete", json!({"id": saved["id"], "hard": true}));
+    assert_eq!(
+        (&hard["ok"], &hard["mode"], &hard["id"]),
+        (&json!(true), &json!("hard"), &saved["id"])
+    );
+    assert!(!file.exists());
+}
+
+#[test]
+fn a_memory_carries_the_specifications_fields() {
+    let h = Harness::new().serving_tools("basic,gitmem");
+    let source = json!({"agent": "claude", "session": "s-42", "origin": "chat", "app": "desktop"});
+    let saved = h.value(
+        "memory_save",
+        json!({"content": "Prefers tea", "source": source, "compat": {"basic_id": "main/tea", "aliases": ["tea preference"]}}),
+    );
+    assert_eq!(saved["source"], source);
+    assert_eq!(
+        saved["encryption"],
+        json!({"algo": null, "kid": null, "encrypted": false})
+    );
+    assert_eq!(
+        saved["compat"],
+        json!({"basic_id": "main/tea", "aliases": ["tea preference"]})
+    );
+    let file =
+        std::fs::read_to_string(h.main_dir().join(saved["file_path"].as_str().unwrap())).unwrap();
+    assert!(
+        file.contains(
+            "\nsource:\n  agent: claude\n  session: s-42\n  origin: chat\n  app: desktop\n"
+        ),
+        "{file}"
+    );
+    let again = h.reopen().serving_tools("basic,gitmem");
+    assert_eq!(
+        again.value("memory_get", json!({"id": saved["id"]}))["source"],
+        source
+    );
+    let plain = again.value("memory_save", json!({"content": "No source given"}));
+    assert_eq!(
+        plain["source"],
+        json!({"agent": null, "session": null, "origin": "memory_save", "app": null})
+    );
+    let changed = again.value(
+        "memory_update",
+        json!({"id": saved["id"], "source": "import"}),
+    );
+    assert_eq!(
+        changed["source"],
+        json!({"agent": null, "session": null, "origin": "import", "app": null})
+    );
+}
+
+#[test]
+fn errors_carry_the_specifications_codes() {
+    let h = Harness::new().serving_tools("basic,gitmem");
+    let saved = h.value(
+        "memory_save",
+        json!({"content": "Once", "created_at": "2026-01-01T00:00:00Z"}),
+    );
+    let cases = [
+        ("memory_get", json!({"id": "missing"}), "E_NOT_FOUND"),
+        (
+            "memory_update",
+            json!({"id": "missing", "patch": {"title": "x"}}),
+            "E_NOT_FOUND",
+        ),
+        ("memory_delete", json!({"id": "missing"}), "E_NOT_FOUND"),
+        (
+            "memory_lookup_basic_id",
+            json!({"basic_id": "main/none"}),
+            "E_NOT_FOUND",
+        ),
+        (
+            "memory_save",
+            json!({"content": "Once", "created_at": "2026-01-01T00:00:00Z"}),
+            "E_CONFLICT",
+        ),
+        (
+            "memory_save",
+            json!({"id": saved["id"], "content": "Other"}),
+            "E_CONFLICT",
+        ),
+        ("memory_save", json!({}), "E_VALIDATION"),
+        (
+            "memory_save",
+            json!({"content": "x", "score": 3}),
+            "E_VALIDATION",
+        ),
+        (
+            "memory_update",
+            json!({"id": saved["id"], "patch": {"ttl": "soon"}}),
+            "E_VALIDATION",
+        ),
+        ("memory_search", json!({"limit": 500}), "E_VALIDATION"),
+        ("memory_search", json!({"sort": "loudest"}), "E_VALIDATION"),
+        (
+            "memory_get",
+            json!({"id": "x", "project": "nowhere"}),
+            "E_NOT_FOUND",
+        ),
+    ];
+    for (tool, args, code) in cases {
+        assert_eq!(error_code(&h, tool, args.clone()), code, "{tool} {args}");
+    }
+}
+
+#[test]
+fn limits_refuse_a_memory_too_large_and_writes_past_the_days_total() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("config.toml"),
+        "[limits]\nmax_memory_size = 100\nmax_total_daily = 250\n",
+    )
+    .unwrap();
+    let h = Harness::prepared(dir).serving_tools("basic,gitmem");
+    let big = "x".repeat(101);
+    refused(
+        &h,
+        "memory_save",
+        json!({"content": big}),
+        "content is 101 bytes; a memory may hold at most 100 bytes ([limits] max_memory_size",
+    );
+    assert_eq!(
+        error_code(&h, "memory_save", json!({"content": big})),
+        "E_VALIDATION"
+    );
+    let first = h.value("memory_save", json!({"content": "a".repeat(100)}));
+    h.value(
+        "memory_update",
+        json!({"id": first["id"], "patch": {"content": "b".repeat(100)}}),
+    );
+    // Metadata changes write no content and count nothing.
+    h.value(
+        "memory_update",
+        json!({"id": first["id"], "patch": {"title": "Renamed"}}),
+    );
+    refused(
+        &h,
+        "memory_update",
+        json!({"id": first["id"], "patch": {"content": "c".repeat(100)}}),
+        "past the daily limit of 250 ([limits] max_total_daily in config.toml); the count resets at ",
+    );
+    // The count survives a restart.
+    let h = h.reopen().serving_tools("basic,gitmem");
+    assert_eq!(
+        error_code(&h, "memory_save", json!({"content": "d".repeat(51)})),
+        "E_RATE_LIMIT"
+    );
+    h.value("memory_save", json!({"content": "e".repeat(50)}));
+    assert!(h.main_dir().join("memories").read_dir().unwrap().count() == 2);
 }

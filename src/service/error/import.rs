@@ -24,8 +24,8 @@ pub enum ImportError {
     /// A folder of the export cannot be walked.
     #[error(transparent)]
     Walk(walkdir::Error),
-    #[error("{} is not a directory (give the folder of a Basic Memory project)", .0.display())]
-    NotAFolder(PathBuf),
+    #[error("{} is neither a directory nor a .json or .jsonl file (give the folder of a Basic Memory project, or an export of its notes)", .0.display())]
+    NotABasicExport(PathBuf),
     #[error("folder '{0}' is not a folder inside the project")]
     FolderOutside(String),
     #[error("folder '{0}' is hidden, and gitmem does not index hidden folders; name another")]

@@ -21,6 +21,17 @@ pub enum MemoryError {
     Ttl(String),
     #[error("{field} must be an RFC 3339 time such as 2026-01-31T09:00:00Z, got '{value}'")]
     Time { field: &'static str, value: String },
+    /// Over `[limits] max_memory_size`.
+    #[error("content is {size} bytes; a memory may hold at most {limit} bytes ([limits] max_memory_size in config.toml)")]
+    TooLarge { size: u64, limit: u64 },
+    /// Over `[limits] max_total_daily`: the caller may write again once the day is over.
+    #[error("writing {size} bytes of memory content would take this project's writes today to {total} bytes, past the daily limit of {limit} ([limits] max_total_daily in config.toml); the count resets at {resets_at}", total = .written + .size)]
+    DailyLimit {
+        size: u64,
+        written: u64,
+        limit: u64,
+        resets_at: String,
+    },
     /// The memory's file has front matter that its patch could not be merged into.
     #[error("the front matter of {path} is not valid YAML ({source}); fix the file, then update the memory")]
     FrontMatter {

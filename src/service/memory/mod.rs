@@ -1,14 +1,21 @@
 //! The gitmem memory API (`serve --tools gitmem`): memories are notes, kept in `memories/`,
 //! whose front matter carries the API's fields (`note::memory`). Any note is a memory: one
 //! without an `id` is known by its permalink, so a Basic Memory note answers memory_get too.
+//! `search` finds memories, `basic` imports Basic Memory's notes as memories, and `limits`
+//! holds writes to `[limits]`.
+
+mod basic;
+mod limits;
+mod search;
 
 use chrono::{DateTime, Utc};
 use serde_json::{json, Map, Value};
 
-use super::error::{ImportError, InternalError, MemoryError, NoteError, PageError};
-use super::import::{ImportOptions, ImportReport};
+pub use search::{MemoryPage, MemoryQuery, MemorySort, MAX_LIMIT};
+
+use super::encryption::{encryption_of, EncryptionInfo};
+use super::error::{InternalError, MemoryError, NoteError};
 use super::scope::ProjectChoice;
-use super::search::SearchRequest;
 use super::{now_text, App, Result, ServiceError};
 use crate::config::Project;
 use crate::index::{NoteKind, NoteRecord};
@@ -16,8 +23,8 @@ use crate::note::document::Document;
 use crate::note::filename::{foreign_file_stem, note_file_path};
 use crate::note::frontmatter;
 use crate::note::memory::{
-    basic_id, expires_at, is_deleted, is_expired, meta_time, ordered, parse_duration,
-    title_from_content,
+    basic_id, expires_at, is_deleted, is_expired, ordered, parse_duration, title_from_content,
+    version, MemorySource,
 };
 use crate::note::permalink::note_permalink;
 use crate::vault;
@@ -29,6 +36,8 @@ pub const MEMORY_FOLDER: &str = "memories";
 #[derive(Debug, Clone, PartialEq)]
 pub struct Memory {
     pub id: String,
+    /// 1 when saved, one more with every update.
+    pub version: u64,
     pub title: String,
     pub content: String,
     pub memory_type: String,
@@ -41,9 +50,13 @@ pub struct Memory {
     /// When the ttl runs out.
     pub expires_at: Option<DateTime<Utc>>,
     pub expired: bool,
-    pub source: Option<String>,
+    pub source: Option<MemorySource>,
+    /// Whether the project's remote is encrypted.
+    pub encryption: EncryptionInfo,
     /// The permalink of the Basic Memory note it was imported from.
     pub basic_id: Option<String>,
+    /// The note's other names (front matter `aliases`), by which links find it too.
+    pub aliases: Vec<String>,
     pub permalink: Option<String>,
     pub file_path: String,
     pub project: String,
@@ -59,8 +72,9 @@ pub struct NewMemory {
     pub tags: Vec<String>,
     pub score: Option<f64>,
     pub ttl: Option<String>,
-    pub source: Option<String>,
+    pub source: Option<MemorySource>,
     pub basic_id: Option<String>,
+    pub aliases: Vec<String>,
     pub created_at: Option<String>,
 }
 
@@ -73,65 +87,10 @@ pub struct MemoryPatch {
     pub tags: Option<Vec<String>>,
     pub score: Option<Option<f64>>,
     pub ttl: Option<Option<String>>,
-    pub source: Option<Option<String>>,
+    pub source: Option<Option<MemorySource>>,
     pub basic_id: Option<Option<String>>,
     /// `Some(None)` restores a soft-deleted memory.
     pub deleted_at: Option<Option<String>>,
-}
-
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum MemorySort {
-    #[default]
-    Relevance,
-    Recency,
-    Score,
-}
-
-impl MemorySort {
-    /// The name memory_search takes and answers the order by.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            MemorySort::Relevance => "relevance",
-            MemorySort::Recency => "recency",
-            MemorySort::Score => "score",
-        }
-    }
-
-    /// The order `name` names, if any.
-    pub fn named(name: &str) -> Option<MemorySort> {
-        [
-            MemorySort::Relevance,
-            MemorySort::Recency,
-            MemorySort::Score,
-        ]
-        .into_iter()
-        .find(|sort| sort.as_str() == name)
-    }
-}
-
-/// memory_search's request.
-#[derive(Debug, Clone, Default)]
-pub struct MemoryQuery {
-    pub query: Option<String>,
-    pub types: Vec<String>,
-    pub tags: Vec<String>,
-    /// Created within [from, to].
-    pub from: Option<DateTime<Utc>>,
-    pub to: Option<DateTime<Utc>>,
-    pub limit: usize,
-    pub offset: usize,
-    pub sort: MemorySort,
-    pub include_deleted: bool,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct MemoryPage {
-    pub results: Vec<Memory>,
-    /// Memories that matched, before limit and offset.
-    pub total: usize,
-    pub limit: usize,
-    pub offset: usize,
-    pub sort: MemorySort,
 }
 
 /// What memory_delete did.
@@ -149,9 +108,6 @@ pub enum DeleteMode {
     /// The file is gone.
     Hard,
 }
-
-/// The largest page memory_search returns.
-pub const MAX_LIMIT: usize = 100;
 
 fn check_score(score: Option<f64>) -> Result<()> {
     match score {
@@ -236,6 +192,7 @@ impl App {
             id: text_of("id")
                 .or_else(|| note.permalink.clone())
                 .unwrap_or_else(|| note.id.clone()),
+            version: version(meta),
             title: note.title.clone(),
             content: frontmatter::body(&text)
                 .trim_start_matches('\n')
@@ -249,8 +206,10 @@ impl App {
             deleted_at: text_of("deleted_at"),
             expires_at: expires_at(meta, note.created_ms),
             expired: is_expired(meta, note.created_ms, Utc::now()),
-            source: text_of("source"),
+            source: MemorySource::of(meta),
+            encryption: encryption_of(project),
             basic_id: basic_id(meta).map(String::from),
+            aliases: note.aliases.clone(),
             permalink: note.permalink.clone(),
             file_path: note.path.clone(),
             project: project.name.clone(),
@@ -281,12 +240,18 @@ impl App {
         };
         let mut meta = Map::new();
         meta.insert("id".into(), json!(id));
-        meta.insert(
-            "source".into(),
-            json!(new.source.as_deref().unwrap_or("memory_save")),
-        );
+        meta.insert("version".into(), json!(1));
+        let source = new
+            .source
+            .as_ref()
+            .and_then(MemorySource::to_meta)
+            .unwrap_or_else(|| json!("memory_save"));
+        meta.insert("source".into(), source);
         if !new.tags.is_empty() {
             meta.insert("tags".into(), json!(new.tags));
+        }
+        if !new.aliases.is_empty() {
+            meta.insert("aliases".into(), json!(new.aliases));
         }
         set(&mut meta, "score", new.score.map(|s| json!(s)));
         set(&mut meta, "ttl", new.ttl.clone().map(Value::String));
@@ -308,7 +273,9 @@ impl App {
         let note_type = new.memory_type.as_deref().unwrap_or("memory");
         let body = format!("{}\n", new.content.trim_end());
         let text = Document::headed(&title, note_type, &permalink, &ordered(meta), body).render();
-        let written = self.create_note_file(&project, &path, &text)?;
+        let written = self.within_limits(&project, new.content.len(), || {
+            self.create_note_file(&project, &path, &text)
+        })?;
         let note = self
             .note_by_id(&written.id)?
             .ok_or_else(|| InternalError::Vanished(path))?;
@@ -347,13 +314,29 @@ impl App {
         check_ttl(patch.ttl.clone().flatten().as_deref())?;
         check_time("deleted_at", patch.deleted_at.clone().flatten().as_deref())?;
         let now = now_text();
+        let written = patch.content.as_ref().map_or(0, String::len);
+        self.within_limits(&project, written, || {
+            self.patch_memory(&project, &note, patch, &now)
+        })?;
+        let note = self.note_by_id(&note.id)?.ok_or_else(|| not_found(id))?;
+        self.memory_of(&project, &note)
+    }
+
+    /// Writes a patch into a memory's file.
+    fn patch_memory(
+        &self,
+        project: &Project,
+        note: &NoteRecord,
+        patch: &MemoryPatch,
+        now: &str,
+    ) -> Result<()> {
         // The rewrite decodes lossily, which would replace every invalid byte: a file that is
         // not UTF-8 is refused here.
-        vault::fs::read_text(&self.project_file(&project, &note.path)?)?;
+        vault::fs::read_text(&self.project_file(project, &note.path)?)?;
         // Only the keys the patch changes are edited in place (design 1.2): any note is a
         // memory, and its author's comments, quoting and key order stay. Front matter that
         // cannot be parsed is refused, never taken for empty: its keys would be lost.
-        self.try_rewrite_note(&project, &note, |text| {
+        self.try_rewrite_note(project, note, |text| {
             let before = Document::parse(text)
                 .map_err(|source| MemoryError::FrontMatter {
                     path: note.path.clone(),
@@ -377,7 +360,11 @@ impl App {
                 set(&mut meta, "ttl", ttl.clone().map(Value::String));
             }
             if let Some(source) = &patch.source {
-                set(&mut meta, "source", source.clone().map(Value::String));
+                set(
+                    &mut meta,
+                    "source",
+                    source.as_ref().and_then(MemorySource::to_meta),
+                );
             }
             if let Some(basic) = &patch.basic_id {
                 set_basic_id(&mut meta, basic.as_deref());
@@ -390,6 +377,7 @@ impl App {
                 );
             }
             meta.insert("updated_at".into(), json!(now));
+            meta.insert("version".into(), json!(version(&before) + 1));
             let edited = frontmatter::apply_changes(text, &before, &meta);
             Ok(Some(match &patch.content {
                 Some(content) => {
@@ -398,9 +386,7 @@ impl App {
                 }
                 None => edited,
             }))
-        })?;
-        let note = self.note_by_id(&note.id)?.ok_or_else(|| not_found(id))?;
-        self.memory_of(&project, &note)
+        })
     }
 
     /// memory_delete: soft (marks `deleted_at`; searches hide it) unless `hard`, which
@@ -453,156 +439,5 @@ impl App {
             .or_else(|| notes.iter().find(|n| n.permalink.as_deref() == Some(basic)))
             .ok_or_else(|| MemoryError::NoBasicId(basic.to_string()))?;
         self.memory_of(&project, found)
-    }
-
-    /// memory_search: memories by words (ranked as search_notes ranks) and filters, sorted by
-    /// relevance, recency or score. Expired memories are never found; soft-deleted ones only
-    /// when asked for.
-    pub fn memory_search(&self, choice: &ProjectChoice, query: &MemoryQuery) -> Result<MemoryPage> {
-        let project = self.select_project(choice)?;
-        if query.limit == 0 || query.limit > MAX_LIMIT {
-            return Err(PageError::LimitOutOfRange {
-                max: MAX_LIMIT,
-                limit: query.limit,
-            }
-            .into());
-        }
-        let now = Utc::now();
-        let words = query
-            .query
-            .as_deref()
-            .map(str::trim)
-            .filter(|q| !q.is_empty());
-        let candidates: Vec<NoteRecord> = match words {
-            Some(words) => {
-                let request = SearchRequest {
-                    query: Some(words.to_string()),
-                    page_size: 1000,
-                    note_types: query.types.clone(),
-                    tags: query.tags.clone(),
-                    include_deleted: query.include_deleted,
-                    ..Default::default()
-                };
-                let response = self.search(&project, &request)?;
-                let mut notes = Vec::new();
-                for row in response.results {
-                    notes.extend(self.note_by_path(&project, &row.file_path)?);
-                }
-                notes
-            }
-            None => {
-                let types: Vec<String> = query
-                    .types
-                    .iter()
-                    .map(|t| crate::note::permalink::normalize_note_type(t))
-                    .collect();
-                self.all_notes(&project)?
-                    .into_iter()
-                    .filter(|n| {
-                        n.kind == NoteKind::Markdown
-                            && (types.is_empty()
-                                || types.contains(&crate::note::permalink::normalize_note_type(
-                                    &n.note_type,
-                                )))
-                            && query.tags.iter().all(|t| n.tags.contains(t))
-                    })
-                    .collect()
-            }
-        };
-        let created = |n: &NoteRecord| {
-            meta_time(&n.metadata, "created_at")
-                .or_else(|| DateTime::from_timestamp_millis(n.created_ms))
-        };
-        let updated = |n: &NoteRecord| {
-            meta_time(&n.metadata, "updated_at")
-                .or_else(|| DateTime::from_timestamp_millis(n.updated_ms))
-        };
-        let mut notes: Vec<NoteRecord> = candidates
-            .into_iter()
-            .filter(|n| {
-                !is_expired(&n.metadata, n.created_ms, now)
-                    && (query.include_deleted || !is_deleted(&n.metadata))
-                    && query
-                        .from
-                        .is_none_or(|from| created(n).is_some_and(|c| c >= from))
-                    && query
-                        .to
-                        .is_none_or(|to| created(n).is_some_and(|c| c <= to))
-            })
-            .collect();
-        match (query.sort, words) {
-            (MemorySort::Recency, _) | (MemorySort::Relevance, None) => {
-                notes.sort_by_key(|n| std::cmp::Reverse(updated(n)))
-            }
-            (MemorySort::Score, _) => notes.sort_by(|a, b| {
-                let score = |n: &NoteRecord| n.metadata.get("score").and_then(Value::as_f64);
-                score(b)
-                    .unwrap_or(f64::NEG_INFINITY)
-                    .total_cmp(&score(a).unwrap_or(f64::NEG_INFINITY))
-            }),
-            (MemorySort::Relevance, Some(_)) => {}
-        }
-        let total = notes.len();
-        let results = notes
-            .iter()
-            .skip(query.offset)
-            .take(query.limit)
-            .map(|n| self.memory_of(&project, n))
-            .collect::<Result<Vec<_>>>()?;
-        Ok(MemoryPage {
-            results,
-            total,
-            limit: query.limit,
-            offset: query.offset,
-            sort: query.sort,
-        })
-    }
-
-    /// memory_import_basic: every note of a Basic Memory project directory becomes a memory
-    /// here, under `memories/`, with its permalink kept as `compat.basic_id` and its type
-    /// renamed by `map_types`.
-    pub fn memory_import_basic(
-        &self,
-        choice: &ProjectChoice,
-        directory: &std::path::Path,
-        dry_run: bool,
-        map_types: &Map<String, Value>,
-    ) -> Result<ImportReport> {
-        let project = self.select_project(choice)?;
-        if !directory.is_dir() {
-            return Err(ImportError::NotAFolder(directory.to_path_buf()).into());
-        }
-        let canonical = directory.canonicalize()?;
-        self.refuse_known_folder(&canonical, "import from it", None)?;
-        let mut files: Vec<(String, String)> = Vec::new();
-        for entry in walkdir::WalkDir::new(directory)
-            .sort_by_file_name()
-            .into_iter()
-            .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'))
-        {
-            let entry = entry.map_err(ImportError::Walk)?;
-            let relative = entry
-                .path()
-                .strip_prefix(directory)
-                .unwrap_or(entry.path())
-                .to_string_lossy()
-                .replace('\\', "/");
-            if entry.file_type().is_file() && super::ingest::is_markdown(&relative) {
-                let bytes =
-                    vault::fs::read(entry.path()).map_err(|source| ImportError::Unreadable {
-                        path: entry.path().to_path_buf(),
-                        source,
-                    })?;
-                // As a scan reads a file: invalid bytes become U+FFFD rather than stop it all.
-                files.push((relative, String::from_utf8_lossy(&bytes).into_owned()));
-            }
-        }
-        let parsed = crate::import::basic::parse(&files, map_types);
-        let options = ImportOptions {
-            folder: None,
-            dry_run,
-            overwrite: false,
-        };
-        self.import_drafts(&project, "basic-memory", parsed, &options, &|_, _| {})
     }
 }
