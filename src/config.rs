@@ -8,10 +8,12 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::Deserialize;
 
 use crate::note::permalink::generate_permalink;
+use crate::note::redact::{CustomPattern, Redactor};
 
 pub const DEFAULT_PROJECT: &str = "main";
 
@@ -50,6 +52,11 @@ pub enum ConfigError {
     CreateDir {
         path: PathBuf,
         source: std::io::Error,
+    },
+    #[error("{path}: {source}")]
+    Redaction {
+        path: PathBuf,
+        source: crate::note::redact::PatternError,
     },
 }
 
@@ -122,6 +129,53 @@ pub struct SearchConfig {
     pub reranker_candidates: Option<usize>,
 }
 
+/// `[redaction]`: the filter every text gitmem writes passes, and the push gate uses.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct RedactionConfig {
+    /// `false` turns both off: nothing is redacted and no push is held.
+    pub enabled: bool,
+    /// The user's patterns, after the built-in ones.
+    pub patterns: Vec<PatternEntry>,
+}
+
+impl Default for RedactionConfig {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            patterns: Vec::new(),
+        }
+    }
+}
+
+/// One user pattern: a bare regular expression (kind `custom`) or `{ name, regex }`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum PatternEntry {
+    Regex(String),
+    Named { name: String, regex: String },
+}
+
+impl RedactionConfig {
+    fn redactor(&self) -> Result<Redactor, crate::note::redact::PatternError> {
+        let custom: Vec<CustomPattern> = self
+            .patterns
+            .iter()
+            .map(|entry| match entry {
+                PatternEntry::Regex(regex) => CustomPattern {
+                    name: "custom".into(),
+                    regex: regex.clone(),
+                },
+                PatternEntry::Named { name, regex } => CustomPattern {
+                    name: name.clone(),
+                    regex: regex.clone(),
+                },
+            })
+            .collect();
+        Redactor::new(self.enabled, &custom)
+    }
+}
+
 #[derive(Debug, Clone, Deserialize)]
 pub struct ProjectEntry {
     pub path: String,
@@ -187,6 +241,7 @@ struct ConfigFile {
     compat: CompatConfig,
     server: ServerConfig,
     search: SearchConfig,
+    redaction: RedactionConfig,
     projects: BTreeMap<String, ProjectEntry>,
 }
 
@@ -222,6 +277,8 @@ pub struct Config {
     pub compat: CompatConfig,
     pub server: ServerConfig,
     pub search: SearchConfig,
+    /// `[redaction]`, compiled once.
+    pub redactor: Arc<Redactor>,
     projects: Vec<Project>,
 }
 
@@ -257,6 +314,13 @@ impl Config {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => ConfigFile::default(),
             Err(source) => return Err(ConfigError::Read { path, source }),
         };
+        let redactor = file
+            .redaction
+            .redactor()
+            .map_err(|source| ConfigError::Redaction {
+                path: path.clone(),
+                source,
+            })?;
         let explicit_projects = !file.projects.is_empty();
         let entries: Vec<(String, PathBuf, Option<GitSettings>)> = if explicit_projects {
             file.projects
@@ -306,6 +370,7 @@ impl Config {
             compat: file.compat,
             server: file.server,
             search: file.search,
+            redactor: Arc::new(redactor),
             projects,
         })
     }
@@ -671,5 +736,26 @@ mod tests {
         );
         assert!(text.contains("[projects.main]"), "{text}");
         assert!(text.contains("[projects.work]"), "{text}");
+    }
+
+    #[test]
+    fn redaction_patterns_are_compiled_at_load_and_a_bad_one_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = Config::config_path(dir.path());
+        std::fs::write(
+            &path,
+            "[redaction]\npatterns = ['\\d{3}-\\d{4}', { name = \"email\", regex = '\\w+@\\w+\\.com' }]\n",
+        )
+        .unwrap();
+        let config = Config::load(dir.path()).unwrap();
+        let redacted = config.redactor.redact("call 555-1234 or ada@example.com");
+        assert_eq!(redacted.text, "call [REDACTED:custom] or [REDACTED:email]");
+        std::fs::write(&path, "[redaction]\npatterns = ['(unclosed']\n").unwrap();
+        let err = Config::load(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("'(unclosed'"), "{err}");
+        assert!(err.contains("config.toml"), "{err}");
+        std::fs::write(&path, "[redaction]\nenabled = false\n").unwrap();
+        let config = Config::load(dir.path()).unwrap();
+        assert!(!config.redactor.is_enabled());
     }
 }

@@ -5,6 +5,7 @@
 
 mod lock;
 pub mod log;
+pub mod outgoing;
 pub mod remote;
 
 use std::path::{Path, PathBuf};

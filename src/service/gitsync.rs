@@ -187,6 +187,7 @@ impl App {
             report.pull = Some(self.git_pull(project)?);
         }
         if direction != Direction::Pull {
+            self.hold_secrets(project)?;
             match git::remote::push(&project.path) {
                 Ok(()) => {}
                 Err(GitError::Rejected(_)) => {

@@ -3,6 +3,7 @@
 
 pub mod activity;
 pub mod auth;
+mod authored;
 pub mod background;
 pub mod canvas;
 mod changes;
@@ -33,6 +34,7 @@ pub mod reranker;
 pub mod retrieval;
 pub mod scope;
 pub mod search;
+pub mod secrets;
 pub mod semantic;
 pub mod status;
 pub mod sync;
@@ -98,6 +100,7 @@ impl App {
     pub fn open(root: &Path) -> Result<Self> {
         let config = Config::load(root)?;
         let index = Index::open(&config.index_dir())?;
+        let history = history::History::new(config.redactor.clone());
         let app = Self {
             config: RwLock::new(config),
             index,
@@ -106,7 +109,7 @@ impl App {
             progress: Default::default(),
             semantic: Default::default(),
             reranking: Default::default(),
-            history: Default::default(),
+            history,
         };
         app.recover()?;
         app.recover_repositories();

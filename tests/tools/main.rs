@@ -26,6 +26,7 @@ mod memory;
 mod notes;
 mod outcomes;
 mod projects;
+mod redaction;
 mod reliability;
 mod rerank;
 mod safety;
