@@ -8,13 +8,17 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::Deserialize;
 
 use crate::note::permalink::generate_permalink;
+use crate::note::redact::Redactor;
 
 mod crypto;
+mod redaction;
 pub use crypto::{Crypto, CryptoSection};
+pub use redaction::{PatternEntry, RedactionConfig};
 
 pub const DEFAULT_PROJECT: &str = "main";
 
@@ -53,6 +57,11 @@ pub enum ConfigError {
     CreateDir {
         path: PathBuf,
         source: std::io::Error,
+    },
+    #[error("{path}: {source}")]
+    Redaction {
+        path: PathBuf,
+        source: crate::note::redact::PatternError,
     },
 }
 
@@ -216,6 +225,7 @@ struct ConfigFile {
     search: SearchConfig,
     crypto: CryptoSection,
     limits: LimitsConfig,
+    redaction: RedactionConfig,
     projects: BTreeMap<String, ProjectEntry>,
 }
 
@@ -257,6 +267,8 @@ pub struct Config {
     /// `[crypto]`, the default of every project's encryption.
     pub crypto: CryptoSection,
     pub limits: LimitsConfig,
+    /// `[redaction]`, compiled once.
+    pub redactor: Arc<Redactor>,
     projects: Vec<Project>,
     /// Each project's own `[projects.NAME.crypto]`, as written.
     crypto_sections: BTreeMap<String, CryptoSection>,
@@ -294,6 +306,13 @@ impl Config {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => ConfigFile::default(),
             Err(source) => return Err(ConfigError::Read { path, source }),
         };
+        let redactor = file
+            .redaction
+            .redactor()
+            .map_err(|source| ConfigError::Redaction {
+                path: path.clone(),
+                source,
+            })?;
         let explicit_projects = !file.projects.is_empty();
         let entries: Vec<(String, PathBuf, Option<GitSettings>)> = if explicit_projects {
             file.projects
@@ -352,6 +371,7 @@ impl Config {
             search: file.search,
             crypto: file.crypto,
             limits: file.limits,
+            redactor: Arc::new(redactor),
             projects,
             crypto_sections,
         })

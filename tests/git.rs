@@ -343,3 +343,40 @@ fn killing_a_server_while_it_commits_leaves_a_repository_git_fsck_accepts() {
     );
     fsck(&dir);
 }
+
+#[test]
+fn a_held_push_exits_1_naming_file_and_line_and_allow_secrets_pushes_it() {
+    let pushed = laptop_pushed("Alpha", "shared", "line one");
+    let laptop = pushed.laptop.path();
+    let key = format!("AKIA{}", "Q1W2E3R4T5Y6U7I8");
+    std::fs::write(
+        laptop.join("notes/shared/keys.md"),
+        format!("# Keys\n\nid {key}\n"),
+    )
+    .unwrap();
+
+    let held = gitmem(laptop, &["sync", "push"]);
+    assert_eq!(held.code, 1, "{}", held.stderr);
+    assert_mentions(&held.stderr, "shared/keys.md line 3: aws-access-key");
+    assert_mentions(&held.stderr, "--allow-secrets shared/keys.md");
+    let status = gitmem(laptop, &["status"]).ok();
+    assert_mentions(&status.stdout, "push held");
+    assert_mentions(&status.stdout, "shared/keys.md line 3: aws-access-key");
+    for output in [&held.stdout, &held.stderr, &status.stdout, &status.stderr] {
+        assert!(!output.contains(&key), "{output}");
+    }
+
+    let refused = gitmem(
+        laptop,
+        &["sync", "pull", "--allow-secrets", "shared/keys.md"],
+    );
+    assert_eq!(refused.code, 1, "{}", refused.stderr);
+    let allowed = gitmem(
+        laptop,
+        &["sync", "push", "--allow-secrets", "shared/keys.md"],
+    )
+    .ok();
+    assert_mentions(&allowed.stdout, "pushed 'notes'");
+    let status = gitmem(laptop, &["status"]).ok();
+    assert!(!status.stdout.contains("push held"), "{}", status.stdout);
+}

@@ -92,6 +92,11 @@ pub enum Command {
         project: Option<String>,
         #[arg(long)]
         json: bool,
+        /// Push the versions of this file (project-relative) that a push holds for
+        /// secret-shaped text; repeatable. Only these versions are allowed: a new secret in
+        /// the same file is held again
+        #[arg(long = "allow-secrets", value_name = "PATH")]
+        allow_secrets: Vec<String>,
     },
     /// age encryption of what a versioned project's remote holds: make a key, turn it on or off
     #[command(subcommand)]

@@ -91,9 +91,15 @@ pub(super) fn git_sync(
     direction: &str,
     project: Option<&str>,
     json: bool,
+    allow_secrets: &[String],
 ) -> Result<()> {
     let direction = Direction::parse(direction).context("direction is push, pull or both")?;
-    let report = on_current_files(app, project, |app, choice| app.git_sync(choice, direction))?;
+    if direction == Direction::Pull && !allow_secrets.is_empty() {
+        anyhow::bail!("--allow-secrets allows a push: use it with `sync push` or `sync both`");
+    }
+    let report = on_current_files(app, project, |app, choice| {
+        app.git_sync_allowing(choice, direction, allow_secrets)
+    })?;
     emit(render::gitsync::sync(&report, format_of(json)));
     Ok(())
 }

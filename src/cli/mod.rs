@@ -99,7 +99,8 @@ fn on_app(app: &App, command: Command) -> Result<()> {
             direction,
             project,
             json,
-        } => git::git_sync(app, &direction, project.as_deref(), json),
+            allow_secrets,
+        } => git::git_sync(app, &direction, project.as_deref(), json, &allow_secrets),
         Command::Import(args) => import::import(app, &args),
         Command::LinkFolder(args) => links::link_folder(app, &args),
         Command::UnlinkFolder {

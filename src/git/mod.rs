@@ -6,6 +6,7 @@
 pub mod crypt;
 mod lock;
 pub mod log;
+pub mod outgoing;
 pub mod remote;
 
 use std::path::{Path, PathBuf};

@@ -13,6 +13,7 @@ pub mod memory_url;
 pub mod merge;
 pub mod parse;
 pub mod permalink;
+pub mod redact;
 mod section;
 
 use chrono::{DateTime, FixedOffset, Local, NaiveDate, NaiveDateTime, TimeZone};

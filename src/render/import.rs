@@ -40,6 +40,7 @@ pub fn import_report(report: &ImportReport, format: Format) -> Rendered {
             for skipped in &report.skipped {
                 out.push_str(&format!("skipped {}: {}\n", skipped.path, skipped.reason));
             }
+            out.push_str(&super::notes::redacted_line(&report.redacted));
             out
         },
         || report_json(report),
@@ -48,7 +49,7 @@ pub fn import_report(report: &ImportReport, format: Format) -> Rendered {
 
 /// An import's report: what it wrote, left out and read.
 pub fn report_json(report: &ImportReport) -> Value {
-    json!({
+    let answer = json!({
         "source": report.source,
         "project": report.project,
         "dry_run": report.dry_run,
@@ -57,7 +58,8 @@ pub fn report_json(report: &ImportReport) -> Value {
         "skipped": report.skipped.iter().map(|s| json!({"path": s.path, "reason": s.reason})).collect::<Vec<_>>(),
         "deduplicated": report.deduplicated,
         "counts": report.counts.iter().map(|(what, n)| json!([what, n])).collect::<Vec<_>>(),
-    })
+    });
+    super::notes::with_redacted(answer, &report.redacted)
 }
 
 /// The projects taken over from Basic Memory.

@@ -8,6 +8,7 @@ use super::{Format, Rendered};
 use crate::note::edit::EditError;
 use crate::note::identifier::normalize_identifier;
 use crate::note::permalink::generate_permalink;
+use crate::note::redact::Redactions;
 use crate::service::canvas::CanvasWritten;
 use crate::service::content::Content;
 use crate::service::edit::{EditRefusal, NoteEdited};
@@ -57,10 +58,11 @@ pub fn written(w: &NoteWritten, project: &str) -> String {
 /// what the note holds and the session footer.
 fn note_answer(header: &str, details: &str, w: &NoteWritten, project: &str, write: bool) -> String {
     let mut out = format!(
-        "{header}\nproject: {project}\nfile_path: {}\npermalink: {}\nchecksum: {}\n{details}",
+        "{header}\nproject: {project}\nfile_path: {}\npermalink: {}\nchecksum: {}\n{details}{}",
         w.file_path,
         w.permalink.as_deref().unwrap_or(""),
-        w.checksum
+        w.checksum,
+        redacted_line(&w.redacted)
     );
     out.push_str(&graph_summary(w, write));
     format!("{}{}", out.trim_end(), session_footer(project))
@@ -190,15 +192,43 @@ pub fn refused(format: Format, title: &str, body: &str, json: impl FnOnce() -> V
     Rendered::either(format, || guidance(title, body), json)
 }
 
+/// `Redacted: 1 github-token, 2 password` and a line break, or nothing when nothing was:
+/// answers stay Basic Memory's own unless a value was replaced.
+pub fn redacted_line(redacted: &Redactions) -> String {
+    if redacted.is_empty() {
+        return String::new();
+    }
+    let kinds: Vec<String> = redacted
+        .kinds()
+        .iter()
+        .map(|(kind, count)| format!("{count} {kind}"))
+        .collect();
+    format!("Redacted: {}\n", kinds.join(", "))
+}
+
+/// Adds `redacted: [{kind, count}]` to a JSON answer when a value was replaced.
+pub fn with_redacted(mut answer: Value, redacted: &Redactions) -> Value {
+    if let (false, Some(object)) = (redacted.is_empty(), answer.as_object_mut()) {
+        let kinds: Vec<Value> = redacted
+            .kinds()
+            .iter()
+            .map(|(kind, count)| json!({"kind": kind, "count": count}))
+            .collect();
+        object.insert("redacted".into(), Value::Array(kinds));
+    }
+    answer
+}
+
 /// The JSON of a written or edited note.
 fn written_json(w: &NoteWritten) -> Value {
-    json!({
+    let answer = json!({
         "title": w.title,
         "permalink": w.permalink,
         "file_path": w.file_path,
         "checksum": w.checksum,
         "action": if w.created { "created" } else { "updated" },
-    })
+    });
+    with_redacted(answer, &w.redacted)
 }
 
 /// write_note's answer; `title` is the requested one.
@@ -429,10 +459,11 @@ pub fn edit_note(outcome: &Outcome<NoteEdited, EditRefusal>, format: Format) -> 
             },
             || {
                 let w = &e.written;
-                json!({
+                let answer = json!({
                     "title": w.title, "permalink": w.permalink, "file_path": w.file_path,
                     "checksum": w.checksum, "operation": e.operation.name(), "fileCreated": e.created,
-                })
+                });
+                with_redacted(answer, &w.redacted)
             },
         ),
         Outcome::Refused(refusal) => {
@@ -477,9 +508,13 @@ pub fn read_content(outcome: &Outcome<Content, OutsideProject>) -> Rendered {
 pub fn canvas(outcome: &Outcome<CanvasWritten, OutsideProject>) -> Rendered {
     Rendered::Text(match outcome {
         Outcome::Done(c) => format!(
-            "# {}: {}\n\nThe canvas is ready to open in Obsidian.",
+            "# {}: {}\n\nThe canvas is ready to open in Obsidian.{}",
             if c.created { "Created" } else { "Updated" },
-            c.path
+            c.path,
+            match redacted_line(&c.redacted) {
+                line if line.is_empty() => line,
+                line => format!("\n{}", line.trim_end()),
+            }
         ),
         Outcome::Refused(refusal) => guidance("Error", &refusal.to_string()),
     })

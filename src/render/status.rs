@@ -5,6 +5,7 @@ use serde_json::{json, Value};
 use super::{Format, Output, Stream};
 use crate::service::health::Health;
 use crate::service::oneshot::Reindexed;
+use crate::service::secrets::HeldSecret;
 use crate::service::semantic::SemanticStatus;
 use crate::service::status::Status;
 
@@ -35,6 +36,12 @@ pub fn status(status: &Status, format: Format) -> Output {
                 out.push_str(&format!("  warnings: {}\n", p.warnings.len()));
                 for w in &p.warnings {
                     out.push_str(&format!("    {}: {}\n", w.path, w.message));
+                }
+                if !p.held.is_empty() {
+                    out.push_str("  push held: secret-shaped text in commits not pushed yet (`gitmem sync push` says what to do)\n");
+                    for h in &p.held {
+                        out.push_str(&format!("    {}\n", held_line(h)));
+                    }
                 }
             }
             out.push_str(&format!(
@@ -69,6 +76,7 @@ fn status_json(status: &Status) -> Value {
                 "last_scan": p.last_scan,
                 "last_scan_ms": p.last_scan_ms,
                 "warnings": p.warnings.iter().map(|w| json!({"path": w.path, "message": w.message})).collect::<Vec<_>>(),
+                "held": p.held.iter().map(held_json).collect::<Vec<_>>(),
             })
         })
         .collect();
@@ -80,6 +88,18 @@ fn status_json(status: &Status) -> Value {
         "semantic": semantic_json(&status.semantic),
         "reranker": super::models::reranker_json(&status.reranker),
     })
+}
+
+/// One secret-shaped value that held a push: where, and what kind; never the value.
+pub fn held_line(h: &HeldSecret) -> String {
+    format!(
+        "{} line {}: {} (commit {})",
+        h.path, h.line, h.kind, h.commit
+    )
+}
+
+pub fn held_json(h: &HeldSecret) -> Value {
+    json!({"path": h.path, "line": h.line, "kind": h.kind, "commit": h.commit})
 }
 
 /// How to turn semantic search on without a network, said wherever it is off for want of one.

@@ -21,6 +21,8 @@ pub struct CanvasWritten {
     pub path: String,
     /// False when an existing canvas was replaced.
     pub created: bool,
+    /// Secret-shaped values replaced before the file was written.
+    pub redacted: crate::note::redact::Redactions,
 }
 
 impl CanvasRequest {
@@ -71,8 +73,13 @@ impl App {
         };
         let created = !absolute.exists();
         let text = pretty_two_spaces(&json!({"nodes": req.nodes, "edges": req.edges}));
-        crate::vault::fs::atomic_write(&absolute, &text)?;
+        let authored = self.author(&path, &String::from_utf8_lossy(&text), None)?;
+        super::authored::replace(&absolute, &authored)?;
         self.index_written_file(&project, &path)?;
-        Ok(Outcome::Done(CanvasWritten { path, created }))
+        Ok(Outcome::Done(CanvasWritten {
+            path,
+            created,
+            redacted: authored.redacted,
+        }))
     }
 }

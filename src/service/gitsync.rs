@@ -187,6 +187,7 @@ impl App {
             report.pull = Some(self.git_pull(project)?);
         }
         if direction != Direction::Pull {
+            self.hold_secrets(project)?;
             let keys = super::crypto::keys_of(project)?;
             match git::remote::push(&project.path, keys.as_ref(), false) {
                 Ok(()) => {}

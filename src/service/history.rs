@@ -9,13 +9,14 @@
 //! batch of several changes is summed up in the subject and listed in the body.
 
 use std::path::PathBuf;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 
 use crate::config::Project;
 use crate::git;
+use crate::note::redact::Redactor;
 
 /// One path of a change, relative to the project.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -145,20 +146,29 @@ enum Message {
 }
 
 /// The committer of one process; its thread starts with the first change.
-#[derive(Default)]
 pub struct History {
     queue: Mutex<Option<(Sender<Message>, std::thread::JoinHandle<()>)>>,
+    /// The filter of the push gate (`service::secrets`), for the pushes of `auto_push`.
+    redactor: Arc<Redactor>,
 }
 
 impl History {
+    pub fn new(redactor: Arc<Redactor>) -> Self {
+        History {
+            queue: Mutex::default(),
+            redactor,
+        }
+    }
+
     /// Queues a change; never blocks on git.
     pub fn record(&self, change: Change) {
         let mut queue = self.queue.lock().unwrap_or_else(|e| e.into_inner());
         let (tx, _) = queue.get_or_insert_with(|| {
             let (tx, rx) = crossbeam_channel::unbounded();
+            let redactor = self.redactor.clone();
             let thread = std::thread::Builder::new()
                 .name("gitmem-history".into())
-                .spawn(move || run(rx))
+                .spawn(move || run(rx, &redactor))
                 .expect("spawning the history thread");
             (tx, thread)
         });
@@ -214,17 +224,20 @@ struct PushTarget {
 }
 
 impl PushTarget {
-    fn push(&self) -> Result<(), git::GitError> {
+    /// Pushes, unless a commit to push carries secret-shaped text (the push is then held).
+    fn push(&self, redactor: &Redactor) -> super::Result<()> {
+        super::secrets::hold_secrets(&self.dir, redactor)?;
         let keys = self
             .crypto
             .as_ref()
             .map(|c| git::crypt::Keys::load(&c.recipients, &c.identity_file))
-            .transpose()?;
-        git::remote::push(&self.dir, keys.as_ref(), false)
+            .transpose()
+            .map_err(git::GitError::from)?;
+        Ok(git::remote::push(&self.dir, keys.as_ref(), false)?)
     }
 }
 
-fn run(rx: Receiver<Message>) {
+fn run(rx: Receiver<Message>, redactor: &Redactor) {
     let mut pending: Vec<Change> = Vec::new();
     let mut deadline: Option<Instant> = None;
     let mut pushes: Vec<PendingPush> = Vec::new();
@@ -243,7 +256,7 @@ fn run(rx: Receiver<Message>) {
             Ok(Message::Flush { done, push }) => {
                 (pending, deadline) = commit_pending(std::mem::take(&mut pending), &mut pushes);
                 if push {
-                    push_due(&mut pushes, true);
+                    push_due(&mut pushes, true, redactor);
                 }
                 let _ = done.send(());
             }
@@ -251,11 +264,11 @@ fn run(rx: Receiver<Message>) {
                 if deadline.is_some_and(|d| d <= Instant::now()) {
                     (pending, deadline) = commit_pending(std::mem::take(&mut pending), &mut pushes);
                 }
-                push_due(&mut pushes, false);
+                push_due(&mut pushes, false, redactor);
             }
             Err(RecvTimeoutError::Disconnected) => {
                 commit_pending(pending, &mut pushes);
-                push_due(&mut pushes, true);
+                push_due(&mut pushes, true, redactor);
                 return;
             }
         }
@@ -300,13 +313,13 @@ fn commit_pending(
 /// Pushes what is due (everything, when the process is about to stop). A
 /// failed push never fails anything else: it is logged and tried again later, each wait twice
 /// the last, up to five minutes.
-fn push_due(pushes: &mut Vec<PendingPush>, all: bool) {
+fn push_due(pushes: &mut Vec<PendingPush>, all: bool, redactor: &Redactor) {
     let now = Instant::now();
     pushes.retain_mut(|push| {
         if !all && push.due > now {
             return true;
         }
-        match push.target.push() {
+        match push.target.push(redactor) {
             Ok(()) => false,
             Err(e) => {
                 push.failures += 1;

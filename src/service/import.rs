@@ -14,13 +14,14 @@ use serde_json::Value;
 
 use super::error::{ImportError, InternalError};
 use super::history::{Change, PathChange};
-use super::{App, Result, ServiceError};
+use super::{authored, App, Result, ServiceError};
 use crate::config::Project;
 use crate::import::{Draft, Parsed, Source};
 use crate::index::OpOutcome;
 use crate::note::document::Document;
 use crate::note::filename::{foreign_file_stem, note_file_path};
 use crate::note::permalink::note_permalink;
+use crate::note::redact::Redactions;
 use crate::vault::{self, path::RelPath};
 
 /// How an import treats its target.
@@ -57,6 +58,8 @@ pub struct ImportReport {
     pub deduplicated: usize,
     /// What the input held: ("conversations", 3), ("messages", 17), ...
     pub counts: Vec<(String, usize)>,
+    /// Secret-shaped values replaced in what was written (a dry run counts titles only).
+    pub redacted: Redactions,
 }
 
 /// One note to write.
@@ -94,10 +97,26 @@ impl App {
         &self,
         project: &Project,
         source: &str,
-        parsed: Parsed,
+        mut parsed: Parsed,
         options: &ImportOptions,
         progress: &dyn Fn(usize, usize),
     ) -> Result<ImportReport> {
+        let mut redacted = Redactions::default();
+        // Names become file names and permalinks, which the text's filter never sees; the
+        // file stem repeats the title, so only the title's values are counted.
+        for draft in &mut parsed.drafts {
+            for (name, counted) in [
+                (&mut draft.title, true),
+                (&mut draft.folder, true),
+                (&mut draft.file_stem, false),
+            ] {
+                let (clean, found) = self.redact_title(name);
+                *name = clean;
+                if counted {
+                    redacted.merge(&found);
+                }
+            }
+        }
         let folder = options
             .folder
             .clone()
@@ -121,10 +140,12 @@ impl App {
                 .iter()
                 .map(|(what, n)| (what.to_string(), *n))
                 .collect(),
+            redacted,
         };
         let plans = self.plan(project, &base, parsed.drafts, options, &mut report)?;
         if !options.dry_run && !plans.is_empty() {
-            self.write_planned(project, source, &plans, progress)?;
+            let written = self.write_planned(project, source, &plans, progress)?;
+            report.redacted.merge(&written);
         }
         for plan in plans {
             if plan.overwrite {
@@ -213,15 +234,18 @@ impl App {
         source: &str,
         plans: &[Planned],
         progress: &dyn Fn(usize, usize),
-    ) -> Result<()> {
+    ) -> Result<Redactions> {
         let mut undo = Undo::default();
         let outcome = self
             .write_files(project, plans, progress, &mut undo)
-            .and_then(|()| self.index_imported(project, plans));
-        if let Err(e) = outcome {
-            self.take_back(project, undo);
-            return Err(e);
-        }
+            .and_then(|redacted| self.index_imported(project, plans).map(|()| redacted));
+        let redacted = match outcome {
+            Ok(redacted) => redacted,
+            Err(e) => {
+                self.take_back(project, undo);
+                return Err(e);
+            }
+        };
         let paths = plans
             .iter()
             .filter(|plan| {
@@ -236,7 +260,7 @@ impl App {
         if let Some(change) = Change::imported(project, source, paths) {
             self.history.record(change);
         }
-        Ok(())
+        Ok(redacted)
     }
 
     fn write_files(
@@ -245,7 +269,8 @@ impl App {
         plans: &[Planned],
         progress: &dyn Fn(usize, usize),
         undo: &mut Undo,
-    ) -> Result<()> {
+    ) -> Result<Redactions> {
+        let mut redacted = Redactions::default();
         let include = self.config().compat.permalinks_include_project;
         let mut permalinks: HashSet<String> = HashSet::new();
         for (done, plan) in plans.iter().enumerate() {
@@ -265,17 +290,17 @@ impl App {
                 permalink = self.free_permalink(project, &format!("{wanted}-{n}"), None)?;
                 n += 1;
             }
-            let text = note_text(&plan.draft, &permalink);
+            let authored = self.author(&plan.path, &note_text(&plan.draft, &permalink), None)?;
+            redacted.merge(&authored.redacted);
             let absolute = self.project_file(project, &plan.path)?;
             undo.dirs
                 .extend(vault::fs::missing_dirs(&absolute, &project.path));
             // Only --overwrite replaces a file; any other file, even one another program
             // created since the plan was made, stops the import.
             let attempt = match plan.overwrite {
-                true => vault::fs::read_optional(&absolute).and_then(|before| {
-                    vault::fs::atomic_write(&absolute, text.as_bytes()).map(|()| before)
-                }),
-                false => vault::fs::create_new(&absolute, text.as_bytes()).map(|()| None),
+                true => vault::fs::read_optional(&absolute)
+                    .and_then(|before| authored::replace(&absolute, &authored).map(|_| before)),
+                false => authored::create(&absolute, &authored).map(|()| None),
             };
             match attempt {
                 Ok(before) => undo.files.push((plan.path.clone(), absolute, before)),
@@ -288,7 +313,7 @@ impl App {
             }
             progress(done + 1, plans.len());
         }
-        Ok(())
+        Ok(redacted)
     }
 
     fn index_imported(&self, project: &Project, plans: &[Planned]) -> Result<()> {

@@ -3,6 +3,7 @@
 
 pub mod activity;
 pub mod auth;
+mod authored;
 pub mod background;
 pub mod canvas;
 mod changes;
@@ -35,6 +36,7 @@ pub mod reranker;
 pub mod retrieval;
 pub mod scope;
 pub mod search;
+pub mod secrets;
 pub mod semantic;
 pub mod status;
 pub mod sync;
@@ -103,6 +105,7 @@ impl App {
     pub fn open(root: &Path) -> Result<Self> {
         let config = Config::load(root)?;
         let index = Index::open(&config.index_dir())?;
+        let history = history::History::new(config.redactor.clone());
         let app = Self {
             config: RwLock::new(config),
             index,
@@ -112,7 +115,7 @@ impl App {
             progress: Default::default(),
             semantic: Default::default(),
             reranking: Default::default(),
-            history: Default::default(),
+            history,
         };
         app.recover()?;
         app.recover_repositories();

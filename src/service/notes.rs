@@ -9,13 +9,14 @@ use serde_json::{Map, Value};
 use super::error::{InternalError, NoteError};
 use super::history::ChangeKind;
 use super::scope::ProjectChoice;
-use super::{ingest, refuse_outside, App, Outcome, OutsideProject, PathArg, Result};
+use super::{authored, ingest, refuse_outside, App, Outcome, OutsideProject, PathArg, Result};
 use crate::config::Project;
 use crate::index::graph::KeyKind;
 use crate::index::{NoteKind, NoteRecord, OpOutcome, WriteOp};
 use crate::note::document::Document;
 use crate::note::identifier::{lookup_key, normalize_identifier, permalink_candidates};
 use crate::note::permalink::{generate_permalink, normalize_note_type, note_permalink};
+use crate::note::redact::Redactions;
 use crate::note::{self, filename, frontmatter};
 use crate::vault::{self, path::RelPath, scan::Observed};
 
@@ -58,6 +59,8 @@ pub struct NoteWritten {
     pub resolved_relations: usize,
     pub unresolved_relations: usize,
     pub tags: Vec<String>,
+    /// Secret-shaped values replaced before the file was written.
+    pub redacted: Redactions,
 }
 
 /// Why write_note declined.
@@ -251,6 +254,7 @@ impl App {
             resolved_relations: note.relations.iter().filter(|r| r.to_id.is_some()).count(),
             unresolved_relations: note.relations.iter().filter(|r| r.to_id.is_none()).count(),
             tags: note.tags.clone(),
+            redacted: Redactions::default(),
         }
     }
 
@@ -347,6 +351,7 @@ impl App {
         if req.title.trim().is_empty() {
             return Err(NoteError::EmptyTitle.into());
         }
+        let (title, mut redacted) = self.redact_title(&req.title);
         let content = match content {
             Some(doc) => doc,
             None => {
@@ -354,9 +359,9 @@ impl App {
                 Document::parse_lenient(&req.content)
             }
         };
-        let path = filename::note_file_path(directory.as_str(), &req.title, false);
-        if filename::sanitize_for_filename(&req.title).is_empty() {
-            return Err(NoteError::UnusableTitle(req.title.clone()).into());
+        let path = filename::note_file_path(directory.as_str(), &title, false);
+        if filename::sanitize_for_filename(&title).is_empty() {
+            return Err(NoteError::UnusableTitle(title.clone()).into());
         }
         self.project_file(project, &path)?;
         let include = self.config().compat.permalinks_include_project;
@@ -378,7 +383,7 @@ impl App {
                     .unwrap_or_else(|| generate_permalink(&path, true));
                 return Ok(Outcome::Refused(WriteRefusal::AlreadyExists {
                     project: project.name.clone(),
-                    title: req.title.clone(),
+                    title: title.clone(),
                     permalink: client_permalink,
                     existing_path: existing.path.clone(),
                 }));
@@ -386,7 +391,7 @@ impl App {
         } else if self.project_file(project, &path)?.exists() && !overwrite {
             return Ok(Outcome::Refused(WriteRefusal::AlreadyExists {
                 project: project.name.clone(),
-                title: req.title.clone(),
+                title: title.clone(),
                 permalink: generate_permalink(&path, true),
                 existing_path: path.clone(),
             }));
@@ -417,7 +422,7 @@ impl App {
             }
         };
         let mut doc = Document::headed(
-            &req.title,
+            &title,
             &note_type,
             &permalink,
             old_meta.iter().chain(content.meta.iter()),
@@ -441,7 +446,9 @@ impl App {
             );
         }
         let absolute = self.project_file(project, &path)?;
-        let observed = vault::fs::atomic_write_observed(&absolute, doc.render().into_bytes())?;
+        let authored = self.author(&path, &doc.render(), None)?;
+        let observed = authored::replace(&absolute, &authored)?;
+        redacted.merge(&authored.redacted);
         if let Some(old) = &existing {
             if old.path != path {
                 // A file-name twin is replaced by the new name (compat 2.1, overwrite).
@@ -462,11 +469,11 @@ impl App {
         let op = self.upsert_observed(project, &path, &observed);
         let note = self.index_op_as(project, &path, op, ChangeKind::Written)?;
         let bytes = observed.bytes.as_deref().unwrap_or_default();
-        Ok(Outcome::Done(self.written(
-            &note,
-            bytes,
-            existing.is_none(),
-        )))
+        let written = self.written(&note, bytes, existing.is_none());
+        Ok(Outcome::Done(NoteWritten {
+            redacted,
+            ..written
+        }))
     }
 
     /// The front matter of the note an overwrite replaces, whose other keys it keeps. A file
@@ -521,11 +528,17 @@ impl App {
         text: &str,
     ) -> Result<Option<NoteWritten>> {
         let absolute = self.project_file(project, &note.path)?;
-        if !vault::fs::replace_if_unchanged(&absolute, expected, text.as_bytes())? {
+        let before = String::from_utf8_lossy(expected);
+        let authored = self.author(&note.path, text, Some(&before))?;
+        if !authored::replace_if(&absolute, expected, &authored)? {
             return Ok(None);
         }
         let updated = self.index_written_file(project, &note.path)?;
-        Ok(Some(self.written(&updated, text.as_bytes(), false)))
+        let written = self.written(&updated, authored.bytes(), false);
+        Ok(Some(NoteWritten {
+            redacted: authored.redacted,
+            ..written
+        }))
     }
 
     /// Rewrites a note's text with `change` (None: nothing to change) unless another writer
@@ -575,7 +588,8 @@ impl App {
         text: &str,
     ) -> Result<NoteWritten> {
         let absolute = self.project_file(project, path)?;
-        match vault::fs::create_new(&absolute, text.as_bytes()) {
+        let authored = self.author(path, text, None)?;
+        match authored::create(&absolute, &authored) {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
                 return Err(NoteError::AlreadyExists(path.to_string()).into());
@@ -583,7 +597,11 @@ impl App {
             Err(e) => return Err(e.into()),
         }
         let note = self.index_written_file(project, path)?;
-        Ok(self.written(&note, text.as_bytes(), true))
+        let written = self.written(&note, authored.bytes(), true);
+        Ok(NoteWritten {
+            redacted: authored.redacted,
+            ..written
+        })
     }
 
     /// Moves one note's file; the note keeps its id, permalink and links.
@@ -595,6 +613,8 @@ impl App {
     ) -> Result<NoteRecord> {
         let from = self.project_file(project, &note.path)?;
         let to = self.project_file(project, destination)?;
+        // A move keeps the text, whoever wrote it; only the new name is gitmem's.
+        self.author(destination, "", None)?;
         vault::fs::move_file(&from, &to)?;
         let outcome = self.index.write(vec![WriteOp::Move {
             project: project.name.clone(),

@@ -1,6 +1,7 @@
 //! `status`: what the index holds for a project.
 
 use super::progress::ProjectSync;
+use super::secrets::HeldSecret;
 use super::{App, Result};
 use crate::index::{FileWarning, NoteKind};
 
@@ -17,6 +18,8 @@ pub struct ProjectStatus {
     pub last_scan: Option<String>,
     pub last_scan_ms: Option<u64>,
     pub warnings: Vec<FileWarning>,
+    /// What held the last push of a versioned project (`service::secrets`).
+    pub held: Vec<HeldSecret>,
 }
 
 #[derive(Debug, Clone)]
@@ -47,6 +50,7 @@ impl App {
                 last_scan: None,
                 last_scan_ms: None,
                 warnings: Vec::new(),
+                held: self.held_push(&p)?,
             };
             for (_, id) in tables.project_paths(&txn, &p.name)? {
                 let Some(note) = tables.get_note(&txn, &id)? else {
@@ -96,6 +100,8 @@ pub struct SyncStatus {
     pub reranker: super::reranker::RerankStatus,
     /// Unresolved git sync conflicts of versioned projects: (project, conflict).
     pub conflicts: Vec<(String, super::gitsync::Conflict)>,
+    /// What held the last push of each versioned project: (project, secret).
+    pub held: Vec<(String, HeldSecret)>,
 }
 
 impl SyncStatus {
@@ -138,11 +144,15 @@ impl App {
             semantic: self.semantic_status()?,
             reranker: self.reranker_status(),
             conflicts: Vec::new(),
+            held: Vec::new(),
         };
         for project in self.projects(None)? {
             if project.git.is_some() {
                 for conflict in self.sync_conflicts(&project)? {
                     status.conflicts.push((project.name.clone(), conflict));
+                }
+                for held in self.held_push(&project)? {
+                    status.held.push((project.name.clone(), held));
                 }
             }
         }

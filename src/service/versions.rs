@@ -287,7 +287,9 @@ impl App {
         } else {
             at.path
         };
-        crate::vault::fs::atomic_write(&self.project_file(project, &path)?, &at.bytes)?;
+        // A version from before redaction (or from another program) comes back redacted.
+        let authored = self.author_bytes(&path, &at.bytes)?;
+        super::authored::replace(&self.project_file(project, &path)?, &authored)?;
         let commit = at.commit;
         let note = self.index_file_as(
             project,

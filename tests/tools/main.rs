@@ -28,6 +28,7 @@ mod memory_import;
 mod notes;
 mod outcomes;
 mod projects;
+mod redaction;
 mod reliability;
 mod rerank;
 mod safety;

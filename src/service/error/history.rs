@@ -27,4 +27,8 @@ pub enum HistoryError {
     /// config.toml must not keep a secret; the URL is shown without it.
     #[error("the remote {0} carries a password or token, and config.toml must not keep one: give the URL without it and put the token in GITHUB_TOKEN (or GITMEM_GIT_TOKEN), a git credential helper or GIT_ASKPASS")]
     SecretInRemote(String),
+    /// A push that would send secret-shaped text: files, lines, kinds and commits, never the
+    /// values.
+    #[error(transparent)]
+    SecretsHeld(crate::service::secrets::HeldPush),
 }

@@ -83,4 +83,10 @@ pub enum NoteError {
         path: String,
         source: crate::note::frontmatter::FrontmatterError,
     },
+    /// A file name is never rewritten, and never shown here: it holds the secret.
+    #[error("the file name would hold secret-shaped text ({kind}), which must not reach history; choose a title or path without it")]
+    SecretInPath { kind: String },
+    /// Bytes that are not text cannot be redacted, only refused.
+    #[error("this version is not text and holds secret-shaped bytes ({kind}); it is not restored")]
+    SecretInBinary { kind: String },
 }

@@ -238,6 +238,7 @@ impl App {
             Some(t) if !t.is_empty() => t.to_string(),
             _ => title_from_content(&new.content),
         };
+        let (title, _) = self.redact_title(&title);
         let mut meta = Map::new();
         meta.insert("id".into(), json!(id));
         meta.insert("version".into(), json!(1));

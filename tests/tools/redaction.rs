@@ -1,0 +1,278 @@
+//! Secrets never leave the machine: what gitmem writes passes the redaction filter (the file,
+//! the search index and the commit hold no secret, the answer says what was replaced), and a
+//! push that would send secret-shaped text another program wrote is held until the user
+//! allows it. Real repositories and a bare `file://` remote in temporary folders.
+
+use std::path::{Path, PathBuf};
+
+use git2::Repository;
+use gitmem::service::gitsync::Direction;
+use gitmem::service::import::ImportOptions;
+use gitmem::service::scope::ProjectChoice;
+use serde_json::json;
+
+use crate::common::assert_mentions;
+use crate::common::git::log;
+use crate::{titles, versioned, Harness, ReplyExt};
+
+/// Fake secrets of the built-in kinds, made at run time.
+fn github_token() -> String {
+    format!("ghp_{}", &"A1b2C3d4E5f6G7h8I9j0".repeat(2)[..36])
+}
+
+fn aws_key() -> String {
+    "AKIA".to_string() + "Z7Y6X5W4V3U2T1S0"
+}
+
+/// True when any object of the repository at `dir` (bare or not) holds `needle`.
+fn repository_holds(dir: &Path, needle: &str) -> bool {
+    let repo = Repository::open(dir).unwrap();
+    let odb = repo.odb().unwrap();
+    let mut found = false;
+    odb.foreach(|id| {
+        let object = odb.read(*id).unwrap();
+        if String::from_utf8_lossy(object.data()).contains(needle) {
+            found = true;
+        }
+        true
+    })
+    .unwrap();
+    found
+}
+
+#[test]
+fn a_token_written_by_an_agent_reaches_neither_file_nor_index_nor_history() {
+    let h = versioned();
+    let token = github_token();
+    let content =
+        format!("Deploy the documentation site with the token {token} from the release runner.");
+    let answer = h.text(
+        "write_note",
+        json!({"title": "Release checklist", "directory": "ops", "content": content, "metadata": {"db_password": "hunter22"}}),
+    );
+    assert_mentions(&answer, "Redacted: 1 github-token, 1 password");
+    assert!(!answer.contains(&token), "{answer}");
+
+    let file = std::fs::read_to_string(h.main_dir().join("ops/Release checklist.md")).unwrap();
+    assert!(!file.contains(&token), "{file}");
+    assert!(!file.contains("hunter22"), "{file}");
+    assert_mentions(
+        &file,
+        "with the token [REDACTED:github-token] from the release runner",
+    );
+    assert_mentions(&file, "db_password: '[REDACTED:password]'");
+
+    let found = h.json("search_notes", json!({"query": token}));
+    assert_eq!(titles(&found), Vec::<String>::new(), "{found}");
+    let found = h.json(
+        "search_notes",
+        json!({"query": "documentation release runner"}),
+    );
+    assert_eq!(titles(&found), ["Release checklist"], "{found}");
+
+    // Reading history commits what is queued; then no object of the repository holds it.
+    h.call(
+        "note_history",
+        json!({"identifier": "ops/release-checklist"}),
+    )
+    .ok();
+    assert!(log(&h.main_dir())[0].starts_with("feat(mem): add Release checklist"));
+    assert!(!repository_holds(&h.main_dir(), &token));
+    assert!(!repository_holds(&h.main_dir(), "hunter22"));
+}
+
+#[test]
+fn answers_say_what_was_redacted_only_when_something_was() {
+    let h = Harness::new();
+    let plain = h.json(
+        "write_note",
+        json!({"title": "Plain", "directory": "n", "content": "nothing secret here"}),
+    );
+    assert!(plain.get("redacted").is_none(), "{plain}");
+    let text = h.text(
+        "write_note",
+        json!({"title": "Plain two", "directory": "n", "content": "nothing secret"}),
+    );
+    assert!(!text.contains("Redacted"), "{text}");
+
+    let token = github_token();
+    let written = h.json(
+        "write_note",
+        json!({"title": format!("Token {token}"), "directory": "n", "content": format!("{token} and {token}")}),
+    );
+    assert_eq!(
+        written["redacted"],
+        json!([{"kind": "github-token", "count": 3}]),
+        "{written}"
+    );
+    // The title is redacted before it names the file and the permalink.
+    let path = written["file_path"].as_str().unwrap();
+    assert!(!path.contains(&token) && !path.to_lowercase().contains(&token.to_lowercase()));
+
+    // An edit redacts what it adds and leaves what another program wrote as it was.
+    let other = format!("theirs: {}\n", aws_key());
+    std::fs::write(h.main_dir().join("n/Shared.md"), &other).unwrap();
+    h.sync();
+    let edited = h.json(
+        "edit_note",
+        json!({"identifier": "n/Shared", "operation": "append", "content": format!("mine: {token}")}),
+    );
+    assert_eq!(
+        edited["redacted"],
+        json!([{"kind": "github-token", "count": 1}]),
+        "{edited}"
+    );
+    let file = std::fs::read_to_string(h.main_dir().join("n/Shared.md")).unwrap();
+    assert!(file.starts_with(&other), "{file}");
+    assert_mentions(&file, "mine: [REDACTED:github-token]");
+}
+
+#[test]
+fn memories_and_imports_are_redacted_too() {
+    let h = Harness::new().serving_tools("basic,gitmem");
+    let key = aws_key();
+    let saved = h.value(
+        "memory_save",
+        json!({"content": format!("{key} is the deploy key id of the staging account")}),
+    );
+    let path = saved["file_path"].as_str().unwrap();
+    assert!(!path.contains(&key), "{saved}");
+    let file = std::fs::read_to_string(h.main_dir().join(path)).unwrap();
+    assert!(!file.contains(&key), "{file}");
+    assert_mentions(&file, "[REDACTED:aws-access-key] is the deploy key id");
+
+    let token = github_token();
+    let export = tempfile::tempdir().unwrap();
+    let jsonl = export.path().join("memory.jsonl");
+    let record = json!({"type": "entity", "name": "CI runner", "entityType": "service",
+        "observations": [format!("Uses the token {token} to publish")]});
+    std::fs::write(&jsonl, format!("{record}\n")).unwrap();
+    let app = h.app();
+    let report = app
+        .select_project(&ProjectChoice::named(None))
+        .and_then(|project| {
+            app.import_file(
+                &project,
+                gitmem::import::Source::named("memory-json").unwrap(),
+                &jsonl,
+                &ImportOptions::default(),
+                &|_, _| {},
+            )
+        })
+        .unwrap();
+    let report = gitmem::render::import::report_json(&report);
+    assert_eq!(
+        report["redacted"],
+        json!([{"kind": "github-token", "count": 1}]),
+        "{report}"
+    );
+    let created = report["created"][0].as_str().unwrap();
+    let file = std::fs::read_to_string(h.main_dir().join(created)).unwrap();
+    assert!(!file.contains(&token), "{file}");
+}
+
+/// A device whose project `notes` is versioned with a bare `file://` remote, one clean note
+/// pushed already.
+struct Pushed {
+    h: Harness,
+    dir: PathBuf,
+    remote: PathBuf,
+    // Last: removed after the harness has let go of the project.
+    _remote_dir: tempfile::TempDir,
+}
+
+fn pushed_device() -> Pushed {
+    let remote_dir = tempfile::tempdir().unwrap();
+    let remote = remote_dir.path().join("remote.git");
+    Repository::init_bare(&remote).unwrap();
+    let url = format!("file://{}", remote.display());
+    let h = Harness::new();
+    let dir = h.root().join("notes");
+    h.app().add_project("notes", &dir, true).unwrap();
+    h.app().version_project("notes", Some(&url)).unwrap();
+    let h = h.reopen();
+    h.write("Welcome", "", "a clean first note");
+    let report = h.value("sync", json!({"direction": "push"}));
+    assert_eq!(report["reports"][0]["pushed"], true, "{report}");
+    Pushed {
+        h,
+        dir,
+        remote,
+        _remote_dir: remote_dir,
+    }
+}
+
+#[test]
+fn a_secret_another_program_wrote_holds_the_push_until_the_user_allows_that_version() {
+    let device = pushed_device();
+    let h = &device.h;
+    let key = aws_key();
+    // An editor saves a note with a key in it; gitmem's scan commits it, never rewriting it.
+    std::fs::create_dir_all(device.dir.join("ops")).unwrap();
+    let text = format!("# AWS\n\nthe staging account\nkey id {key}\n");
+    std::fs::write(device.dir.join("ops/aws.md"), &text).unwrap();
+    h.sync();
+    assert_eq!(
+        std::fs::read_to_string(device.dir.join("ops/aws.md")).unwrap(),
+        text
+    );
+
+    let refused = h.call("sync", json!({"direction": "push"}));
+    assert!(refused.is_error(), "{}", refused.text());
+    let message = refused.text();
+    assert_mentions(&message, "ops/aws.md line 4: aws-access-key");
+    assert_mentions(&message, "--allow-secrets ops/aws.md");
+    assert!(!message.contains(&key), "{message}");
+    assert!(repository_holds(&device.dir, &key), "committed locally");
+    assert!(!repository_holds(&device.remote, &key), "never sent");
+
+    let status = h.text("sync_status", json!({}));
+    assert_mentions(&status, "**Push held**");
+    assert_mentions(&status, "ops/aws.md line 4: aws-access-key");
+    let project = h.app().project(Some("notes")).unwrap();
+    let held = &h.app().status(Some("notes")).unwrap().projects[0].held;
+    assert_eq!(held.len(), 1, "{held:?}");
+    assert_eq!((held[0].path.as_str(), held[0].line), ("ops/aws.md", 4));
+
+    // Another path allowed changes nothing; this one lets the push go.
+    let choice = ProjectChoice::named(Some("notes"));
+    let other = h
+        .app()
+        .git_sync_allowing(&choice, Direction::Push, &["ops/other.md".into()]);
+    assert!(other.is_err(), "only the named paths are allowed");
+    let report = h
+        .app()
+        .git_sync_allowing(&choice, Direction::Push, &["ops/aws.md".into()])
+        .unwrap();
+    assert!(report.pushed);
+    assert!(repository_holds(&device.remote, &key));
+    assert!(h.app().held_push(&project).unwrap().is_empty());
+
+    // The allowance was for that version: a new secret in the same file is held again.
+    let token = github_token();
+    std::fs::write(
+        device.dir.join("ops/aws.md"),
+        format!("{text}and a token {token}\n"),
+    )
+    .unwrap();
+    h.sync();
+    let refused = h.call("sync", json!({"direction": "push"}));
+    let message = refused.text();
+    assert_mentions(&message, "ops/aws.md line 5: github-token");
+    assert!(!message.contains("line 4"), "{message}");
+    assert!(!repository_holds(&device.remote, &token));
+}
+
+#[test]
+fn with_redaction_off_nothing_is_redacted_or_held() {
+    let device = pushed_device();
+    let config = device.h.root().join("config.toml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(&config, format!("{text}\n[redaction]\nenabled = false\n")).unwrap();
+    let h = device.h.reopen();
+    let token = github_token();
+    h.write("Kept", "", &format!("token {token}"));
+    let report = h.value("sync", json!({"direction": "push"}));
+    assert_eq!(report["reports"][0]["pushed"], true, "{report}");
+    assert!(repository_holds(&device.remote, &token));
+}
