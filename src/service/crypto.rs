@@ -91,6 +91,10 @@ impl App {
                 Err(e) => return Err(e),
             }
         }
+        // Held before anything changes: a refused push must not leave encryption half on.
+        if git.remote.is_some() {
+            self.hold_secrets(&project)?;
+        }
         let project =
             self.config_mut()
                 .set_project_crypto(&project.name, true, recipients.as_deref())?;
@@ -127,6 +131,9 @@ impl App {
         if git.remote.is_some() && was_encrypted {
             self.history.flush();
             self.git_pull(&project)?;
+            // Every push of the encrypted history passed the secrets gate as it does now, so
+            // only this device's commits since are new to it.
+            self.hold_secrets(&project)?;
         }
         let project = self
             .config_mut()

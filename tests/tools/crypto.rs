@@ -417,3 +417,29 @@ fn turning_encryption_on_replaces_the_plaintext_branch_and_turning_it_off_restor
     assert!(laptop.sync("pull")["pull"]["result"] != "up to date");
     assert!(laptop.dir.join("private-plans/Desktop only.md").is_file());
 }
+
+#[test]
+fn a_push_held_for_a_secret_leaves_encryption_as_it_was() {
+    let remote = tempfile::tempdir().unwrap();
+    let url = bare_remote(remote.path());
+    let mine = keys();
+    let identity = format!("identity_file = \"{}\"", mine.identity.display());
+    let laptop = Device::join(&url, "laptop", &identity).unwrap();
+    laptop.write("Quokka Protocol", "We meet in zanzibar at dawn.");
+    laptop.sync("push");
+    // Another program writes a key into the project; gitmem commits it, never rewrites it.
+    let key = "AKIA".to_string() + "Z7Q3KX2M9PLR4TUV";
+    std::fs::write(
+        laptop.dir.join("private-plans/aws.md"),
+        format!("# AWS\n\naws key {key}\n"),
+    )
+    .unwrap();
+    laptop.h.sync();
+    let reply = laptop
+        .h
+        .call("memory_encrypt", json!({"recipients": [mine.recipient]}));
+    assert!(reply.is_error(), "{}", reply.text());
+    assert_mentions(&reply.text(), "aws.md");
+    let config = std::fs::read_to_string(laptop.h.root().join("config.toml")).unwrap();
+    assert!(!config.contains("[projects.notes.crypto]"), "{config}");
+}
