@@ -15,7 +15,7 @@ pub fn memory(m: &Memory) -> Value {
         .into_iter()
         .map(|(key, value)| (key.to_string(), json!(value)))
         .collect();
-    json!({
+    let answer = json!({
         "id": m.id,
         "version": m.version,
         "title": m.title,
@@ -39,7 +39,8 @@ pub fn memory(m: &Memory) -> Value {
         "permalink": m.permalink,
         "file_path": m.file_path,
         "project": m.project,
-    })
+    });
+    super::notes::with_redacted(answer, &m.redacted)
 }
 
 /// memory_search's page: `items` and `total` (the matches before paging), with the paging

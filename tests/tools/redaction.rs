@@ -137,6 +137,10 @@ fn memories_and_imports_are_redacted_too() {
     );
     let path = saved["file_path"].as_str().unwrap();
     assert!(!path.contains(&key), "{saved}");
+    assert_eq!(saved["redacted"][0]["kind"], "aws-access-key", "{saved}");
+    assert!(!saved.to_string().contains(&key), "{saved}");
+    let plain = h.value("memory_save", json!({"content": "nothing secret here"}));
+    assert!(plain.get("redacted").is_none(), "{plain}");
     let file = std::fs::read_to_string(h.main_dir().join(path)).unwrap();
     assert!(!file.contains(&key), "{file}");
     assert_mentions(&file, "[REDACTED:aws-access-key] is the deploy key id");

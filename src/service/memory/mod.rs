@@ -27,6 +27,7 @@ use crate::note::memory::{
     version, MemorySource,
 };
 use crate::note::permalink::note_permalink;
+use crate::note::redact::Redactions;
 use crate::vault;
 
 /// Where new memories go.
@@ -57,6 +58,8 @@ pub struct Memory {
     pub basic_id: Option<String>,
     /// The note's other names (front matter `aliases`), by which links find it too.
     pub aliases: Vec<String>,
+    /// What the redaction filter replaced in the write that answers with this memory.
+    pub redacted: Redactions,
     pub permalink: Option<String>,
     pub file_path: String,
     pub project: String,
@@ -210,6 +213,7 @@ impl App {
             encryption: encryption_of(project),
             basic_id: basic_id(meta).map(String::from),
             aliases: note.aliases.clone(),
+            redacted: Redactions::default(),
             permalink: note.permalink.clone(),
             file_path: note.path.clone(),
             project: project.name.clone(),
@@ -238,7 +242,7 @@ impl App {
             Some(t) if !t.is_empty() => t.to_string(),
             _ => title_from_content(&new.content),
         };
-        let (title, _) = self.redact_title(&title);
+        let (title, mut redacted) = self.redact_title(&title);
         let mut meta = Map::new();
         meta.insert("id".into(), json!(id));
         meta.insert("version".into(), json!(1));
@@ -280,7 +284,11 @@ impl App {
         let note = self
             .note_by_id(&written.id)?
             .ok_or_else(|| InternalError::Vanished(path))?;
-        self.memory_of(&project, &note)
+        redacted.merge(&written.redacted);
+        Ok(Memory {
+            redacted,
+            ..self.memory_of(&project, &note)?
+        })
     }
 
     /// memory_get: a memory by id, soft-deleted or expired ones included (they say so).
