@@ -12,6 +12,7 @@ use serde_json::{json, Value};
 
 use crate::common::assert_mentions;
 use crate::common::git::set_option;
+use crate::sync::bare_remote;
 use crate::Harness;
 
 /// What the notes of these tests say, name and hold; none of it may reach the remote.
@@ -43,12 +44,6 @@ fn keys() -> Keys {
         recipient: made.recipient,
         _dir: dir,
     }
-}
-
-fn bare_remote(dir: &Path) -> String {
-    let path = dir.join("remote.git");
-    Repository::init_bare(&path).unwrap();
-    format!("file://{}", path.display())
 }
 
 struct Device {
@@ -344,8 +339,9 @@ fn bad_keys_are_refused_before_anything_is_pushed() {
     );
 }
 
-#[test]
-fn turning_encryption_on_replaces_the_plaintext_branch_and_turning_it_off_restores_it() {
+/// A remote a laptop without encryption pushed its plan to, and an identity the laptop's
+/// config names (encryption still off).
+fn a_plaintext_laptop_with_a_key() -> (tempfile::TempDir, String, Keys, Device) {
     let remote = tempfile::tempdir().unwrap();
     let url = bare_remote(remote.path());
     let mine = keys();
@@ -353,6 +349,12 @@ fn turning_encryption_on_replaces_the_plaintext_branch_and_turning_it_off_restor
     let laptop = Device::join(&url, "laptop", &identity).unwrap();
     laptop.write("Quokka Protocol", "We meet in zanzibar at dawn.");
     laptop.sync("push");
+    (remote, url, mine, laptop)
+}
+
+#[test]
+fn turning_encryption_on_replaces_the_plaintext_branch_and_turning_it_off_restores_it() {
+    let (remote, url, mine, laptop) = a_plaintext_laptop_with_a_key();
     let desktop = Device::join(&url, "desktop", "").unwrap();
     desktop.write("Gliders over Lisbon", "the desktop's plan");
     desktop.sync("push");
@@ -420,13 +422,7 @@ fn turning_encryption_on_replaces_the_plaintext_branch_and_turning_it_off_restor
 
 #[test]
 fn a_push_held_for_a_secret_leaves_encryption_as_it_was() {
-    let remote = tempfile::tempdir().unwrap();
-    let url = bare_remote(remote.path());
-    let mine = keys();
-    let identity = format!("identity_file = \"{}\"", mine.identity.display());
-    let laptop = Device::join(&url, "laptop", &identity).unwrap();
-    laptop.write("Quokka Protocol", "We meet in zanzibar at dawn.");
-    laptop.sync("push");
+    let (_remote, _, mine, laptop) = a_plaintext_laptop_with_a_key();
     // Another program writes a key into the project; gitmem commits it, never rewrites it.
     let key = "AKIA".to_string() + "Z7Q3KX2M9PLR4TUV";
     std::fs::write(

@@ -13,7 +13,7 @@ use crate::common::{eventually, SLOW};
 use crate::{Harness, ReplyExt};
 
 /// A bare repository acting as the shared remote; its `file://` URL.
-fn bare_remote(dir: &Path) -> String {
+pub(crate) fn bare_remote(dir: &Path) -> String {
     let path = dir.join("remote.git");
     Repository::init_bare(&path).unwrap();
     format!("file://{}", path.display())
@@ -469,19 +469,25 @@ fn a_folder_with_its_own_notes_joins_a_remote_and_both_sides_meet() {
     );
 }
 
-#[test]
-fn git_init_with_a_remote_on_a_repository_already_there_pulls_from_it() {
+/// A remote a laptop pushed `shared/Plan.md` to, and a fresh root whose folder `notes` is a
+/// repository of the user's own (one commit, `Own.md`), not yet a project.
+fn a_pushed_plan_and_a_repository_of_ones_own() -> (tempfile::TempDir, String, Harness, PathBuf) {
     let remote = tempfile::tempdir().unwrap();
     let url = bare_remote(remote.path());
     let laptop = Device::join(&url, "laptop");
     laptop.write("Plan", "the laptop's plan");
     laptop.sync("push");
-
     let h = Harness::new();
     let dir = h.root().join("notes");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("Own.md"), "# Own\n\nmine\n").unwrap();
     commit_files(&dir, &["Own.md"], "my own start");
+    (remote, url, h, dir)
+}
+
+#[test]
+fn git_init_with_a_remote_on_a_repository_already_there_pulls_from_it() {
+    let (_remote, url, h, dir) = a_pushed_plan_and_a_repository_of_ones_own();
     h.app().add_project("notes", &dir, true).unwrap();
     h.app().version_project("notes", Some(&url)).unwrap();
     let report = h.value("sync", json!({"direction": "pull"}))["reports"][0].clone();
@@ -505,17 +511,7 @@ fn git_init_with_a_remote_on_a_repository_already_there_pulls_from_it() {
 
 #[test]
 fn git_init_without_a_remote_on_a_repository_with_an_origin_syncs_through_it() {
-    let remote = tempfile::tempdir().unwrap();
-    let url = bare_remote(remote.path());
-    let laptop = Device::join(&url, "laptop");
-    laptop.write("Plan", "the laptop's plan");
-    laptop.sync("push");
-
-    let h = Harness::new();
-    let dir = h.root().join("notes");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("Own.md"), "# Own\n\nmine\n").unwrap();
-    commit_files(&dir, &["Own.md"], "my own start");
+    let (_remote, url, h, dir) = a_pushed_plan_and_a_repository_of_ones_own();
     Repository::open(&dir)
         .unwrap()
         .remote("origin", &url)
