@@ -7,7 +7,8 @@
 use serde_json::{json, Map, Value};
 
 use super::{
-    array_elements, finish, json_lines, stable_id, Draft, Parsed, RecordError, RecordProblem,
+    array_elements, finish, json_lines, located_drafts, stable_id, Draft, Parsed, RecordError,
+    RecordProblem,
 };
 use crate::note::frontmatter;
 use crate::note::memory::title_from_content;
@@ -91,22 +92,12 @@ pub fn parse_export(
     } else {
         listed_records(input)?
     };
-    let mut drafts = Vec::new();
-    for (line, position, value) in &records {
-        match record(value, map_types) {
-            Ok(mut draft) => {
-                draft.line = *line;
-                drafts.push(draft);
-            }
-            Err(problem) => {
-                let problem = match position {
-                    Some(n) => problem.within("note", *n),
-                    None => problem,
-                };
-                errors.push(RecordError::new(*line, problem));
-            }
-        }
-    }
+    let drafts = located_drafts(
+        &records,
+        "note",
+        |value| record(value, map_types),
+        &mut errors,
+    );
     finish(drafts, errors, vec![("notes", records.len())], FOLDER).map_err(|mut errors| {
         errors.sort_by_key(|e| e.line);
         errors

@@ -345,6 +345,34 @@ fn finish(
 }
 
 /// The metadata every draft starts with.
+/// The drafts of located records (line, position in a list, value), each converted by
+/// `convert`; a record that does not convert is an error at its line, naming it by its
+/// position (`<what> <n>`) where several share a line.
+fn located_drafts(
+    records: &[(usize, Option<usize>, Value)],
+    what: &'static str,
+    convert: impl Fn(&Value) -> Result<Draft, RecordProblem>,
+    errors: &mut Vec<RecordError>,
+) -> Vec<Draft> {
+    let mut drafts = Vec::new();
+    for (line, position, value) in records {
+        match convert(value) {
+            Ok(mut draft) => {
+                draft.line = *line;
+                drafts.push(draft);
+            }
+            Err(problem) => {
+                let problem = match position {
+                    Some(n) => problem.within(what, *n),
+                    None => problem,
+                };
+                errors.push(RecordError::new(*line, problem));
+            }
+        }
+    }
+    drafts
+}
+
 fn id_and_source(id: &str, source: &str) -> Map<String, Value> {
     let mut metadata = Map::new();
     metadata.insert("id".into(), Value::String(id.into()));

@@ -10,8 +10,8 @@ use serde_json::{Map, Value};
 use crate::note::memory::{parse_duration, title_from_content, MemorySource, KEYS};
 
 use super::{
-    array_elements, finish, id_and_source, json_lines, stable_id, Draft, Parsed, RecordError,
-    RecordProblem,
+    array_elements, finish, id_and_source, json_lines, located_drafts, stable_id, Draft, Parsed,
+    RecordError, RecordProblem,
 };
 
 const SOURCE: &str = "jsonl";
@@ -35,22 +35,7 @@ pub(super) fn parse(input: &str) -> Result<Parsed, Vec<RecordError>> {
             .map(|(line, value)| (line, None, value))
             .collect()
     };
-    let mut drafts = Vec::new();
-    for (line, position, value) in &records {
-        match record(value) {
-            Ok(mut draft) => {
-                draft.line = *line;
-                drafts.push(draft);
-            }
-            Err(problem) => {
-                let problem = match position {
-                    Some(n) => problem.within("record", *n),
-                    None => problem,
-                };
-                errors.push(RecordError::new(*line, problem));
-            }
-        }
-    }
+    let drafts = located_drafts(&records, "record", record, &mut errors);
     finish(
         drafts,
         errors,
