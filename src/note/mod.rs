@@ -7,13 +7,14 @@ pub mod entity;
 pub mod filename;
 pub mod frontmatter;
 pub mod identifier;
+pub mod lines;
 pub mod markdown;
 pub mod memory;
 pub mod memory_url;
 pub mod merge;
 pub mod parse;
 pub mod permalink;
-mod section;
+pub mod section;
 
 use chrono::{DateTime, FixedOffset, Local, NaiveDate, NaiveDateTime, TimeZone};
 use serde_json::{Map, Value};

@@ -26,6 +26,7 @@ mod links;
 mod memory;
 mod notes;
 mod outcomes;
+mod posix;
 mod projects;
 mod reliability;
 mod rerank;
