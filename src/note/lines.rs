@@ -132,7 +132,7 @@ mod tests {
 
     #[test]
     fn windows_merge_and_matches_beyond_the_cap_are_pointed_at() {
-        let text = "one\nTwo x\nthree\nfour\nfive x\nsix\nseven\neight\nnine x\nten\n";
+        let text = "one\nTwo x\nthree\nfour\nfive x\nhalf\nseven\neight\nnine x\nten\n";
         let scan = scan_literal(text, "X", 1, 2);
         assert_eq!(scan.match_count, 3);
         assert_eq!(scan.total_lines, 10);
@@ -145,7 +145,7 @@ mod tests {
         assert_eq!(spans, [(1, 6, vec![2, 5])]);
         assert_eq!(
             scan.windows[0].content,
-            "one\nTwo x\nthree\nfour\nfive x\nsix"
+            "one\nTwo x\nthree\nfour\nfive x\nhalf"
         );
         let apart = scan_literal(text, "x", 0, 10);
         assert_eq!(apart.windows.len(), 3);
