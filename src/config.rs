@@ -114,6 +114,15 @@ pub struct ServerConfig {
     pub public_url: Option<String>,
     /// The families of tools `serve` offers (`basic`, `graph`, `gitmem`, `all`).
     pub tools: Option<String>,
+    /// `false` hides the POSIX-shaped read tools (`cat`, `grep`, `ls`, `find`, `tail`, `man`),
+    /// as Basic Memory's `enable_posix_tools = false` does; unset serves them.
+    pub posix_tools: Option<bool>,
+}
+
+impl ServerConfig {
+    pub fn serves_posix_tools(&self) -> bool {
+        self.posix_tools != Some(false)
+    }
 }
 
 /// `[search]`: which embedding model semantic search uses, and which reranker reorders the

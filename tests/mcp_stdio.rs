@@ -64,13 +64,14 @@ fn initialize_names_the_server_and_gives_instructions() {
 }
 
 #[test]
-fn tools_list_has_the_26_tools_with_annotations_and_object_schemas() {
+fn tools_list_has_the_32_tools_with_annotations_and_object_schemas() {
     let (_dir, mut mcp) = server();
     let listed = mcp.request("tools/list", json!({}));
     let tools = listed["tools"].as_array().expect("tools/list has tools");
 
     // (name, readOnlyHint, destructiveHint) — compat 1.2, plus canvas (compat 10),
-    // sync_status (compat 8.8), the history tools and the linked-folder tools (design 7).
+    // sync_status (compat 8.8), the history tools, the linked-folder tools (design 7) and
+    // Basic Memory's POSIX tools.
     let expected = [
         ("write_note", false, true),
         ("read_note", true, false),
@@ -98,13 +99,19 @@ fn tools_list_has_the_26_tools_with_annotations_and_object_schemas() {
         ("unlink_folder", false, true),
         ("list_links", true, false),
         ("sync", false, false),
+        ("cat", true, false),
+        ("grep", true, false),
+        ("ls", true, false),
+        ("find", true, false),
+        ("tail", true, false),
+        ("man", true, false),
     ];
     let names: BTreeSet<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
     let wanted: BTreeSet<&str> = expected.iter().map(|e| e.0).collect();
     assert_eq!(names, wanted);
     assert_eq!(
         tools.len(),
-        26,
+        32,
         "no duplicates, no dotted names unless asked"
     );
 
@@ -532,12 +539,17 @@ fn tools_that_always_answer_json_declare_their_output_schema() {
     assert_eq!(
         schemas.keys().map(String::as_str).collect::<Vec<_>>(),
         [
+            "cat",
             "fetch",
+            "find",
+            "grep",
             "link_folder",
             "list_links",
+            "ls",
             "read_content",
             "search",
             "sync",
+            "tail",
             "unlink_folder"
         ]
     );
@@ -547,6 +559,11 @@ fn tools_that_always_answer_json_declare_their_output_schema() {
         ("list_links", json!({})),
         ("search", json!({"query": "schemaword"})),
         ("fetch", json!({"id": "main/s/schema-note"})),
+        ("cat", json!({"identifier": "Schema Note", "max_tokens": 1})),
+        ("grep", json!({"pattern": "schemaword", "context_lines": 0})),
+        ("ls", json!({"path": "/"})),
+        ("find", json!({"name": "*.md"})),
+        ("tail", json!({})),
     ] {
         let result = mcp.request("tools/call", json!({"name": tool, "arguments": args}));
         assert_ne!(result["isError"], true, "{tool}: {result}");

@@ -11,6 +11,7 @@ pub mod link_tools;
 pub mod memory_tools;
 pub mod note_tools;
 pub mod notify;
+pub mod posix_tools;
 pub mod project_tools;
 pub mod prompts;
 pub mod query_tools;

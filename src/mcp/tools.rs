@@ -17,7 +17,8 @@ use serde_json::{json, Map, Value};
 use super::args::{FormatArgs, PageArgs, ProjectArgs};
 pub use super::icons::Icon;
 use super::{
-    graph_tools, history_tools, link_tools, memory_tools, note_tools, project_tools, query_tools,
+    graph_tools, history_tools, link_tools, memory_tools, note_tools, posix_tools, project_tools,
+    query_tools,
 };
 use crate::render::{Format, Rendered};
 use crate::service::auth::Grant;
@@ -195,6 +196,14 @@ impl ToolCtx {
             project: args.project.clone(),
             project_id: args.project_id.clone(),
         }
+    }
+
+    /// Whether this server serves the tool named `name`: its family is served, and it is not
+    /// one of the POSIX tools `[server] posix_tools = false` hides.
+    pub fn serves_named(&self, name: &str) -> bool {
+        self.profiles.serves_tool(name)
+            && (self.app.config().server.serves_posix_tools()
+                || !posix_tools::NAMES.contains(&name))
     }
 
     /// The choice of a tool that takes only `project`.
@@ -412,6 +421,12 @@ const BASIC_TOOLS: &[ToolSpec] = &[
     link_tools::UNLINK_FOLDER,
     link_tools::LIST_LINKS,
     link_tools::SYNC,
+    posix_tools::CAT,
+    posix_tools::GREP,
+    posix_tools::LS,
+    posix_tools::FIND,
+    posix_tools::TAIL,
+    posix_tools::MAN,
 ];
 
 /// The JSON schema of an argument struct, as `tools/list` shows it.
@@ -442,7 +457,7 @@ pub fn call(ctx: &ToolCtx, name: &str, args: &Map<String, Value>) -> ToolReply {
         .iter()
         .find(|spec| spec.answers_to(name, true))
         .and_then(|spec| Profile::of(spec.name));
-    let served = |spec: &&ToolSpec| ctx.profiles.serves_tool(spec.name);
+    let served = |spec: &&ToolSpec| ctx.serves_named(spec.name);
     match named.filter(served) {
         Some(spec) if ctx.read_only && !spec.hints.read_only => ToolReply::Error(format!(
             "Error calling tool '{name}': this connection is read-only (its token may call only the tools that change nothing: {})",
@@ -455,6 +470,11 @@ pub fn call(ctx: &ToolCtx, name: &str, args: &Map<String, Value>) -> ToolReply {
                 .join(", ")
         )),
         Some(spec) => (spec.handler)(ctx, args),
+        None if ctx.profiles.serves_tool(name) && posix_tools::NAMES.contains(&name) => {
+            ToolReply::Error(format!(
+                "Error calling tool '{name}': this server hides the POSIX tools ([server] posix_tools = false in config.toml)"
+            ))
+        }
         None if family.is_some() => ToolReply::Error(format!(
             "Error calling tool '{name}': this server does not serve it; start it with `gitmem serve --tools {}{}` (or `--tools all`)",
             family.map_or("all", Profile::name),
@@ -614,7 +634,7 @@ impl PageArgs {
 pub fn tool_list_for(ctx: &ToolCtx) -> Vec<rmcp::model::Tool> {
     let listed: Vec<&ToolSpec> = specs()
         .iter()
-        .filter(|s| ctx.profiles.serves_tool(s.name))
+        .filter(|s| ctx.serves_named(s.name))
         .filter(|s| !ctx.read_only || s.hints.read_only)
         .collect();
     let connector = ctx.public_url.is_some();

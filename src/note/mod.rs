@@ -7,6 +7,7 @@ pub mod entity;
 pub mod filename;
 pub mod frontmatter;
 pub mod identifier;
+pub mod lines;
 pub mod markdown;
 pub mod memory;
 pub mod memory_url;
@@ -14,7 +15,7 @@ pub mod merge;
 pub mod parse;
 pub mod permalink;
 pub mod redact;
-mod section;
+pub mod section;
 
 use chrono::{DateTime, FixedOffset, Local, NaiveDate, NaiveDateTime, TimeZone};
 use serde_json::{Map, Value};

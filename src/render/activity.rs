@@ -7,7 +7,7 @@ use crate::service::activity::{ActivityItem, ActivityScope};
 use crate::service::search::RowKind;
 
 /// An activity row as Basic Memory answers it; discovery names each row's project.
-fn item_json(item: &ActivityItem, project: Option<&str>) -> Value {
+pub fn item_json(item: &ActivityItem, project: Option<&str>) -> Value {
     let mut v = json!({
         "type": item.kind.as_str(),
         "title": item.title,

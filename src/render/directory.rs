@@ -72,7 +72,7 @@ pub fn text(listing: &DirectoryListing, request: &DirectoryRequest) -> String {
     out
 }
 
-fn node_json(node: &DirectoryNode) -> Value {
+pub fn node_json(node: &DirectoryNode) -> Value {
     let note = node.note.as_ref();
     json!({
         "name": node.name,

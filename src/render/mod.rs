@@ -17,6 +17,7 @@ pub mod memory;
 pub mod models;
 pub mod notes;
 pub mod oauth;
+pub mod posix;
 pub mod projects;
 pub mod relocate;
 pub mod retrieval;

@@ -9,6 +9,7 @@ mod import;
 mod links;
 mod memory;
 mod models;
+mod posix;
 mod request;
 
 use std::fmt;
@@ -19,6 +20,7 @@ pub use import::ImportError;
 pub use links::LinkError;
 pub use memory::{GraphError, MemoryError};
 pub use models::{DownloadError, ModelError};
+pub use posix::PosixError;
 pub use request::{EditInputError, NoteError, PageError, QueryError};
 
 use crate::config::ConfigError;
@@ -101,6 +103,8 @@ pub enum UserError {
     History(#[from] HistoryError),
     #[error(transparent)]
     Model(#[from] ModelError),
+    #[error(transparent)]
+    Posix(#[from] PosixError),
     #[error("the password must have at least 8 characters")]
     PasswordTooShort,
 }
@@ -249,7 +253,7 @@ macro_rules! service_error_from {
 }
 
 service_error_from!(User: OutsideProject, PageError, QueryError, EditInputError, NoteError,
-    MemoryError, GraphError, ImportError, LinkError, HistoryError, ModelError);
+    MemoryError, GraphError, ImportError, LinkError, HistoryError, ModelError, PosixError);
 service_error_from!(Internal: IndexError, OpError, crate::vault::scan::ScanError,
     std::io::Error, milli_core::heed::Error, crate::index::embed::EmbedError);
 

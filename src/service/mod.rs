@@ -28,6 +28,7 @@ pub mod models;
 pub mod notes;
 pub mod oauth;
 pub mod oneshot;
+pub mod posix;
 pub mod progress;
 pub mod projects;
 pub mod read;

@@ -27,6 +27,7 @@ mod memory;
 mod memory_import;
 mod notes;
 mod outcomes;
+mod posix;
 mod projects;
 mod redaction;
 mod reliability;
