@@ -7,8 +7,8 @@
 use serde_json::{json, Map, Value};
 
 use super::{
-    array_elements, finish, json_lines, located_drafts, stable_id, Draft, Parsed, RecordError,
-    RecordProblem,
+    finish, located_drafts, located_elements, located_lines, stable_id, Draft, Located, Parsed,
+    RecordError, RecordProblem,
 };
 use crate::note::frontmatter;
 use crate::note::memory::title_from_content;
@@ -34,10 +34,6 @@ const CONSUMED: &[&str] = &[
 /// Keys of a record that Basic Memory derives from the note's text: the text itself is
 /// imported, and they follow from it again.
 const DERIVED: &[&str] = &["observations", "relations", "checksum", "content_type"];
-
-/// A note of an export: the line it starts on, its position in a list (errors in a list
-/// name it, since several may start on one line), and the note.
-type Located = (usize, Option<usize>, Value);
 
 /// Drafts of Basic Memory notes, given as (path relative to the project, text).
 pub fn parse(files: &[(String, String)], map_types: &Map<String, Value>) -> Parsed {
@@ -79,16 +75,9 @@ pub fn parse_export(
     let input = input.strip_prefix('\u{feff}').unwrap_or(input);
     let mut errors = Vec::new();
     let records: Vec<Located> = if lines {
-        json_lines(input)
-            .filter_map(|record| record.map_err(|e| errors.push(e)).ok())
-            .map(|(line, value)| (line, None, value))
-            .collect()
+        located_lines(input, &mut errors)
     } else if input.trim_start().starts_with('[') {
-        array_elements(input)?
-            .into_iter()
-            .enumerate()
-            .map(|(i, (line, value))| (line, Some(i + 1), value))
-            .collect()
+        located_elements(input)?
     } else {
         listed_records(input)?
     };

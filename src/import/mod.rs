@@ -345,11 +345,32 @@ fn finish(
 }
 
 /// The metadata every draft starts with.
+/// A record of an export: its line, its position when it is an element of a list (errors
+/// then name it, since several may start on one line), and its value.
+type Located = (usize, Option<usize>, Value);
+
+/// The records of JSON Lines, each at its line; a line that is not JSON is an error.
+fn located_lines(input: &str, errors: &mut Vec<RecordError>) -> Vec<Located> {
+    json_lines(input)
+        .filter_map(|record| record.map_err(|e| errors.push(e)).ok())
+        .map(|(line, value)| (line, None, value))
+        .collect()
+}
+
+/// The elements of a top-level JSON array, each at the line it starts on.
+fn located_elements(input: &str) -> Result<Vec<Located>, Vec<RecordError>> {
+    Ok(array_elements(input)?
+        .into_iter()
+        .enumerate()
+        .map(|(i, (line, value))| (line, Some(i + 1), value))
+        .collect())
+}
+
 /// The drafts of located records (line, position in a list, value), each converted by
 /// `convert`; a record that does not convert is an error at its line, naming it by its
 /// position (`<what> <n>`) where several share a line.
 fn located_drafts(
-    records: &[(usize, Option<usize>, Value)],
+    records: &[Located],
     what: &'static str,
     convert: impl Fn(&Value) -> Result<Draft, RecordProblem>,
     errors: &mut Vec<RecordError>,

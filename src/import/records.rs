@@ -10,8 +10,8 @@ use serde_json::{Map, Value};
 use crate::note::memory::{parse_duration, title_from_content, MemorySource, KEYS};
 
 use super::{
-    array_elements, finish, id_and_source, json_lines, located_drafts, stable_id, Draft, Parsed,
-    RecordError, RecordProblem,
+    finish, id_and_source, located_drafts, located_elements, located_lines, stable_id, Draft,
+    Parsed, RecordError, RecordProblem,
 };
 
 const SOURCE: &str = "jsonl";
@@ -21,19 +21,10 @@ const CONSUMED: &[&str] = &["content", "title", "type", "basic_id"];
 
 pub(super) fn parse(input: &str) -> Result<Parsed, Vec<RecordError>> {
     let mut errors = Vec::new();
-    // (line, position in an array, record): errors in an array name the record, since
-    // several may start on one line.
-    let records: Vec<(usize, Option<usize>, Value)> = if input.trim_start().starts_with('[') {
-        array_elements(input)?
-            .into_iter()
-            .enumerate()
-            .map(|(i, (line, value))| (line, Some(i + 1), value))
-            .collect()
+    let records = if input.trim_start().starts_with('[') {
+        located_elements(input)?
     } else {
-        json_lines(input)
-            .filter_map(|record| record.map_err(|e| errors.push(e)).ok())
-            .map(|(line, value)| (line, None, value))
-            .collect()
+        located_lines(input, &mut errors)
     };
     let drafts = located_drafts(&records, "record", record, &mut errors);
     finish(
