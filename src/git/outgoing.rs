@@ -38,6 +38,112 @@ impl Outgoing {
     }
 }
 
+/// Where the outgoing commits would start if they were one: the commit of the followed remote
+/// branch (None for a first push, when `origin` has no branch at all), or no base at all when
+/// that commit is not in HEAD's history (a pull comes first).
+fn squash_base(repo: &Repository, head: Oid) -> Result<Option<Option<Oid>>, GitError> {
+    let branch = super::remote::current_branch(repo);
+    let tracking = format!(
+        "refs/remotes/origin/{}",
+        super::remote::followed_branch(repo, &branch)
+    );
+    match repo.find_reference(&tracking).ok().and_then(|r| r.target()) {
+        Some(base) if base == head || repo.graph_descendant_of(head, base)? => Ok(Some(Some(base))),
+        Some(_) => Ok(None),
+        None if repo
+            .references_glob("refs/remotes/origin/*")?
+            .next()
+            .is_none() =>
+        {
+            Ok(Some(None))
+        }
+        None => Ok(None),
+    }
+}
+
+/// What the push would send if the outgoing commits were one commit holding HEAD's tree: the
+/// file versions HEAD holds that the followed remote branch does not. None when they cannot be
+/// one (nothing outgoing, or the remote branch is not in HEAD's history).
+pub fn outgoing_squashed(dir: &Path) -> Result<Option<Outgoing>, GitError> {
+    let repo = Repository::open(dir)?;
+    let Some(head) = repo.head().ok().and_then(|h| h.target()) else {
+        return Ok(None);
+    };
+    let Some(base) = squash_base(&repo, head)? else {
+        return Ok(None);
+    };
+    if base == Some(head) {
+        return Ok(None);
+    }
+    let blobs = {
+        let base_tree = base.map(|b| repo.find_commit(b)?.tree()).transpose()?;
+        let tree = repo.find_commit(head)?.tree()?;
+        added(&repo, base_tree.as_ref(), &tree)?
+            .into_iter()
+            .map(|(path, blob)| OutgoingBlob {
+                path,
+                blob,
+                commit: head,
+            })
+            .collect()
+    };
+    Ok(Some(Outgoing { repo, blobs }))
+}
+
+/// Outgoing commits replaced by one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Squashed {
+    /// How many commits the new one replaces.
+    pub commits: usize,
+    /// The ref that keeps the replaced commits on this device (never pushed).
+    pub kept: String,
+}
+
+/// Replaces the outgoing commits by one commit holding HEAD's tree, on top of the followed
+/// remote branch (see [`outgoing_squashed`]), so versions that only the replaced commits hold
+/// are never sent. The work tree and the index are untouched (the tree is HEAD's), and the
+/// replaced commits stay on this device under `refs/gitmem/unsquashed/`.
+pub fn squash_outgoing(
+    dir: &Path,
+    message: &str,
+    author: (&str, &str),
+) -> Result<Option<Squashed>, GitError> {
+    let _guard = super::lock::CommitGuard::take(dir)?;
+    let repo = Repository::open(dir)?;
+    let Some(head) = repo.head().ok().and_then(|h| h.target()) else {
+        return Ok(None);
+    };
+    let Some(base) = squash_base(&repo, head)? else {
+        return Ok(None);
+    };
+    let mut walk = repo.revwalk()?;
+    walk.push(head)?;
+    walk.hide_glob("refs/remotes/origin/*")?;
+    let commits = walk.count();
+    if commits < 2 {
+        return Ok(None);
+    }
+    let kept = format!(
+        "refs/gitmem/unsquashed/{}",
+        chrono::Utc::now().format("%Y%m%dT%H%M%S%.3fZ")
+    );
+    repo.reference(&kept, head, false, "gitmem: kept before squashing")?;
+    let tree = repo.find_commit(head)?.tree()?;
+    let parent = base.map(|b| repo.find_commit(b)).transpose()?;
+    let signature = git2::Signature::now(author.0, author.1)?;
+    let squashed = repo.commit(
+        None,
+        &signature,
+        &signature,
+        message,
+        &tree,
+        &parent.iter().collect::<Vec<_>>(),
+    )?;
+    let branch = format!("refs/heads/{}", super::remote::current_branch(&repo));
+    repo.reference(&branch, squashed, true, "gitmem: squash before push")?;
+    Ok(Some(Squashed { commits, kept }))
+}
+
 /// The file versions HEAD's commits would bring to `origin` (none for a repository without
 /// commits).
 pub fn outgoing(dir: &Path) -> Result<Outgoing, GitError> {

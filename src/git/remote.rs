@@ -158,7 +158,7 @@ pub fn set_origin(repo: &Repository, url: &str) -> Result<(), GitError> {
 
 /// The branch of `origin` that the local `branch` exchanges commits with: its upstream
 /// (`branch.<name>.merge`) when that is on `origin`, else the branch of the same name.
-fn followed_branch(repo: &Repository, branch: &str) -> String {
+pub(crate) fn followed_branch(repo: &Repository, branch: &str) -> String {
     let local = format!("refs/heads/{branch}");
     let on_origin = repo
         .branch_upstream_remote(&local)

@@ -39,6 +39,9 @@ fn report_json(report: &GitSyncReport) -> Value {
     if let Some(pull) = &report.pull {
         v["pull"] = pull_json(pull);
     }
+    if let Some(squashed) = &report.squashed {
+        v["squashed"] = json!({"commits": squashed.commits, "kept": squashed.kept});
+    }
     v
 }
 
@@ -69,6 +72,12 @@ pub fn sync(report: &GitSyncReport, format: Format) -> Output {
                         conflict.path, conflict.copy
                     ));
                 }
+            }
+            if let Some(squashed) = &report.squashed {
+                out.push_str(&format!(
+                    "{} unpushed commits sent as one: the secret-shaped text they carried was edited out (they stay on this device at {})\n",
+                    squashed.commits, squashed.kept
+                ));
             }
             if report.pushed {
                 out.push_str(&format!("pushed '{}'\n", report.project));

@@ -6,7 +6,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::service::knowledge_graph::{
-    Entity, GraphRelation, KnowledgeGraph, ObservationsAdded, ObservationsDeleted,
+    Entity, GraphRelation, GraphWrite, KnowledgeGraph, ObservationsAdded, ObservationsDeleted,
 };
 
 /// A graph tool's answer: structured content, and the text shown beside it.
@@ -91,19 +91,27 @@ fn answer(shown: &impl Serialize, key: Option<&str>) -> GraphAnswer {
     }
 }
 
+/// A write's answer: what it wrote (redacted, as the files hold it) under `key`, and in the
+/// structured content what the redaction filter replaced, as the note tools report it.
+fn written<'a, T, S: From<&'a T> + Serialize>(write: &'a GraphWrite<T>, key: &str) -> GraphAnswer {
+    let mut answer = answer(&shapes::<_, S>(&write.written), Some(key));
+    answer.content = super::notes::with_redacted(answer.content, &write.redacted);
+    answer
+}
+
 /// create_entities: the entities it created.
-pub fn entities(created: &[Entity]) -> GraphAnswer {
-    answer(&shapes::<_, EntityShape>(created), Some("entities"))
+pub fn entities(created: &GraphWrite<Entity>) -> GraphAnswer {
+    written::<_, EntityShape>(created, "entities")
 }
 
 /// create_relations: the relations it created.
-pub fn relations(created: &[GraphRelation]) -> GraphAnswer {
-    answer(&shapes::<_, RelationShape>(created), Some("relations"))
+pub fn relations(created: &GraphWrite<GraphRelation>) -> GraphAnswer {
+    written::<_, RelationShape>(created, "relations")
 }
 
 /// add_observations: what each entity gained.
-pub fn observations_added(results: &[ObservationsAdded]) -> GraphAnswer {
-    answer(&shapes::<_, AddedShape>(results), Some("results"))
+pub fn observations_added(results: &GraphWrite<ObservationsAdded>) -> GraphAnswer {
+    written::<_, AddedShape>(results, "results")
 }
 
 /// read_graph, search_nodes and open_nodes: a graph.

@@ -213,12 +213,9 @@ pub fn sync_status(status: &SyncStatus) -> Rendered {
         }
     }
     if !status.held.is_empty() {
-        out.push_str("\n**Push held**: ⚠️ commits not on the remote yet carry secret-shaped text, so they are not pushed. The user decides: take it out of those commits, or run `gitmem sync push --allow-secrets PATH`:\n");
+        out.push_str("\n**Push held**: ⚠️ commits not on the remote yet carry secret-shaped text, so they are not pushed. The user decides: edit it out of the file (the next push then sends the unpushed commits as one, without it), or run `gitmem sync push --allow-secrets PATH`:\n");
         for (project, held) in &status.held {
-            out.push_str(&format!(
-                "- **{project}**: {}\n",
-                super::status::held_line(held)
-            ));
+            out.push_str(&format!("- **{project}**: {held}\n"));
         }
     }
     if let Some((name, path)) = &status.active {

@@ -40,7 +40,7 @@ pub fn status(status: &Status, format: Format) -> Output {
                 if !p.held.is_empty() {
                     out.push_str("  push held: secret-shaped text in commits not pushed yet (`gitmem sync push` says what to do)\n");
                     for h in &p.held {
-                        out.push_str(&format!("    {}\n", held_line(h)));
+                        out.push_str(&format!("    {h}\n"));
                     }
                 }
             }
@@ -91,13 +91,6 @@ fn status_json(status: &Status) -> Value {
 }
 
 /// One secret-shaped value that held a push: where, and what kind; never the value.
-pub fn held_line(h: &HeldSecret) -> String {
-    format!(
-        "{} line {}: {} (commit {})",
-        h.path, h.line, h.kind, h.commit
-    )
-}
-
 pub fn held_json(h: &HeldSecret) -> Value {
     json!({"path": h.path, "line": h.line, "kind": h.kind, "commit": h.commit})
 }

@@ -70,6 +70,23 @@ impl App {
         let redacted = self.config().redactor.redact(title);
         (redacted.text, redacted.report)
     }
+
+    /// Every one of `fields` as it will be stored, redacted in place: for input whose parts
+    /// are echoed back (the graph tools' names and observations), so the answer shows what
+    /// the files hold.
+    pub(crate) fn redact_fields<'a>(
+        &self,
+        fields: impl IntoIterator<Item = &'a mut String>,
+    ) -> Redactions {
+        let redactor = self.config().redactor.clone();
+        let mut report = Redactions::default();
+        for field in fields {
+            let redacted = redactor.redact(field);
+            report.merge(&redacted.report);
+            *field = redacted.text;
+        }
+        report
+    }
 }
 
 /// Writes over the file (or creates it), answering with what a scan would observe.

@@ -9,6 +9,7 @@ use super::history::PathChange;
 use super::scope::ProjectChoice;
 use super::{App, Result};
 use crate::config::{GitSettings, Project};
+use crate::git::outgoing::Squashed;
 use crate::git::{self, GitError, RemoteChange};
 use crate::note::merge::{self, Merged};
 use crate::vault::fs::read_optional;
@@ -81,6 +82,8 @@ pub struct GitSyncReport {
     pub pull: Option<PullReport>,
     /// True when the remote now has this device's commits.
     pub pushed: bool,
+    /// The unpushed commits sent as one, because secret-shaped text was edited out of them.
+    pub squashed: Option<Squashed>,
 }
 
 /// What to do with one path the remote changed.
@@ -182,12 +185,13 @@ impl App {
             direction,
             pull: None,
             pushed: false,
+            squashed: None,
         };
         if direction != Direction::Push {
             report.pull = Some(self.git_pull(project)?);
         }
         if direction != Direction::Pull {
-            self.hold_secrets(project)?;
+            report.squashed = self.hold_secrets(project)?;
             let keys = super::crypto::keys_of(project)?;
             match git::remote::push(&project.path, keys.as_ref(), false) {
                 Ok(()) => {}

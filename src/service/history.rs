@@ -221,12 +221,15 @@ struct PendingPush {
 struct PushTarget {
     dir: PathBuf,
     crypto: Option<crate::config::Crypto>,
+    /// Who signs the one commit a squash before the push makes (see `secrets::hold_secrets`).
+    author: (String, String),
 }
 
 impl PushTarget {
     /// Pushes, unless a commit to push carries secret-shaped text (the push is then held).
     fn push(&self, redactor: &Redactor) -> super::Result<()> {
-        super::secrets::hold_secrets(&self.dir, redactor)?;
+        let author = (self.author.0.as_str(), self.author.1.as_str());
+        super::secrets::hold_secrets(&self.dir, redactor, author)?;
         let keys = self
             .crypto
             .as_ref()
@@ -389,6 +392,7 @@ fn commit_all(changes: Vec<Change>) -> (Vec<PushTarget>, Vec<Change>) {
                 to_push.push(PushTarget {
                     crypto: changes[0].crypto.clone(),
                     dir,
+                    author: author.clone(),
                 });
             }
             Ok(_) => {}

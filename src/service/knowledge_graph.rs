@@ -26,6 +26,7 @@ use crate::note::filename::{
     entity_type_folder, foreign_file_stem, note_file_path, sanitize_for_filename,
 };
 use crate::note::parse::link_lookup_text;
+use crate::note::redact::Redactions;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Entity {
@@ -52,6 +53,13 @@ pub struct KnowledgeGraph {
 pub struct EntityObservations {
     pub entity_name: String,
     pub observations: Vec<String>,
+}
+
+/// What a graph tool wrote, as the files hold it, and what the redaction filter replaced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GraphWrite<T> {
+    pub written: Vec<T>,
+    pub redacted: Redactions,
 }
 
 /// What add_observations added to one entity.
@@ -212,8 +220,14 @@ impl App {
         &self,
         choice: &ProjectChoice,
         entities: &[Entity],
-    ) -> Result<Vec<Entity>> {
+    ) -> Result<GraphWrite<Entity>> {
         let (project, graph) = self.project_graph(choice)?;
+        let mut entities = entities.to_vec();
+        let redacted = self.redact_fields(entities.iter_mut().flat_map(|e| {
+            [&mut e.name, &mut e.entity_type]
+                .into_iter()
+                .chain(e.observations.iter_mut())
+        }));
         if let Some(unnamed) = entities.iter().position(|e| e.name.trim().is_empty()) {
             return Err(GraphError::UnnamedEntity(unnamed).into());
         }
@@ -286,7 +300,10 @@ impl App {
                 Outcome::Refused(WriteRefusal::OutsideProject(o)) => return Err(o.into()),
             }
         }
-        Ok(created)
+        Ok(GraphWrite {
+            written: created,
+            redacted,
+        })
     }
 
     /// create_relations: each new relation becomes a list item of its `from` entity; ones
@@ -295,8 +312,14 @@ impl App {
         &self,
         choice: &ProjectChoice,
         relations: &[GraphRelation],
-    ) -> Result<Vec<GraphRelation>> {
+    ) -> Result<GraphWrite<GraphRelation>> {
         let (project, graph) = self.project_graph(choice)?;
+        let mut relations = relations.to_vec();
+        let redacted = self.redact_fields(
+            relations
+                .iter_mut()
+                .flat_map(|r| [&mut r.from, &mut r.to, &mut r.relation_type]),
+        );
         let mut by_note: Vec<(&NoteRecord, Vec<GraphRelation>)> = Vec::new();
         for (i, relation) in relations.iter().enumerate() {
             for (field, value) in [
@@ -342,7 +365,10 @@ impl App {
             self.rewrite_note(&project, note, |text| Some(append_lines(text, &lines)))?;
             created.extend(list);
         }
-        Ok(created)
+        Ok(GraphWrite {
+            written: created,
+            redacted,
+        })
     }
 
     /// add_observations: appends the observations an entity lacks; every entity must exist.
@@ -350,10 +376,13 @@ impl App {
         &self,
         choice: &ProjectChoice,
         additions: &[EntityObservations],
-    ) -> Result<Vec<ObservationsAdded>> {
+    ) -> Result<GraphWrite<ObservationsAdded>> {
         let (project, graph) = self.project_graph(choice)?;
+        let mut additions = additions.to_vec();
+        let redacted =
+            self.redact_fields(additions.iter_mut().flat_map(|a| a.observations.iter_mut()));
         let mut plan = Vec::new();
-        for addition in additions {
+        for addition in &additions {
             let note = graph
                 .find(addition.entity_name.trim())
                 .ok_or_else(|| GraphError::EntityNotFound(addition.entity_name.clone()))?;
@@ -376,7 +405,10 @@ impl App {
                 added_observations: new.into_iter().map(normalized_observation).collect(),
             });
         }
-        Ok(results)
+        Ok(GraphWrite {
+            written: results,
+            redacted,
+        })
     }
 
     /// delete_entities: deletes each entity's note and the relation items other notes hold to
@@ -483,7 +515,8 @@ impl App {
                 Item::Observation(_) => false,
             });
             (removed > 0).then_some(text)
-        })
+        })?;
+        Ok(())
     }
 
     /// read_graph: every entity and relation of the project.

@@ -543,12 +543,13 @@ impl App {
 
     /// Rewrites a note's text with `change` (None: nothing to change) unless another writer
     /// got there first, in which case the change is made again on what that writer left.
+    /// Answers what the redaction filter replaced in the text written.
     pub(crate) fn rewrite_note(
         &self,
         project: &Project,
         note: &NoteRecord,
         change: impl Fn(&str) -> Option<String>,
-    ) -> Result<()> {
+    ) -> Result<Redactions> {
         self.try_rewrite_note(project, note, |text| Ok(change(text)))
     }
 
@@ -558,23 +559,20 @@ impl App {
         project: &Project,
         note: &NoteRecord,
         change: impl Fn(&str) -> Result<Option<String>>,
-    ) -> Result<()> {
+    ) -> Result<Redactions> {
         for _ in 0..5 {
             let Some(current) = self.note_by_id(&note.id)? else {
-                return Ok(());
+                return Ok(Redactions::default());
             };
             let Some(bytes) = self.read_for_edit(project, &current)? else {
                 continue;
             };
             let text = String::from_utf8_lossy(&bytes);
             let Some(changed) = change(&text)?.filter(|c| *c != text) else {
-                return Ok(());
+                return Ok(Redactions::default());
             };
-            if self
-                .replace_note_text_if(project, &current, &bytes, &changed)?
-                .is_some()
-            {
-                return Ok(());
+            if let Some(written) = self.replace_note_text_if(project, &current, &bytes, &changed)? {
+                return Ok(written.redacted);
             }
         }
         Err(InternalError::KeptChanging(note.path.clone()).into())

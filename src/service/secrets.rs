@@ -17,7 +17,9 @@ use super::gitsync::{Direction, GitSyncReport};
 use super::scope::ProjectChoice;
 use super::{App, Result};
 use crate::config::Project;
-use crate::git::outgoing::{outgoing, state_file, Outgoing};
+use crate::git::outgoing::{
+    outgoing, outgoing_squashed, squash_outgoing, state_file, Outgoing, Squashed,
+};
 use crate::note::redact::Redactor;
 use crate::vault;
 
@@ -30,6 +32,7 @@ const HELD: &str = "gitmem-held-push.json";
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HeldSecret {
     pub path: String,
+    /// The line (from 1) of the text; 0 when the file's name is what carries it.
     pub line: usize,
     pub kind: String,
     /// The commit that brings this version (short id).
@@ -41,25 +44,27 @@ pub struct HeldSecret {
 #[error("{}", held_message(.0))]
 pub struct HeldPush(pub Vec<HeldSecret>);
 
+impl std::fmt::Display for HeldSecret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.line {
+            0 => write!(f, "{} (its name)", self.path)?,
+            line => write!(f, "{} line {line}", self.path)?,
+        }
+        write!(f, ": {} (commit {})", self.kind, self.commit)
+    }
+}
+
 fn held_message(held: &[HeldSecret]) -> String {
     let mut paths: Vec<&str> = held.iter().map(|h| h.path.as_str()).collect();
     paths.sort_unstable();
     paths.dedup();
-    let listed: Vec<String> = held
-        .iter()
-        .map(|h| {
-            format!(
-                "- {} line {}: {} (commit {})",
-                h.path, h.line, h.kind, h.commit
-            )
-        })
-        .collect();
+    let listed: Vec<String> = held.iter().map(|h| format!("- {h}")).collect();
     let allow: Vec<String> = paths
         .iter()
         .map(|p| format!("--allow-secrets {p}"))
         .collect();
     format!(
-        "the push is held: commits not on the remote yet carry secret-shaped text\n{}\nTake it out of those commits (edit the file, then squash the unpushed commits, e.g. `git reset --soft origin/<branch>` and commit again), or push it anyway with `gitmem sync push {}`",
+        "the push is held: commits not on the remote yet carry secret-shaped text\n{}\nEdit it out of the file (or rename the file): the next push then sends the unpushed commits as one, without it. Or push it anyway with `gitmem sync push {}`",
         listed.join("\n"),
         allow.join(" ")
     )
@@ -85,20 +90,23 @@ fn scan(found: &Outgoing, redactor: &Redactor, allowed: &Allowed) -> Result<Vec<
             }
         }
         let commit = blob.commit.to_string()[..8].to_string();
-        held.extend(
-            redactor
-                .findings_new(
-                    &text,
-                    Some(&known).filter(|k| !k.is_empty()).map(String::as_str),
-                )
-                .into_iter()
-                .map(|finding| HeldSecret {
-                    path: blob.path.clone(),
-                    line: finding.line,
-                    kind: finding.kind,
-                    commit: commit.clone(),
-                }),
-        );
+        // A name can be the secret, so a hold shows every path as the filter leaves it.
+        let shown = redactor.redact(&blob.path).text;
+        let in_name = redactor
+            .findings(&blob.path)
+            .into_iter()
+            .map(|f| (0, f.kind));
+        let known = Some(&known).filter(|k| !k.is_empty()).map(String::as_str);
+        let in_text = redactor
+            .findings_new(&text, known)
+            .into_iter()
+            .map(|f| (f.line, f.kind));
+        held.extend(in_name.chain(in_text).map(|(line, kind)| HeldSecret {
+            path: shown.clone(),
+            line,
+            kind,
+            commit: commit.clone(),
+        }));
     }
     Ok(held)
 }
@@ -119,18 +127,43 @@ fn read_allowed(dir: &Path) -> Result<Allowed> {
 /// Refuses the push of the repository at `dir` when what it would send holds secret-shaped
 /// text no allowance covers, and records the answer for `status`. The one gate every push
 /// path calls first.
-pub(crate) fn hold_secrets(dir: &Path, redactor: &Redactor) -> Result<()> {
+///
+/// An edit releases a hold: when the text is gone from the files as they are now (edited out,
+/// or the file renamed or deleted), the unpushed commits are squashed into one holding HEAD's
+/// tree, so the versions that carried it never leave the machine. They stay on this device
+/// under `refs/gitmem/unsquashed/`.
+pub(crate) fn hold_secrets(
+    dir: &Path,
+    redactor: &Redactor,
+    author: (&str, &str),
+) -> Result<Option<Squashed>> {
     if !redactor.is_enabled() {
-        return Ok(());
+        return Ok(None);
     }
-    let found = outgoing(dir)?;
-    let held = scan(&found, redactor, &read_allowed(dir)?)?;
+    let allowed = read_allowed(dir)?;
+    let mut held = scan(&outgoing(dir)?, redactor, &allowed)?;
+    let mut squashed = None;
+    if !held.is_empty() {
+        let edited_out = match outgoing_squashed(dir)? {
+            Some(one) => scan(&one, redactor, &allowed)?.is_empty(),
+            None => false,
+        };
+        if edited_out {
+            // The message is pushed: it names no path, since a held name may be the secret.
+            let message = "gitmem: unpushed commits sent as one, secret-shaped text edited out";
+            squashed = squash_outgoing(dir, message, author)?;
+            if let Some(s) = &squashed {
+                tracing::info!(dir = %dir.display(), commits = s.commits, kept = %s.kept, "secret-shaped text edited out: unpushed commits squashed");
+                held = scan(&outgoing(dir)?, redactor, &allowed)?;
+            }
+        }
+    }
     let record = state_file(dir, HELD)?;
     if held.is_empty() {
         if record.exists() {
             vault::fs::delete_file(&record)?;
         }
-        return Ok(());
+        return Ok(squashed);
     }
     let json = serde_json::to_vec_pretty(&held).map_err(|source| super::InternalError::Encode {
         what: "the held push",
@@ -142,9 +175,16 @@ pub(crate) fn hold_secrets(dir: &Path, redactor: &Redactor) -> Result<()> {
 
 impl App {
     /// The gate for a project: see [`hold_secrets`].
-    pub(crate) fn hold_secrets(&self, project: &Project) -> Result<()> {
+    pub(crate) fn hold_secrets(&self, project: &Project) -> Result<Option<Squashed>> {
         let redactor = self.config().redactor.clone();
-        hold_secrets(&project.path, &redactor)
+        let Some(git) = &project.git else {
+            return Ok(None);
+        };
+        hold_secrets(
+            &project.path,
+            &redactor,
+            (&git.author_name, &git.author_email),
+        )
     }
 
     /// What the last push attempt of a versioned project held, as recorded then.
@@ -195,7 +235,11 @@ impl App {
         let found = outgoing(dir)?;
         let mut allowed = read_allowed(dir)?;
         let before = allowed.len();
-        for blob in found.blobs.iter().filter(|b| wanted.contains(&b.path)) {
+        let redactor = self.config().redactor.clone();
+        // A held name is shown redacted, and that is what the user may copy.
+        let named =
+            |path: &String| wanted.contains(path) || wanted.contains(&redactor.redact(path).text);
+        for blob in found.blobs.iter().filter(|b| named(&b.path)) {
             allowed.insert((blob.path.clone(), blob.blob.to_string()));
         }
         if allowed.len() == before {

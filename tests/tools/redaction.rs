@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use git2::Repository;
+use gitmem::mcp::tools::ToolReply;
 use gitmem::service::gitsync::Direction;
 use gitmem::service::import::ImportOptions;
 use gitmem::service::scope::ProjectChoice;
@@ -175,6 +176,56 @@ fn memories_and_imports_are_redacted_too() {
     assert!(!file.contains(&token), "{file}");
 }
 
+#[test]
+fn updates_and_graph_writes_say_what_was_redacted_and_echo_only_what_was_stored() {
+    let h = Harness::new().serving_tools("basic,graph,gitmem");
+    let token = github_token();
+    let saved = h.value("memory_save", json!({"content": "the runner publishes"}));
+    let updated = h.value(
+        "memory_update",
+        json!({"id": saved["id"], "patch": {"content": format!("the runner publishes with {token}")}}),
+    );
+    assert_eq!(updated["redacted"][0]["kind"], "github-token", "{updated}");
+    assert!(!updated.to_string().contains(&token), "{updated}");
+    let untouched = h.value(
+        "memory_update",
+        json!({"id": saved["id"], "patch": {"tags": ["ci"]}}),
+    );
+    assert!(untouched.get("redacted").is_none(), "{untouched}");
+
+    let reply = h.call(
+        "create_entities",
+        json!({"entities": [{"name": "CI runner", "entityType": "service",
+            "observations": [format!("publishes with {token}")]}]}),
+    );
+    let ToolReply::Structured {
+        content: created, ..
+    } = reply.ok()
+    else {
+        panic!("create_entities answers structured content")
+    };
+    assert_eq!(
+        created["redacted"],
+        json!([{"kind": "github-token", "count": 1}]),
+        "{created}"
+    );
+    assert_eq!(
+        created["entities"][0]["observations"][0],
+        "publishes with [REDACTED:github-token]"
+    );
+    let reply = h.call(
+        "add_observations",
+        json!({"observations": [{"entityName": "CI runner", "contents": [format!("rotated {token}")]}]}),
+    );
+    assert!(!reply.text().contains(&token), "{}", reply.text());
+    let ToolReply::Structured { content: added, .. } = reply.ok() else {
+        panic!("add_observations answers structured content")
+    };
+    assert_eq!(added["redacted"][0]["count"], 1, "{added}");
+    let file = std::fs::read_to_string(h.main_dir().join("service/CI runner.md")).unwrap();
+    assert!(!file.contains(&token), "{file}");
+}
+
 /// A device whose project `notes` is versioned with a bare `file://` remote, one clean note
 /// pushed already.
 struct Pushed {
@@ -279,4 +330,83 @@ fn with_redaction_off_nothing_is_redacted_or_held() {
     let report = h.value("sync", json!({"direction": "push"}));
     assert_eq!(report["reports"][0]["pushed"], true, "{report}");
     assert!(repository_holds(&device.remote, &token));
+}
+
+#[test]
+fn editing_the_secret_out_releases_the_push_and_the_version_that_carried_it_never_leaves() {
+    let device = pushed_device();
+    let h = &device.h;
+    let key = aws_key();
+    std::fs::create_dir_all(device.dir.join("ops")).unwrap();
+    std::fs::write(
+        device.dir.join("ops/aws.md"),
+        format!("# AWS\n\nkey id {key}\n"),
+    )
+    .unwrap();
+    h.sync();
+    h.write("Unrelated", "notes", "a later note, its own commit");
+    assert!(h.call("sync", json!({"direction": "push"})).is_error());
+    let local_before = log(&device.dir).len();
+
+    // The user takes the key out in the editor: the next push goes, as one commit.
+    std::fs::write(
+        device.dir.join("ops/aws.md"),
+        "# AWS\n\nkey id in the vault\n",
+    )
+    .unwrap();
+    h.sync();
+    let report = h.value("sync", json!({"direction": "push"}));
+    assert_eq!(report["reports"][0]["pushed"], true, "{report}");
+    let squashed = &report["reports"][0]["squashed"];
+    assert!(squashed["commits"].as_u64().unwrap() >= 3, "{report}");
+    assert!(!repository_holds(&device.remote, &key), "never sent");
+    let project = h.app().project(Some("notes")).unwrap();
+    assert!(h.app().held_push(&project).unwrap().is_empty());
+
+    // The work tree is as the user left it; the replaced commits stay on this device.
+    assert_eq!(
+        std::fs::read_to_string(device.dir.join("ops/aws.md")).unwrap(),
+        "# AWS\n\nkey id in the vault\n"
+    );
+    let repo = Repository::open(&device.dir).unwrap();
+    let kept = squashed["kept"].as_str().unwrap();
+    assert!(kept.starts_with("refs/gitmem/unsquashed/"), "{kept}");
+    let mut walk = repo.revwalk().unwrap();
+    walk.push(repo.refname_to_id(kept).unwrap()).unwrap();
+    assert!(walk.count() > local_before, "the replaced history is kept");
+    assert!(
+        repo.statuses(None).unwrap().is_empty(),
+        "git status is clean"
+    );
+}
+
+#[test]
+fn a_secret_in_a_file_name_holds_the_push() {
+    let device = pushed_device();
+    let token = github_token();
+    std::fs::write(
+        device.dir.join(format!("{token}.md")),
+        "# Notes\n\nnothing here\n",
+    )
+    .unwrap();
+    device.h.sync();
+    let refused = device.h.call("sync", json!({"direction": "push"}));
+    assert!(refused.is_error(), "{}", refused.text());
+    let message = refused.text();
+    assert_mentions(
+        &message,
+        "[REDACTED:github-token].md (its name): github-token",
+    );
+    assert!(!message.contains(&token), "{message}");
+
+    // Renamed, the file goes; its old name never does.
+    std::fs::rename(
+        device.dir.join(format!("{token}.md")),
+        device.dir.join("renamed.md"),
+    )
+    .unwrap();
+    device.h.sync();
+    let report = device.h.value("sync", json!({"direction": "push"}));
+    assert_eq!(report["reports"][0]["pushed"], true, "{report}");
+    assert!(!repository_holds(&device.remote, &token));
 }

@@ -324,21 +324,24 @@ impl App {
         check_time("deleted_at", patch.deleted_at.clone().flatten().as_deref())?;
         let now = now_text();
         let written = patch.content.as_ref().map_or(0, String::len);
-        self.within_limits(&project, written, || {
+        let redacted = self.within_limits(&project, written, || {
             self.patch_memory(&project, &note, patch, &now)
         })?;
         let note = self.note_by_id(&note.id)?.ok_or_else(|| not_found(id))?;
-        self.memory_of(&project, &note)
+        Ok(Memory {
+            redacted,
+            ..self.memory_of(&project, &note)?
+        })
     }
 
-    /// Writes a patch into a memory's file.
+    /// Writes a patch into a memory's file; answers what the redaction filter replaced.
     fn patch_memory(
         &self,
         project: &Project,
         note: &NoteRecord,
         patch: &MemoryPatch,
         now: &str,
-    ) -> Result<()> {
+    ) -> Result<Redactions> {
         // The rewrite decodes lossily, which would replace every invalid byte: a file that is
         // not UTF-8 is refused here.
         vault::fs::read_text(&self.project_file(project, &note.path)?)?;
