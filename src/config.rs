@@ -114,7 +114,7 @@ pub struct ServerConfig {
     pub bind: Option<String>,
     /// The public base URL of the HTTP server, for the links the ChatGPT tools return.
     pub public_url: Option<String>,
-    /// The families of tools `serve` offers (`basic`, `graph`, `gitmem`, `all`).
+    /// The families of tools `serve` offers (`basic`, `graph`, `gitmem`, `diagnostics`, `all`).
     pub tools: Option<String>,
     /// `false` hides the POSIX-shaped read tools (`cat`, `grep`, `ls`, `find`, `tail`, `man`),
     /// as Basic Memory's `enable_posix_tools = false` does; unset serves them.

@@ -5,6 +5,7 @@ mod common;
 use std::collections::BTreeSet;
 
 use common::*;
+use serde_json::Value;
 
 const NOTES: usize = 300;
 
@@ -185,4 +186,53 @@ fn bench_generate_writes_the_same_vault_every_time_and_refuses_bad_counts() {
     let bad = gitmem(dir.path(), &["bench", "generate", "c", "--notes", "many"]);
     assert_eq!(bad.code, 2, "{}", bad.stderr);
     assert!(!dir.path().join("c").exists());
+}
+
+#[test]
+fn inspect_shows_a_notes_index_view_and_the_rankings_behind_search_in_its_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let vault = dir.path().join("vault");
+    let root = dir.path().join("root");
+    make_vault(&vault, 40);
+    root_with_project(&root, &vault);
+    gitmem(&root, &["reindex"]).ok();
+
+    for query in ["memory", "project decision", "search index notes"] {
+        let inspected = gitmem(&root, &["inspect", "query", query, "--json"])
+            .ok()
+            .json();
+        let fused: Vec<&Value> = inspected["fused"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{inspected}"))
+            .iter()
+            .map(|e| &e["title"])
+            .collect();
+        let searched = search_json(&root, query, &[]);
+        let results: Vec<&Value> = searched["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| &r["title"])
+            .collect();
+        assert_eq!(fused, results, "{query}: inspect's fused order is search's");
+        assert!(!fused.is_empty(), "{query}");
+    }
+    let text = gitmem(&root, &["inspect", "query", "memory"]).ok().stdout;
+    assert_mentions(&text, "names (title, aliases, tags, permalink");
+    assert_mentions(&text, "no vector ranking");
+    assert_mentions(&text, "fused (lexical_only)");
+
+    let first = search_json(&root, "memory", &[])["results"][0]["permalink"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let note = gitmem(&root, &["inspect", "note", &first, "--json"])
+        .ok()
+        .json();
+    assert_eq!(note["permalink"], first.as_str(), "{note}");
+    assert_eq!(note["fresh"], true);
+    assert!(!note["passages"].as_array().unwrap().is_empty());
+    let shown = gitmem(&root, &["inspect", "note", &first]).ok().stdout;
+    assert_mentions(&shown, "Checksums (fresh)");
+    assert_mentions(&shown, "Passages (");
 }

@@ -593,3 +593,53 @@ fn sigterm_finishes_acknowledged_writes_and_exits_cleanly() {
         "{found}"
     );
 }
+
+#[test]
+fn the_posix_tools_answer_over_http_with_their_structured_content() {
+    let root = tempfile::tempdir().unwrap();
+    let server = HttpServer::start(root.path(), &[]);
+    let token = server.one_time.clone().unwrap();
+    let mut client = HttpMcp::connect(&server.base, Some(&token), SESSION_VERSIONS[1])
+        .unwrap_or_else(|a| panic!("{a:?}"));
+    let listed = client.tools();
+    for name in ["cat", "grep", "ls", "find", "tail", "man"] {
+        assert!(listed.contains(&name.to_string()), "{name}: {listed:?}");
+    }
+    client
+        .call(
+            "write_note",
+            json!({"title": "Deploy", "directory": "ops", "content": "## Steps\nbuild\nship the quokka release\nverify"}),
+        )
+        .ok();
+
+    let cat = client
+        .call(
+            "cat",
+            json!({"identifier": "ops/Deploy.md", "section": "Steps"}),
+        )
+        .ok();
+    let catted = cat.structured.expect("cat answers structured content");
+    assert_eq!(catted["file_path"], "ops/Deploy.md", "{catted}");
+    assert_mentions(
+        catted["content"].as_str().unwrap(),
+        "ship the quokka release",
+    );
+
+    let grep = client
+        .call("grep", json!({"pattern": "quokka", "context_lines": 0}))
+        .ok();
+    let grepped = grep.structured.expect("grep answers structured content");
+    let window = &grepped["results"][0]["windows"][0];
+    assert_mentions(window["content"].as_str().unwrap(), "quokka");
+    let line = window["start_line"].as_u64().unwrap();
+    let again = client
+        .call(
+            "cat",
+            json!({"identifier": "ops/Deploy.md", "start_line": line, "end_line": line}),
+        )
+        .ok();
+    assert_mentions(&again.text, "ship the quokka release");
+
+    let refused = client.call("cat", json!({"identifier": "No such note"}));
+    assert!(refused.is_error, "{}", refused.text);
+}

@@ -50,6 +50,9 @@ pub enum Command {
     },
     /// Full-text search (indexes what changed first)
     Search(SearchArgs),
+    /// Look inside the index: how it sees a note, why a search ranked what it ranked
+    #[command(subcommand)]
+    Inspect(InspectCommand),
     /// Bind an external folder (an Obsidian vault) to a project
     LinkFolder(LinkArgs),
     /// Unbind one folder (--path) or every folder of a project; their files stay untouched
@@ -183,7 +186,8 @@ pub struct ServeArgs {
     pub dotted_names: bool,
     /// The families of tools to serve, comma-separated: basic (Basic Memory's tools and
     /// gitmem's own; the default, or `[server] tools`), graph (the official memory server's
-    /// knowledge-graph tools), gitmem (the memory API: memory_save, ...), all
+    /// knowledge-graph tools), gitmem (the memory API: memory_save, ...), diagnostics
+    /// (inspect_note, inspect_query), all
     #[arg(long, value_name = "LIST")]
     pub tools: Option<String>,
     /// HTTP: a bearer token with full access
@@ -483,6 +487,32 @@ pub struct LinkArgs {
     pub mount: Option<String>,
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum InspectCommand {
+    /// A note's search documents, passages, vectors and checksums, as the index holds them
+    /// now (nothing is indexed first: a file changed since shows as stale)
+    Note {
+        /// Title, permalink, path or id, resolved as read_note resolves it
+        identifier: String,
+        #[arg(long)]
+        project: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Each ranking search fuses for a query (top ten, with scores) and the fused order
+    /// (indexes what changed first, as search does)
+    Query {
+        query: String,
+        #[arg(long)]
+        project: Option<String>,
+        #[arg(long)]
+        json: bool,
+        /// How many of the fused order to show
+        #[arg(long, default_value_t = 10)]
+        limit: usize,
+    },
 }
 
 #[derive(Args, Debug)]

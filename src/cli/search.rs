@@ -1,11 +1,12 @@
-//! `gitmem search`.
+//! `gitmem search` and `gitmem inspect`.
 
 use std::io::IsTerminal;
 
 use anyhow::Result;
 
-use super::{emit, format_of, progress::Bars, SearchArgs};
+use super::{emit, format_of, progress::Bars, InspectCommand, SearchArgs};
 use crate::render;
+use crate::service::scope::ProjectChoice;
 use crate::service::search::SearchRequest;
 use crate::service::App;
 
@@ -26,5 +27,32 @@ pub(super) fn search(app: &App, args: &SearchArgs) -> Result<()> {
         format_of(args.json),
         std::io::stderr().is_terminal(),
     ));
+    Ok(())
+}
+
+pub(super) fn inspect(app: &App, command: InspectCommand) -> Result<()> {
+    let rendered = match command {
+        InspectCommand::Note {
+            identifier,
+            project,
+            json,
+        } => {
+            let outcome =
+                app.inspect_note(&ProjectChoice::named(project.as_deref()), &identifier)?;
+            render::inspect::note(&outcome, format_of(json))
+        }
+        InspectCommand::Query {
+            query,
+            project,
+            json,
+            limit,
+        } => {
+            let inspection =
+                app.oneshot(&Bars::default())
+                    .inspect_query(project.as_deref(), &query, limit)?;
+            render::inspect::query(&inspection, format_of(json))
+        }
+    };
+    emit(rendered.into());
     Ok(())
 }

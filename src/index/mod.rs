@@ -328,6 +328,32 @@ impl Index {
         Ok(search::stored_body(&self.milli, &rtxn, note_id)?.map(|body| (checksum, body)))
     }
 
+    /// A note's search documents as the search index holds them (its own, its observations',
+    /// its relations'), with the checksum of the text they were indexed from; `None` when the
+    /// search index has nothing for the note. Waits for writes in flight.
+    pub fn indexed_documents(
+        &self,
+        note_id: &str,
+    ) -> Result<Option<search::IndexedNote>, IndexError> {
+        self.wait_searchable()?;
+        let entry = {
+            let txn = self.read_txn()?;
+            self.tables
+                .search_docs
+                .get(&txn, note_id)?
+                .map(<[u8]>::to_vec)
+        };
+        let Some(entry) = entry else {
+            return Ok(None);
+        };
+        let ids = search::document_ids(note_id, &entry);
+        let docs = search::documents_by_external_id(&self.milli, &ids)?;
+        Ok(Some(search::IndexedNote {
+            checksum: search::indexed_checksum(&entry).filter(|c| !c.is_empty()),
+            documents: docs.into_iter().flatten().map(|(_, doc)| doc).collect(),
+        }))
+    }
+
     /// Bytes the index occupies on disk.
     pub fn disk_size(&self) -> u64 {
         crate::vault::fs::tree_size(&self.dir)

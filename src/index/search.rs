@@ -222,6 +222,29 @@ impl Indexed {
     }
 }
 
+/// A note's search documents as the search index holds them.
+#[derive(Debug, Clone, Default)]
+pub struct IndexedNote {
+    /// The checksum of the text they were indexed from (`None`: the text was lost).
+    pub checksum: Option<String>,
+    /// Its own document, then its observations' and its relations'.
+    pub documents: Vec<Document>,
+}
+
+/// The ids of the search documents a search document entry (`search_docs`) says a note has:
+/// its own, then one per observation and relation indexed.
+pub fn document_ids(note_id: &str, entry: &[u8]) -> Vec<String> {
+    let Some(indexed) = Indexed::decode(entry) else {
+        return vec![entity_doc_id(note_id)];
+    };
+    let observations = (0..indexed.observations as usize).map(|i| doc_id('o', note_id, Some(i)));
+    let relations = (0..indexed.relations as usize).map(|i| doc_id('r', note_id, Some(i)));
+    std::iter::once(entity_doc_id(note_id))
+        .chain(observations)
+        .chain(relations)
+        .collect()
+}
+
 /// The checksum of the body a search document entry (`search_docs`) was indexed from.
 pub fn indexed_checksum(entry: &[u8]) -> Option<String> {
     Indexed::decode(entry).map(|i| i.checksum)

@@ -27,6 +27,10 @@ const SEP: char = '\0';
 pub struct Embedded {
     pub checksum: String,
     pub passages: u32,
+    /// When they were stored (ms since the epoch); `None` for vectors stored before this
+    /// was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub embedded_ms: Option<i64>,
 }
 
 /// One note's passage vectors and the checksum of the text they came from.
@@ -242,16 +246,31 @@ impl VectorStore {
         Ok(out)
     }
 
+    /// What one note's vectors were made from, if it has any.
+    pub fn embedded_note(
+        &self,
+        project: &str,
+        note_id: &str,
+    ) -> Result<Option<Embedded>, IndexError> {
+        let rtxn = self.env.read_txn()?;
+        match self.notes.get(&rtxn, &note_key(project, note_id))? {
+            Some(value) => Ok(Some(serde_json::from_slice(value)?)),
+            None => Ok(None),
+        }
+    }
+
     /// Replaces several notes' vectors in one commit: a commit is a disk sync, which costs
     /// more than embedding a short note with a static model.
     pub fn put_many(&self, notes: &[NoteVectors]) -> Result<(), IndexError> {
         let mut wtxn = self.env.write_txn()?;
+        let now = chrono::Utc::now().timestamp_millis();
         for note in notes {
             self.remove_in(&mut wtxn, &note.project, &note.note_id)?;
             let key = note_key(&note.project, &note.note_id);
             let record = Embedded {
                 checksum: note.checksum.clone(),
                 passages: note.vectors.len() as u32,
+                embedded_ms: Some(now),
             };
             self.notes
                 .put(&mut wtxn, &key, &serde_json::to_vec(&record)?)?;

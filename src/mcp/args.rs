@@ -81,6 +81,30 @@ pub fn string_list<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<String>
     Ok(Some(list))
 }
 
+/// A list of strings from a list or a JSON-array string; any other string is one item whole
+/// (Basic Memory's `coerce_list`: a predicate such as `priority in high,critical` keeps its
+/// commas).
+pub fn whole_string_list<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<String>>, D::Error> {
+    let value = Option::<Value>::deserialize(d)?;
+    let items = match value {
+        None | Some(Value::Null) => return Ok(None),
+        Some(Value::String(s)) => match parse_json_string(&s) {
+            Some(Value::Array(items)) => items,
+            _ => return Ok(Some(vec![s])),
+        },
+        Some(Value::Array(items)) => items,
+        Some(other) => vec![other],
+    };
+    items
+        .iter()
+        .map(|item| {
+            scalar_string(item)
+                .ok_or_else(|| de::Error::custom(format!("expected a list of strings, got {item}")))
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map(Some)
+}
+
 /// An object from an object or a JSON-object string.
 pub fn object<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Map<String, Value>>, D::Error> {
     match Option::<Value>::deserialize(d)? {

@@ -198,14 +198,25 @@ fn listing_output(_: bool) -> Value {
 pub const FIND: ToolSpec = ToolSpec {
     name: "find",
     title: "Find",
-    description: "Find files and folders under a path, recursively (depth 1-10, default 10), whose names match a glob (`name`, e.g. '*.md'). Paths accept '<project>/path'.",
+    description: "Find files and folders under a path, recursively (depth 1-10, default 10), whose names match a glob (`name`, e.g. '*.md'); or, with `meta`, the notes under the path whose front matter passes every predicate ('status=active', 'confidence>0.6', 'priority in high,critical', 'tags has security,oauth', 'score between 0.3,0.8', 'owner=null'), as a search page; `fields` (with `meta`) narrows each row to the note's identity and those front matter fields. Paths accept '<project>/path'.",
     hints: Hints::READ_ONLY,
     schema: schema_of::<FindArgs>,
     handler: find,
     dotted: None,
     icon: Icon::Folder,
-    output: Some(listing_output),
+    output: Some(find_output),
 };
+
+fn find_output(connector: bool) -> Value {
+    let mut schema = listing_output(connector);
+    for (key, kind) in [
+        ("results", array(json!({"type": "object"}))),
+        ("current_page", json!({"type": "integer"})),
+    ] {
+        schema["properties"][key] = kind;
+    }
+    schema
+}
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct FindArgs {
@@ -218,6 +229,15 @@ pub struct FindArgs {
     /// How many levels down (1-10, default 10)
     #[serde(default, deserialize_with = "args::int")]
     pub depth: Option<i64>,
+    /// Front matter predicates, all of which must hold: "status=active", "confidence>0.6"
+    /// (> >= < <=), "priority in high,critical", "tags has security,oauth" (all of them),
+    /// "score between 0.3,0.8", "owner=null" (missing or null); values read as JSON scalars,
+    /// quote one to keep it text. Not with `name` or `depth`
+    #[serde(default, deserialize_with = "args::whole_string_list")]
+    pub meta: Option<Vec<String>>,
+    /// Front matter fields (dot paths) to return per note instead of its content; needs `meta`
+    #[serde(default, deserialize_with = "args::whole_string_list")]
+    pub fields: Option<Vec<String>>,
     #[serde(flatten)]
     pub page: PageArgs,
     #[serde(flatten)]
@@ -235,6 +255,8 @@ fn find(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
         depth: a.depth,
         page,
         page_size,
+        meta: a.meta,
+        fields: a.fields,
     };
     let outcome = ctx.app.find(&ctx.choice(&a.project), &request);
     answer(FIND.name, outcome, render::posix::listing)

@@ -17,8 +17,8 @@ use serde_json::{json, Map, Value};
 use super::args::{FormatArgs, PageArgs, ProjectArgs};
 pub use super::icons::Icon;
 use super::{
-    graph_tools, history_tools, link_tools, memory_tools, note_tools, posix_tools, project_tools,
-    query_tools,
+    diagnostics_tools, graph_tools, history_tools, link_tools, memory_tools, note_tools,
+    posix_tools, project_tools, query_tools,
 };
 use crate::render::{Format, Rendered};
 use crate::service::auth::Grant;
@@ -225,16 +225,24 @@ pub enum Profile {
     Graph,
     /// The gitmem memory API (`memory_save`, ...).
     Gitmem,
+    /// Looking inside the index: `inspect_note`, `inspect_query`.
+    Diagnostics,
 }
 
 impl Profile {
-    const ALL: [Profile; 3] = [Profile::Basic, Profile::Graph, Profile::Gitmem];
+    const ALL: [Profile; 4] = [
+        Profile::Basic,
+        Profile::Graph,
+        Profile::Gitmem,
+        Profile::Diagnostics,
+    ];
 
     fn name(self) -> &'static str {
         match self {
             Profile::Basic => "basic",
             Profile::Graph => "graph",
             Profile::Gitmem => "gitmem",
+            Profile::Diagnostics => "diagnostics",
         }
     }
 
@@ -243,6 +251,7 @@ impl Profile {
             Profile::Basic => BASIC_TOOLS,
             Profile::Graph => graph_tools::TOOLS,
             Profile::Gitmem => memory_tools::TOOLS,
+            Profile::Diagnostics => diagnostics_tools::TOOLS,
         }
     }
 
@@ -265,17 +274,17 @@ pub struct Profiles(u8);
 /// A `serve --tools` list that names no family, or one that does not exist.
 #[derive(Debug, thiserror::Error)]
 pub enum ProfilesError {
-    #[error("unknown tool profile '{0}'; use basic, graph, gitmem or all (comma-separated)")]
+    #[error("unknown tool profile '{0}'; use basic, graph, gitmem, diagnostics or all (comma-separated)")]
     Unknown(String),
-    #[error("no tool profile named; use basic, graph, gitmem or all")]
+    #[error("no tool profile named; use basic, graph, gitmem, diagnostics or all")]
     None,
 }
 
 impl Profiles {
     pub const BASIC: Profiles = Profiles(1);
-    pub const ALL: Profiles = Profiles(0b111);
+    pub const ALL: Profiles = Profiles(0b1111);
 
-    /// `basic`, `graph`, `gitmem` or `all`, comma-separated.
+    /// `basic`, `graph`, `gitmem`, `diagnostics` or `all`, comma-separated.
     pub fn parse(list: &str) -> Result<Profiles, ProfilesError> {
         let mut bits = 0;
         for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
@@ -683,9 +692,10 @@ mod tests {
 
     #[test]
     fn tool_profiles_parse_as_serve_takes_them() {
-        let cases: [(&str, Result<&[Profile], &str>); 7] = [
+        let cases: [(&str, Result<&[Profile], &str>); 8] = [
             ("basic", Ok(&[Profile::Basic])),
             ("graph", Ok(&[Profile::Graph])),
+            ("diagnostics", Ok(&[Profile::Diagnostics])),
             ("basic, gitmem", Ok(&[Profile::Basic, Profile::Gitmem])),
             ("all", Ok(&Profile::ALL)),
             ("graph,all", Ok(&Profile::ALL)),
@@ -724,5 +734,8 @@ mod tests {
         assert!(!Profiles::BASIC.serves_tool("create_entities"));
         assert!(!Profiles::BASIC.serves_tool("memory_save"));
         assert!(Profiles::ALL.serves_tool("memory_save"));
+        assert!(Profiles::BASIC.serves_tool("basic_memory_diagnostics"));
+        assert!(!Profiles::BASIC.serves_tool("inspect_query"));
+        assert!(Profiles::ALL.serves_tool("inspect_note"));
     }
 }

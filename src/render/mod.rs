@@ -12,6 +12,7 @@ pub mod gitsync;
 pub mod graph;
 pub mod history;
 pub mod import;
+pub mod inspect;
 pub mod links;
 pub mod memory;
 pub mod models;

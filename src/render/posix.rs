@@ -2,7 +2,7 @@
 //! `posix_tools.py`. A call that routed through a project segment (`research/notes`) gets its
 //! paths back with that segment, so that they can be passed to the next call as they are.
 
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 use super::activity::item_json;
 use super::directory::node_json;
@@ -11,6 +11,7 @@ use super::Rendered;
 use crate::service::activity::ActivityItem;
 use crate::service::posix::man::{ManPage, Manual};
 use crate::service::posix::{Catted, GrepRow, Grepped, Listed};
+use crate::service::search::SearchResponse;
 
 /// `value` with the project segment the caller wrote in front again: `/notes` -> `/p/notes`,
 /// `notes/a.md` -> `p/notes/a.md`.
@@ -142,7 +143,43 @@ pub fn listing(listed: &Listed) -> Value {
                 "has_more": listing.has_more,
             })
         }
+        Listed::Found {
+            response,
+            fields,
+            prefix,
+        } => found(response, fields.as_deref(), prefix.as_deref()),
     }
+}
+
+/// The keys of a row `find` projects with `fields`: how to name, read and link the note, and
+/// when it changed; no body.
+const PROJECTED_ROW_KEYS: [&str; 5] = [
+    "title",
+    "permalink",
+    "file_path",
+    "external_id",
+    "updated_at",
+];
+
+/// find with `meta`: the search response, its rows narrowed to the note's identity and the
+/// fields asked for when there are fields.
+fn found(
+    response: &SearchResponse,
+    fields: Option<&[Map<String, Value>]>,
+    prefix: Option<&str>,
+) -> Value {
+    let mut v = response_json(response);
+    if let Some(Value::Array(rows)) = v.get_mut("results") {
+        for (i, row) in rows.iter_mut().enumerate() {
+            requalify_key(row, "file_path", prefix);
+            if let (Some(fields), Value::Object(map)) = (fields, &mut *row) {
+                map.retain(|key, _| PROJECTED_ROW_KEYS.contains(&key.as_str()));
+                let projected = fields.get(i).cloned().unwrap_or_default();
+                map.insert("fields".into(), Value::Object(projected));
+            }
+        }
+    }
+    v
 }
 
 /// tail: recent_activity's rows, newest first.

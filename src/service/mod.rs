@@ -20,6 +20,7 @@ pub mod history;
 pub mod hub;
 pub mod import;
 pub mod ingest;
+pub mod inspect;
 pub mod issuer;
 pub mod knowledge_graph;
 pub mod links;

@@ -203,6 +203,21 @@ impl Oneshot<'_> {
         })
     }
 
+    /// inspect_query from the command line: the project brought up to date first, as for a
+    /// search, so the rankings are those `gitmem search` would fuse.
+    pub fn inspect_query(
+        &self,
+        project: Option<&str>,
+        query: &str,
+        limit: usize,
+    ) -> Result<super::inspect::QueryInspection> {
+        let project = self.app.project(project)?;
+        self.sync(&project)?;
+        self.embed()?;
+        let choice = super::scope::ProjectChoice::named(Some(&project.name));
+        self.app.inspect_query(&choice, query, limit)
+    }
+
     /// Rebuilds one project or every project from its files, then embeds what changed. A
     /// chosen hub model not installed yet is fetched meanwhile; its progress is shown once
     /// the rebuild is done, and a failed fetch leaves search lexical without failing the

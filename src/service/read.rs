@@ -122,7 +122,11 @@ impl App {
         }))
     }
 
-    fn find_for_read(&self, project: &Project, identifier: &str) -> Result<Option<NoteRecord>> {
+    pub(super) fn find_for_read(
+        &self,
+        project: &Project,
+        identifier: &str,
+    ) -> Result<Option<NoteRecord>> {
         match self.resolve(project, identifier)? {
             Lookup::Found(note) => return Ok(Some(*note)),
             Lookup::Ambiguous(mut notes) => return Ok(Some(notes.remove(0))),

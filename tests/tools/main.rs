@@ -22,6 +22,7 @@ mod git;
 mod graph;
 mod history;
 mod imports;
+mod inspect;
 mod links;
 mod memory;
 mod memory_import;

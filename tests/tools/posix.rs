@@ -495,3 +495,113 @@ fn bad_arguments_are_refused_clearly() {
         assert!(text.contains(needle), "{tool} {args}: {text}");
     }
 }
+
+/// Titles of a find-by-meta answer, sorted (its notes were written together).
+fn found_titles(v: &Value) -> Vec<String> {
+    let mut titles = crate::titles(v);
+    titles.sort();
+    titles
+}
+
+#[test]
+fn find_with_meta_searches_front_matter_under_a_path_and_fields_project_it() {
+    let h = Harness::new();
+    let main = h.main_dir();
+    fs::create_dir_all(main.join("specs/old")).unwrap();
+    fs::create_dir_all(main.join("specs-archive")).unwrap();
+    for (path, front) in [
+        ("specs/Auth.md", "title: Auth\ntype: spec\nstatus: active\npriority: 3\nreview:\n  approved: true\ntags: [security, oauth]"),
+        ("specs/old/Billing.md", "title: Billing\ntype: spec\nstatus: draft\npriority: 1"),
+        ("specs-archive/Legacy.md", "title: Legacy\ntype: spec\nstatus: active\npriority: 5"),
+        ("Notes.md", "title: Notes\ntype: note\nowner: ann"),
+    ] {
+        fs::write(main.join(path), format!("---\n{front}\n---\n\nbody of {path}\n")).unwrap();
+    }
+    fs::write(main.join("specs/diagram.png"), [0x89, b'P', b'N', b'G']).unwrap();
+    h.sync();
+
+    let cases: [(Value, &[&str]); 7] = [
+        (json!({"meta": ["status=active"]}), &["Auth", "Legacy"]),
+        (json!({"meta": "status=active", "path": "specs"}), &["Auth"]),
+        (
+            json!({"meta": ["priority between 1,3", "type=spec"]}),
+            &["Auth", "Billing"],
+        ),
+        (json!({"meta": ["priority in 1,5"]}), &["Billing", "Legacy"]),
+        (json!({"meta": ["tags has security,oauth"]}), &["Auth"]),
+        (
+            json!({"meta": ["priority>2", "note_type=Spec"]}),
+            &["Auth", "Legacy"],
+        ),
+        (
+            json!({"meta": ["owner=null"], "path": "specs"}),
+            &["Auth", "Billing"],
+        ),
+    ];
+    for (args, expected) in cases {
+        let found = h.value("find", args.clone());
+        assert_eq!(found_titles(&found), expected, "{args}: {found}");
+        assert_eq!(found["total"], expected.len(), "{args}");
+    }
+
+    let whole = h.value("find", json!({"meta": ["status=active"], "path": "specs"}));
+    assert!(whole["results"][0]["content"].is_string(), "{whole}");
+    let projected = h.value(
+        "find",
+        json!({"meta": ["status=active"], "path": "specs", "fields": ["priority", "review.approved", "missing", "title"]}),
+    );
+    let row = projected["results"][0].as_object().unwrap();
+    let mut keys: Vec<&str> = row.keys().map(String::as_str).collect();
+    keys.sort();
+    assert_eq!(
+        keys,
+        [
+            "external_id",
+            "fields",
+            "file_path",
+            "permalink",
+            "title",
+            "updated_at"
+        ],
+        "{projected}"
+    );
+    assert_eq!(
+        row["fields"],
+        json!({"priority": 3, "review.approved": true, "missing": null, "title": "Auth"})
+    );
+    let routed = h.value(
+        "find",
+        json!({"meta": ["status=active"], "path": "main/specs"}),
+    );
+    assert_eq!(
+        routed["results"][0]["file_path"], "main/specs/Auth.md",
+        "{routed}"
+    );
+
+    for (args, needle) in [
+        (
+            json!({"meta": []}),
+            "'meta' must carry at least one predicate",
+        ),
+        (
+            json!({"meta": ["status=active"], "name": "*.md"}),
+            "'name' cannot combine with 'meta'",
+        ),
+        (
+            json!({"meta": ["status=active"], "depth": 2}),
+            "'depth' cannot combine with 'meta'",
+        ),
+        (json!({"fields": ["title"]}), "'fields' requires 'meta'"),
+        (
+            json!({"meta": ["status==active"]}),
+            "unsupported predicate operator",
+        ),
+        (
+            json!({"meta": ["status=active"], "fields": ["a..b"]}),
+            "malformed field path 'a..b'",
+        ),
+    ] {
+        let error = error_of(&h, "find", args.clone());
+        assert!(error.contains(needle), "{args}: {error}");
+    }
+}

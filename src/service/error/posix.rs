@@ -42,6 +42,41 @@ pub enum PosixError {
     MaxMatchesOutOfRange,
     #[error("depth must be between 1 and {max}, got {depth}")]
     DepthOutOfRange { max: usize, depth: i64 },
+    #[error("find: 'meta' must carry at least one predicate — omit 'meta' entirely for the plain directory listing")]
+    EmptyMeta,
+    #[error("find: 'name' cannot combine with 'meta' — the metadata search has no filename glob; scope with 'path' instead")]
+    NameWithMeta,
+    #[error("find: 'depth' cannot combine with 'meta' — the metadata search scopes by whole subtree; scope with 'path' instead")]
+    DepthWithMeta,
+    #[error("find: 'fields' requires 'meta' predicates — without predicates find returns the plain directory listing")]
+    FieldsWithoutMeta,
+    #[error("find: 'fields' entries must be non-empty frontmatter field names")]
+    EmptyField,
+    #[error("find: malformed field path '{0}'; field paths are dot-separated names of letters, digits, '_' or '-' (e.g. 'title' or 'review.approved')")]
+    MalformedField(String),
+    #[error(
+        "find: unsupported predicate operator in '{predicate}'; supported: {}",
+        super::super::posix::meta::SUPPORTED_OPS
+    )]
+    UnsupportedOperator { predicate: String },
+    #[error("find: unsupported predicate operator in '{predicate}'; supported: {}; quote the value as \"{text}\" to match text that starts with that character", super::super::posix::meta::SUPPORTED_OPS)]
+    OperatorInValue { predicate: String, text: String },
+    #[error("find: predicate '{0}' has an unterminated quoted value; close the quote — 'status=\"active\"' forces a literal string, and 'label in \"a,b\",c' protects a comma inside a list element")]
+    UnterminatedQuote(String),
+    #[error("find: predicate '{predicate}' has a non-finite number '{text}'; predicate values must be finite numbers; quote the value as \"{text}\" to match that literal text")]
+    NonFinite { predicate: String, text: String },
+    #[error("find: predicate '{0}' has an empty list element")]
+    EmptyListElement(String),
+    #[error("find: predicate '{predicate}' uses null with '{op}'; null matches only as equality ('owner=null' finds notes carrying no owner); quote the value as \"null\" to match that literal text")]
+    NullOutsideEquality { predicate: String, op: String },
+    #[error("find: malformed predicate key '{key}' in '{predicate}'; keys are dot-separated names of letters, digits, '_' or '-' (e.g. 'status' or 'review.approved')")]
+    MalformedKey { key: String, predicate: String },
+    #[error("find: duplicate predicate key '{key}' in '{predicate}'; use 'between' for ranges (e.g. 'score between 0.3,0.8')")]
+    DuplicateKey { key: String, predicate: String },
+    #[error("find: 'between' needs exactly min,max in '{0}'")]
+    BetweenArity(String),
+    #[error("find: predicate '{0}' has no value")]
+    NoValue(String),
     #[error("lines must be between 1 and {max}, got {lines}")]
     TailLines { max: usize, lines: i64 },
     #[error("{0}")]

@@ -7,6 +7,7 @@
 //! what one tool returns is what the next one accepts.
 
 pub mod man;
+pub mod meta;
 
 use chrono::Utc;
 use serde_json::{Map, Value};
@@ -138,6 +139,13 @@ pub enum Listed {
         request: DirectoryRequest,
         prefix: Option<String>,
     },
+    /// find with `meta`: the notes whose front matter holds, as a search page.
+    Found {
+        response: SearchResponse,
+        /// With `fields`: per result, each field asked for (its path as written) and its value.
+        fields: Option<Vec<Map<String, Value>>>,
+        prefix: Option<String>,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -147,6 +155,10 @@ pub struct FindRequest {
     pub depth: Option<i64>,
     pub page: usize,
     pub page_size: usize,
+    /// Front matter predicates (`status=active`): find searches instead of listing.
+    pub meta: Option<Vec<String>>,
+    /// Front matter fields to return per note, with `meta`.
+    pub fields: Option<Vec<String>>,
 }
 
 impl App {
@@ -383,6 +395,12 @@ impl App {
 
     /// find: the files and folders under a path, to a depth, whose names match a glob.
     pub fn find(&self, choice: &ProjectChoice, request: &FindRequest) -> Result<Listed> {
+        if let Some(meta) = &request.meta {
+            return self.find_by_metadata(choice, request, meta);
+        }
+        if request.fields.is_some() {
+            return Err(PosixError::FieldsWithoutMeta.into());
+        }
         let depth = request.depth.unwrap_or(MAX_FIND_DEPTH as i64);
         if !(1..=MAX_FIND_DEPTH as i64).contains(&depth) {
             return Err(PosixError::DepthOutOfRange {
@@ -403,6 +421,96 @@ impl App {
             request.name.clone(),
             page,
         )
+    }
+
+    /// find with `meta`: the markdown notes under the path whose front matter passes every
+    /// predicate, newest first, as search_notes finds them with metadata filters.
+    fn find_by_metadata(
+        &self,
+        choice: &ProjectChoice,
+        request: &FindRequest,
+        meta: &[String],
+    ) -> Result<Listed> {
+        if meta.is_empty() {
+            return Err(PosixError::EmptyMeta.into());
+        }
+        if request.name.is_some() {
+            return Err(PosixError::NameWithMeta.into());
+        }
+        if request.depth.is_some_and(|d| d != MAX_FIND_DEPTH as i64) {
+            return Err(PosixError::DepthWithMeta.into());
+        }
+        let fields = request
+            .fields
+            .as_deref()
+            .map(meta::parse_fields)
+            .transpose()?;
+        let mut filters = meta::parse_predicates(meta)?;
+        check_page(Page {
+            page: request.page,
+            page_size: request.page_size,
+        })?;
+        let route = self.route(choice, &request.path)?;
+        let project = self.select_project(&route.choice(choice))?;
+        let folder = route.path.trim_start_matches("./").trim_matches('/');
+        if !folder.is_empty() {
+            crate::vault::path::RelPath::parse(folder)
+                .map_err(|_| super::OutsideProject::new(super::PathArg::Path, &request.path))?;
+        }
+        // Note types match normalised, as the types search results show (upstream #1428).
+        let note_types: Vec<String> = match filters.get("type") {
+            Some(Value::String(t)) => vec![t.clone()],
+            Some(Value::Object(op)) => match op.get("$in").and_then(Value::as_array) {
+                Some(types) if types.iter().all(Value::is_string) => types
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(String::from)
+                    .collect(),
+                _ => Vec::new(),
+            },
+            _ => Vec::new(),
+        };
+        if !note_types.is_empty() {
+            filters.remove("type");
+        }
+        let markdown: Vec<NoteRecord> = self
+            .notes_under(&project, folder)?
+            .into_iter()
+            .filter(|n| n.kind == NoteKind::Markdown)
+            .collect();
+        let search = SearchRequest {
+            entity_types: vec!["entity".into()],
+            note_types,
+            metadata_filters: (!filters.is_empty()).then_some(filters),
+            within: Some(markdown.iter().map(|n| n.id.clone()).collect()),
+            page: request.page,
+            page_size: request.page_size,
+            ..Default::default()
+        };
+        let response = self.search(&project, &search)?;
+        let fields = fields.map(|fields| {
+            response
+                .results
+                .iter()
+                .map(|row| {
+                    let note = markdown.iter().find(|n| n.id == row.external_id);
+                    fields
+                        .iter()
+                        .map(|field| {
+                            let value = note.map_or(Value::Null, |n| {
+                                meta::project_field(&projected_metadata(n), field)
+                            });
+                            (field.clone(), value)
+                        })
+                        .collect()
+                })
+                .collect()
+        });
+        Ok(Listed::Found {
+            response,
+            fields,
+            prefix: route.prefix,
+        })
     }
 
     fn listing(
@@ -453,6 +561,15 @@ impl App {
             self.recent_activity(&project, &[RowKind::Entity], since, 1, lines as usize)?;
         Ok(activity.items)
     }
+}
+
+/// What `fields` reads: the front matter with its YAML types, and the note's title and type
+/// as the index has them (a note without front matter still has both, as upstream).
+fn projected_metadata(note: &NoteRecord) -> Map<String, Value> {
+    let mut metadata = note.metadata.clone();
+    metadata.insert("title".into(), Value::String(note.title.clone()));
+    metadata.insert("type".into(), Value::String(note.note_type.clone()));
+    metadata
 }
 
 fn check_page(page: Page) -> Result<()> {

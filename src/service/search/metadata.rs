@@ -12,6 +12,12 @@ use super::super::Result;
 static METADATA_KEY: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$").unwrap());
 
+/// Whether `key` is a front matter key filters and projections may name: dot-separated names
+/// of letters, digits, `_` or `-`.
+pub fn is_metadata_key(key: &str) -> bool {
+    METADATA_KEY.is_match(key)
+}
+
 /// A front matter value as upstream compares it: Python `str()` of scalars.
 fn scalar_text(v: &Value) -> Option<String> {
     match v {
@@ -68,7 +74,7 @@ fn contains(actual: &Value, wanted: &Value) -> bool {
 /// Checks metadata filters (compat 6.3) before running them, so bad input is reported.
 pub fn validate_metadata_filters(filters: &Map<String, Value>) -> Result<()> {
     for (key, condition) in filters {
-        if !METADATA_KEY.is_match(key) {
+        if !is_metadata_key(key) {
             return Err(QueryError::UnsupportedMetadataKey(key.clone()).into());
         }
         if let Value::Object(ops) = condition {
@@ -101,7 +107,12 @@ pub fn metadata_matches(metadata: &Map<String, Value>, filters: &Map<String, Val
         } else {
             key.as_str()
         };
-        let Some(actual) = lookup_path(metadata, key) else {
+        let actual = lookup_path(metadata, key);
+        // `null` asks whether the note carries a value at all (SQL's IS NULL upstream).
+        if condition.is_null() {
+            return actual.is_none_or(Value::is_null);
+        }
+        let Some(actual) = actual else {
             return false;
         };
         match condition {
@@ -152,6 +163,8 @@ mod tests {
             (json!({"nested.k": "v"}), true),
             (json!({"note_type": "person"}), true),
             (json!({"missing": "x"}), false),
+            (json!({"missing": null}), true),
+            (json!({"status": null}), false),
         ];
         for (filter, expected) in cases {
             assert_eq!(

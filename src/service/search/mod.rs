@@ -24,8 +24,9 @@ use crate::note::permalink::{generate_permalink, normalize_note_type};
 use crate::note::permalink::{observation_permalink, relation_permalink};
 use regex::Regex;
 
-pub use metadata::{metadata_matches, validate_metadata_filters};
+pub use metadata::{is_metadata_key, metadata_matches, validate_metadata_filters};
 pub use query::{boolean_branches, extract_tags, filter_literal, STOPWORDS};
+pub use ranked::{Explanation, FusedBy, Ranking, SaidBy, VectorRanking};
 pub use rows::{RowKind, SearchResponse, SearchResult};
 
 use query::{any_of, permalink_glob, relaxed_terms, ParsedQuery};
@@ -65,6 +66,8 @@ pub struct SearchRequest {
     pub fusion: Fusion,
     /// Also find soft-deleted memories (expired ones stay hidden).
     pub include_deleted: bool,
+    /// Only these notes (by id): find's `path` scope with `meta`.
+    pub within: Option<Vec<String>>,
 }
 
 /// How hybrid search combines the text and the vector ranking.
@@ -99,6 +102,7 @@ impl Default for SearchRequest {
             min_similarity: None,
             fusion: Fusion::Rrf,
             include_deleted: false,
+            within: None,
         }
     }
 }
@@ -163,6 +167,17 @@ impl App {
 
     /// search_notes in one project.
     pub fn search(&self, project: &Project, request: &SearchRequest) -> Result<SearchResponse> {
+        Ok(self.search_explained(project, request, false)?.0)
+    }
+
+    /// search_notes in one project, with the rankings a ranked query fused when `explain`
+    /// (`None` for a query that is not ranked: boolean, title, permalink or filters only).
+    pub fn search_explained(
+        &self,
+        project: &Project,
+        request: &SearchRequest,
+        explain: bool,
+    ) -> Result<(SearchResponse, Option<Explanation>)> {
         if request.page < 1 {
             return Err(PageError::PageBelowOne(request.page as i64).into());
         }
@@ -214,12 +229,12 @@ impl App {
         if let Some(filters) = &request.metadata_filters {
             validate_metadata_filters(filters)?;
         }
-        let mut response = match mode {
-            SearchMode::Permalink => self.search_permalinks(project, &request, &text)?,
-            _ => self.search_text(project, &request, &text, mode)?,
+        let (mut response, explanation) = match mode {
+            SearchMode::Permalink => (self.search_permalinks(project, &request, &text)?, None),
+            _ => self.search_text(project, &request, &text, mode, explain)?,
         };
         response.notice = notice;
-        Ok(response)
+        Ok((response, explanation))
     }
 
     /// search_notes over several projects, merged by score.
@@ -326,7 +341,8 @@ impl App {
         request: &SearchRequest,
         text: &str,
         mode: SearchMode,
-    ) -> Result<SearchResponse> {
+        explain: bool,
+    ) -> Result<(SearchResponse, Option<Explanation>)> {
         let mut filters = vec![
             format!("project = {}", filter_literal(&project.name)),
             any_of("type", &Self::entity_types(request)),
@@ -367,9 +383,15 @@ impl App {
         if let Some(meta) = request.metadata_filters.as_ref().filter(|m| !m.is_empty()) {
             let ids = self.notes_matching_metadata(project, meta)?;
             if ids.is_empty() {
-                return Ok(empty(request));
+                return Ok((empty(request), None));
             }
             filters.push(any_of("note_id", &ids));
+        }
+        if let Some(ids) = &request.within {
+            if ids.is_empty() {
+                return Ok((empty(request), None));
+            }
+            filters.push(any_of("note_id", ids));
         }
         let hidden = self.hidden_notes(project, request.include_deleted)?;
         if !hidden.is_empty() {
@@ -389,6 +411,7 @@ impl App {
         };
         let mut exact = true;
         let mut best_passages = HashMap::new();
+        let mut explanation = None;
         let (total, hits) = match &parsed.branches {
             Some(branches) => self.search_union(&base, branches)?,
             // Agents ask in sentences: rank by the meaningful words and let a note that lacks
@@ -404,11 +427,15 @@ impl App {
                     request,
                     &natural,
                     &parsed,
-                    mode,
-                    filters.len() > 2,
+                    ranked::RankedRun {
+                        mode,
+                        filtered: filters.len() > 2,
+                        explain,
+                    },
                 )?;
                 exact = ranked.total_is_exact;
                 best_passages = ranked.best_passages;
+                explanation = ranked.explanation;
                 (ranked.total, ranked.hits)
             }
             None => {
@@ -445,7 +472,10 @@ impl App {
             }
             results.push(row);
         }
-        Ok(SearchResponse::page(results, request, offset, total, exact))
+        Ok((
+            SearchResponse::page(results, request, offset, total, exact),
+            explanation,
+        ))
     }
 
     /// Documents matching any of `queries`, ranked by their best score in any of them. Taking
@@ -517,7 +547,11 @@ impl App {
         let mut notes = self.all_notes(project)?;
         let now = Utc::now();
         notes.retain(|n| {
-            !crate::note::memory::is_expired(&n.metadata, n.created_ms, now)
+            request
+                .within
+                .as_ref()
+                .is_none_or(|ids| ids.contains(&n.id))
+                && !crate::note::memory::is_expired(&n.metadata, n.created_ms, now)
                 && (request.include_deleted || !crate::note::memory::is_deleted(&n.metadata))
                 && meta.is_none_or(|m| metadata_matches(&n.metadata, m))
                 && request.tags.iter().all(|t| n.tags.contains(t))

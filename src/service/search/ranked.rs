@@ -25,9 +25,8 @@ const FUSION_DEPTH: usize = 100;
 /// best first; ties in the fusion go to the id seen first. Documents a ranking scores alike
 /// share their rank: a ranking that cannot tell them apart (every session titled with the same
 /// two names) must not order them by chance and outvote the rankings that can.
-fn rrf(rankings: &[Vec<(String, f64)>]) -> Vec<(String, f64)> {
-    let counted: Vec<(&[(String, f64)], f64)> =
-        rankings.iter().map(|r| (r.as_slice(), 1.0)).collect();
+fn rrf(rankings: &[&[(String, f64)]]) -> Vec<(String, f64)> {
+    let counted: Vec<(&[(String, f64)], f64)> = rankings.iter().map(|r| (*r, 1.0)).collect();
     rrf_weighted(&counted)
 }
 
@@ -158,22 +157,107 @@ pub(super) struct Ranked {
     pub hits: Vec<Hit>,
     /// Note id -> the passage the vector ranking found most similar.
     pub best_passages: HashMap<String, u32>,
+    /// The rankings behind the page, when asked for.
+    pub explanation: Option<Explanation>,
+}
+
+/// How a ranked search runs.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct RankedRun {
+    pub mode: SearchMode,
+    /// Whether filters beyond project and row type apply.
+    pub filtered: bool,
+    /// Whether to keep the rankings for `inspect query`.
+    pub explain: bool,
+}
+
+/// A ranking of search documents (their ids), best first, with each one's score.
+pub type Ranking = Vec<(String, f64)>;
+
+/// Every ranking a ranked search fused and the fused order, as the search ran them: what
+/// `inspect query` shows. Filled by [`App::search_ranked`] itself when asked, so it cannot
+/// drift from what search_notes does.
+#[derive(Debug, Clone)]
+pub struct Explanation {
+    pub mode: SearchMode,
+    /// By what a note is named: the summed IDF of the query's words in its title, aliases,
+    /// tags and permalink (empty in vector mode).
+    pub names: Ranking,
+    /// By what a note says: BM25 over its body when notes are asked for, else milli's
+    /// ranking of all text (empty in vector mode).
+    pub said: Ranking,
+    pub said_by: SaidBy,
+    /// `names` and `said` fused by RRF, one vote each.
+    pub lexical: Ranking,
+    pub vector: VectorRanking,
+    pub fused_by: FusedBy,
+    /// The final order, reranked when `reranked`.
+    pub fused: Ranking,
+    pub reranked: bool,
+}
+
+/// What ranked documents by what they say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SaidBy {
+    /// BM25 over note bodies (`index::terms`).
+    Body,
+    /// milli's ranking of all text (observation and relation rows).
+    AllText,
+}
+
+/// The vector ranking, or why there was none.
+#[derive(Debug, Clone)]
+pub enum VectorRanking {
+    Ranked(Ranking),
+    /// The search ran as a text search (no model is chosen, or text was asked for).
+    TextSearch,
+    /// A model is chosen but could not be loaded (not installed yet).
+    ModelUnavailable,
+    /// The rows asked for are not notes (observations or relations have no vectors).
+    NotNotes,
+}
+
+/// How the final order was made.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum FusedBy {
+    /// The lexical ranking alone.
+    Lexical,
+    /// The vector ranking alone (vector mode).
+    Vector,
+    /// Both, fused; `vector_weight` is the vector ranking's vote (RRF) where it has one.
+    Hybrid {
+        fusion: Fusion,
+        vector_weight: Option<f64>,
+    },
+}
+
+/// The lexical rankings: milli's count of matching documents, the two rankings and their
+/// fusion.
+struct Lexical {
+    total: u64,
+    names: Ranking,
+    said: Ranking,
+    said_by: SaidBy,
+    fused: Ranking,
 }
 
 impl App {
-    /// A natural-language query in `mode` (text, vector or hybrid). `query` carries the
+    /// A natural-language query in `run.mode` (text, vector or hybrid). `query` carries the
     /// stopword-free text, filters and page; `parsed` the query as asked, which the model
-    /// reads whole, and its terms. `filtered` says whether filters beyond project and row type
-    /// apply.
+    /// reads whole, and its terms.
     pub(super) fn search_ranked(
         &self,
         project: &Project,
         request: &SearchRequest,
         query: &Query,
         parsed: &ParsedQuery,
-        mode: SearchMode,
-        filtered: bool,
+        run: RankedRun,
     ) -> Result<Ranked> {
+        let RankedRun {
+            mode,
+            filtered,
+            explain,
+        } = run;
         // Hybrid and vector results are reranked when a reranker is chosen, text results never
         // (as in Basic Memory): the fusion must reach as deep as the reranker reads.
         let reranking = mode != SearchMode::Text && self.config().search.reranker.is_some();
@@ -208,7 +292,13 @@ impl App {
                 })
             });
             let lexical = if mode == SearchMode::Vector {
-                Ok((0, Vec::new()))
+                Ok(Lexical {
+                    total: 0,
+                    names: Vec::new(),
+                    said: Vec::new(),
+                    said_by: SaidBy::Body,
+                    fused: Vec::new(),
+                })
             } else {
                 let body = wants_notes.then_some(BodyScope {
                     project: &project.name,
@@ -225,7 +315,7 @@ impl App {
             };
             (lexical, vector)
         });
-        let (lexical_total, lexical) = lexical?;
+        let lexical = lexical?;
         let vector_hits = vector?;
         let best_passages: HashMap<String, u32> = vector_hits
             .iter()
@@ -237,24 +327,28 @@ impl App {
                 .map(|h| (entity_doc_id(&h.note_id), f64::from(h.similarity)))
                 .collect()
         });
-        let (fused, total, exact) = match vector {
-            None => (lexical, lexical_total, true),
+        let (fused, total, exact, fused_by) = match &vector {
+            None => (lexical.fused.clone(), lexical.total, true, FusedBy::Lexical),
             Some(vector) if mode == SearchMode::Vector => {
                 let count = vector.len() as u64;
-                (vector, count, false)
+                (vector.clone(), count, false, FusedBy::Vector)
             }
             Some(vector) => {
-                let fused = match request.fusion {
-                    Fusion::Rrf => {
-                        rrf_weighted(&[(&lexical, 1.0), (&vector, vector_vote(&vector))])
-                    }
-                    Fusion::Score => score_fusion(&lexical, &vector),
-                    Fusion::VectorWeighted(w) => {
-                        rrf_weighted(&[(&lexical, 1.0), (&vector, f64::from(w) / 100.0)])
-                    }
+                let vector_weight = match request.fusion {
+                    Fusion::Rrf => Some(vector_vote(vector)),
+                    Fusion::Score => None,
+                    Fusion::VectorWeighted(w) => Some(f64::from(w) / 100.0),
                 };
-                let total = lexical_total.max(fused.len() as u64);
-                (fused, total, false)
+                let fused = match vector_weight {
+                    Some(weight) => rrf_weighted(&[(&lexical.fused, 1.0), (vector, weight)]),
+                    None => score_fusion(&lexical.fused, vector),
+                };
+                let total = lexical.total.max(fused.len() as u64);
+                let fused_by = FusedBy::Hybrid {
+                    fusion: request.fusion,
+                    vector_weight,
+                };
+                (fused, total, false, fused_by)
             }
         };
         let mut fused = fused;
@@ -266,6 +360,22 @@ impl App {
                 &mut fused,
             )?;
         }
+        let explanation = explain.then(|| Explanation {
+            mode,
+            vector: match vector {
+                Some(vector) => VectorRanking::Ranked(vector),
+                None if mode == SearchMode::Text => VectorRanking::TextSearch,
+                None if !wants_notes => VectorRanking::NotNotes,
+                None => VectorRanking::ModelUnavailable,
+            },
+            names: lexical.names,
+            said: lexical.said,
+            said_by: lexical.said_by,
+            lexical: lexical.fused,
+            fused_by,
+            fused: fused.clone(),
+            reranked: reranking,
+        });
         let page: Vec<(String, f64)> = fused
             .into_iter()
             .skip(query.offset)
@@ -283,6 +393,7 @@ impl App {
             total_is_exact: exact,
             hits,
             best_passages,
+            explanation,
         })
     }
 
@@ -312,13 +423,12 @@ impl App {
     /// passing; among long notes whose titles say little, the one that says most about the
     /// rarer words wins. milli's buckets do not add a third vote: on long notes they tie or
     /// follow chance, and a second body vote outweighed the title (docs/search-quality.md).
-    /// Returns milli's count of matching documents and the fused ranking.
     fn lexical_ranking(
         &self,
         query: &Query,
         body: Option<BodyScope>,
         window: usize,
-    ) -> Result<(u64, Vec<(String, f64)>)> {
+    ) -> Result<Lexical> {
         let everywhere = self.index.search(&Query {
             offset: 0,
             limit: if body.is_some() { 0 } else { window },
@@ -332,8 +442,13 @@ impl App {
             newest_first: false,
             ..query.clone()
         })?;
-        let named = self.name_ranking(query, in_scope.total as f64, window)?;
-        let said = match body {
+        let names = self.name_ranking(query, in_scope.total as f64, window)?;
+        let said_by = if body.is_some() {
+            SaidBy::Body
+        } else {
+            SaidBy::AllText
+        };
+        let said: Ranking = match body {
             Some(body) => {
                 let allowed = body.passing.notes()?;
                 let keep = |id: &str| allowed.as_ref().is_none_or(|a| a.contains(id));
@@ -346,7 +461,14 @@ impl App {
             }
             None => scored_ids(everywhere.hits),
         };
-        Ok((everywhere.total, rrf(&[named, said])))
+        let fused = rrf(&[&names, &said]);
+        Ok(Lexical {
+            total: everywhere.total,
+            names,
+            said,
+            said_by,
+            fused,
+        })
     }
 
     /// Documents whose naming fields hold words of the query, ranked by the summed rarity
@@ -414,11 +536,11 @@ mod tests {
 
     #[test]
     fn rrf_rewards_agreement_and_keeps_first_seen_order_on_ties() {
-        let fused = rrf(&[ranking(&["a", "b", "c"]), ranking(&["c", "b", "d"])]);
+        let fused = rrf(&[&ranking(&["a", "b", "c"]), &ranking(&["c", "b", "d"])]);
         let order: Vec<&str> = fused.iter().map(|(id, _)| id.as_str()).collect();
         assert_eq!(order, ["c", "b", "a", "d"]);
         assert!((fused[1].1 - 2.0 / 62.0).abs() < 1e-12);
-        let tie = rrf(&[ranking(&["x"]), ranking(&["y"])]);
+        let tie = rrf(&[&ranking(&["x"]), &ranking(&["y"])]);
         assert_eq!(tie[0].0, "x");
         assert!(rrf(&[]).is_empty());
     }
@@ -471,7 +593,7 @@ mod tests {
             ("b".to_string(), 2.0),
             ("c".to_string(), 1.0),
         ];
-        let fused = rrf(&[tied, ranking(&["b", "a"])]);
+        let fused = rrf(&[&tied, &ranking(&["b", "a"])]);
         let order: Vec<&str> = fused.iter().map(|(id, _)| id.as_str()).collect();
         assert_eq!(order, ["b", "a", "c"], "the second ranking decides the tie");
         assert!(
