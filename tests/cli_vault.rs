@@ -236,3 +236,43 @@ fn inspect_shows_a_notes_index_view_and_the_rankings_behind_search_in_its_order(
     assert_mentions(&shown, "Checksums (fresh)");
     assert_mentions(&shown, "Passages (");
 }
+
+#[test]
+fn context_prints_a_cited_pack_within_its_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let vault = dir.path().join("vault");
+    let root = dir.path().join("root");
+    make_vault(&vault, 40);
+    root_with_project(&root, &vault);
+
+    let text = gitmem(
+        &root,
+        &[
+            "context",
+            "--task",
+            "project decision",
+            "--token-budget",
+            "200",
+        ],
+    )
+    .ok()
+    .stdout;
+    assert!(
+        text.starts_with("# Context for: project decision\n"),
+        "{text}"
+    );
+    assert!(text.trim_end().chars().count().div_ceil(4) <= 200, "{text}");
+    assert!(text.lines().any(|l| l.starts_with("- [")), "{text}");
+    let pack = gitmem(&root, &["context", "--task", "project decision", "--json"])
+        .ok()
+        .json();
+    assert_eq!(pack["token_budget"], 4000);
+    assert!(
+        pack["sections"]["hits"]
+            .as_array()
+            .is_some_and(|h| !h.is_empty()),
+        "{pack}"
+    );
+    let refused = gitmem(&root, &["context", "--task", "x", "--token-budget", "0"]);
+    assert_eq!(refused.code, 1, "{}", refused.stderr);
+}

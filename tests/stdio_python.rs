@@ -159,4 +159,16 @@ fn a_client_of_the_gitmem_specification_gets_its_shapes_over_stdio() {
         "{error}"
     );
     assert_eq!(calls[5]["text"], error["message"]);
+
+    // A context pack: the decision is a durable fact, cited, with a link to open it.
+    let pack = call(7);
+    let decision = call(6)["permalink"].as_str().unwrap().to_string();
+    assert_eq!(
+        pack["sections"]["facts"][0]["permalink"], decision,
+        "{pack}"
+    );
+    let text = calls[7]["text"].as_str().unwrap();
+    assert_mentions(text, &format!("- [{decision}] "));
+    assert!(text.chars().count().div_ceil(4) <= 300, "{text}");
+    assert_eq!(calls[7]["links"], json!([format!("memory://{decision}")]));
 }

@@ -50,6 +50,9 @@ pub enum Command {
     },
     /// Full-text search (indexes what changed first)
     Search(SearchArgs),
+    /// A context pack for a task: durable facts, what a search for it finds and recent
+    /// activity, each line citing its note, cut to a token budget (memory_context)
+    Context(ContextArgs),
     /// Look inside the index: how it sees a note, why a search ranked what it ranked
     #[command(subcommand)]
     Inspect(InspectCommand),
@@ -526,6 +529,26 @@ pub struct SearchArgs {
     pub page: usize,
     #[arg(long, default_value_t = 10)]
     pub page_size: usize,
+}
+
+#[derive(Args, Debug)]
+pub struct ContextArgs {
+    /// What the context is for
+    #[arg(long)]
+    pub task: String,
+    #[arg(long)]
+    pub project: Option<String>,
+    /// Most tokens the pack may hold (about four characters a token; at most 16000)
+    #[arg(long, default_value_t = crate::service::pack::DEFAULT_TOKEN_BUDGET)]
+    pub token_budget: usize,
+    /// Leave out the notes changed in the last 7 days
+    #[arg(long)]
+    pub no_recent: bool,
+    /// Only notes whose front matter `session_id` is this (repeatable)
+    #[arg(long = "session")]
+    pub sessions: Vec<String>,
+    #[arg(long)]
+    pub json: bool,
 }
 
 impl Cli {

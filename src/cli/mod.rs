@@ -92,6 +92,7 @@ fn on_app(app: &App, command: Command) -> Result<()> {
         } => status::check(app, project.as_deref(), json),
         Command::Repair { project, json } => status::repair(app, project.as_deref(), json),
         Command::Search(args) => search::search(app, &args),
+        Command::Context(args) => search::context(app, &args),
         Command::Inspect(cmd) => search::inspect(app, cmd),
         Command::Model(cmd) => models::model(app, cmd),
         Command::Git(cmd) => git::git(app, cmd),

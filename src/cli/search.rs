@@ -1,11 +1,12 @@
-//! `gitmem search` and `gitmem inspect`.
+//! `gitmem search`, `gitmem context` and `gitmem inspect`.
 
 use std::io::IsTerminal;
 
 use anyhow::Result;
 
-use super::{emit, format_of, progress::Bars, InspectCommand, SearchArgs};
+use super::{emit, format_of, progress::Bars, ContextArgs, InspectCommand, SearchArgs};
 use crate::render;
+use crate::service::pack::PackRequest;
 use crate::service::scope::ProjectChoice;
 use crate::service::search::SearchRequest;
 use crate::service::App;
@@ -26,6 +27,27 @@ pub(super) fn search(app: &App, args: &SearchArgs) -> Result<()> {
         &args.query,
         format_of(args.json),
         std::io::stderr().is_terminal(),
+    ));
+    Ok(())
+}
+
+pub(super) fn context(app: &App, args: &ContextArgs) -> Result<()> {
+    if args.token_budget == 0 {
+        anyhow::bail!("--token-budget must be at least 1");
+    }
+    let request = PackRequest {
+        task: args.task.clone(),
+        token_budget: Some(args.token_budget),
+        include_recent: !args.no_recent,
+        sessions: args.sessions.clone(),
+    };
+    let pack = app
+        .oneshot(&Bars::default())
+        .memory_context(args.project.as_deref(), &request)?;
+    emit(render::Output::either(
+        format_of(args.json),
+        || render::pack::text(&pack),
+        || render::pack::json(&pack),
     ));
     Ok(())
 }

@@ -52,11 +52,14 @@ pub(super) fn answer<T>(
 ) -> ToolReply {
     match result {
         Ok(outcome) => render(&outcome).into(),
-        Err(e) => {
-            let code = render::memory::error_code(&e);
-            coded(service_error(tool, e), code)
-        }
+        Err(e) => failed(tool, e),
     }
+}
+
+/// The error result of a service call, with the error's code.
+pub(super) fn failed(tool: &str, e: crate::service::ServiceError) -> ToolReply {
+    let code = render::memory::error_code(&e);
+    coded(service_error(tool, e), code)
 }
 
 /// A field given both inside its object (`patch`, `filters`) and at the top level, as the
@@ -109,6 +112,7 @@ pub const TOOLS: &[ToolSpec] = &[
     MEMORY_IMPORT_BASIC,
     super::crypto_tools::MEMORY_ENCRYPT,
     super::crypto_tools::MEMORY_DECRYPT,
+    super::context_tools::MEMORY_CONTEXT,
 ];
 
 const SAVE_DESCRIPTION: &str = "Save a new memory: a note in memories/ whose front matter keeps its id, type, tags, score, ttl (an ISO 8601 duration after which searches no longer show it), times, source and compat.basic_id. Returns the memory with its id.";

@@ -2,6 +2,7 @@
 //! `gitmem tool NAME --args JSON` runs the same `tools::call` the server runs.
 
 mod args;
+pub mod context_tools;
 mod crypto_tools;
 pub mod diagnostics_tools;
 pub mod graph_tools;

@@ -14,6 +14,7 @@ use super::tools::{
 use crate::render::{self, Format, Rendered};
 use crate::service::context::ContextRequest;
 use crate::service::directory::DirectoryRequest;
+use crate::service::error::QueryError;
 use crate::service::search::{RowKind, SearchRequest};
 use crate::service::timeframe::{parse_instant, Timeframe};
 use crate::service::{Outcome, ServiceError, UserError};
@@ -268,6 +269,10 @@ pub struct BuildContextArgs {
     /// Most related items per primary note (default 10)
     #[serde(default, alias = "max_results", deserialize_with = "args::int")]
     pub max_related: Option<i64>,
+    /// Most tokens the answer may hold (about four characters a token, at most 16000):
+    /// related rows, then content lines, then notes are left out to fit
+    #[serde(default, deserialize_with = "args::int")]
+    pub token_budget: Option<i64>,
     /// "json" (default) or "text"
     #[serde(flatten)]
     pub format: FormatArgs,
@@ -287,6 +292,12 @@ fn build_context(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     };
     let format = tri!(a.format.format(Format::Json));
     let (page, page_size) = tri!(a.page.checked(TOOL, 10, Some(MAX_PAGE_SIZE)));
+    let budget = match a.token_budget {
+        Some(n) if n < 1 => {
+            return service_error(TOOL, QueryError::TokenBudgetBelowOne(n).into());
+        }
+        other => other.map(|n| n as usize),
+    };
     let path = match crate::note::memory_url::memory_url_path(&a.url) {
         Ok(p) => p,
         Err(e) => {
@@ -318,12 +329,15 @@ fn build_context(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
             named.map(|(title, permalink)| (permalink, title)).collect()
         },
     );
-    answer(TOOL, outcome, |(project, context)| {
-        Rendered::either(
+    answer(TOOL, outcome, |(project, context)| match budget {
+        Some(budget) => {
+            render::context::within_budget(context.clone(), &project.name, budget, format)
+        }
+        None => Rendered::either(
             format,
             || render::context::text(context, &project.name),
             || render::context::json(context),
-        )
+        ),
     })
     .linking(notes)
 }

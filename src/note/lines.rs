@@ -49,6 +49,72 @@ pub fn lines_within(lines: &[&str], max_tokens: usize) -> usize {
     lines.len()
 }
 
+/// The most tokens an answer cut to a budget may be given: a caller's larger budget is
+/// lowered to it.
+pub const MAX_TOKEN_BUDGET: usize = 16_000;
+
+/// A token budget spent line by line, counted as [`estimated_tokens`] counts (four characters
+/// a token, each line's newline included), so what it lets through never estimates above it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TokenBudget {
+    /// Characters left, and spent.
+    left: usize,
+    spent: usize,
+}
+
+impl TokenBudget {
+    /// `tokens`, at most [`MAX_TOKEN_BUDGET`].
+    pub fn new(tokens: usize) -> Self {
+        TokenBudget {
+            left: tokens.min(MAX_TOKEN_BUDGET) * 4,
+            spent: 0,
+        }
+    }
+
+    /// Spends the line when it fits; false (and nothing spent) when it does not.
+    pub fn take(&mut self, line: &str) -> bool {
+        let cost = line.chars().count() + 1;
+        if cost > self.left {
+            return false;
+        }
+        self.left -= cost;
+        self.spent += cost;
+        true
+    }
+
+    /// The lines of `text`, from the first, that fit; and whether any was left out.
+    pub fn take_lines(&mut self, text: &str) -> (String, bool) {
+        let mut kept = String::new();
+        for line in text.lines() {
+            if !self.take(line) {
+                return (kept, true);
+            }
+            kept.push_str(line);
+            kept.push('\n');
+        }
+        (kept, false)
+    }
+
+    /// The tokens spent so far.
+    pub fn spent_tokens(&self) -> usize {
+        self.spent.div_ceil(4)
+    }
+
+    /// A budget for a part of what this one has left: at most `tokens` of it.
+    pub fn part(&self, tokens: usize) -> TokenBudget {
+        TokenBudget {
+            left: tokens.saturating_mul(4).min(self.left),
+            spent: 0,
+        }
+    }
+
+    /// Spends what `part` (made by [`TokenBudget::part`]) spent.
+    pub fn settle(&mut self, part: &TokenBudget) {
+        self.left -= part.spent;
+        self.spent += part.spent;
+    }
+}
+
 /// Matching lines with their context, merged where they touch or overlap.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Window {

@@ -4,6 +4,7 @@ use serde_json::{json, Value};
 
 use super::iso_from_ms;
 use crate::index::NoteRecord;
+use crate::note::lines::{estimated_tokens, TokenBudget, MAX_TOKEN_BUDGET};
 use crate::note::permalink::observation_permalink;
 use crate::service::context::{ContextResult, GraphContext, Related};
 
@@ -161,6 +162,47 @@ fn block(result: &ContextResult) -> String {
         }
     }
     block.trim_end().to_string()
+}
+
+/// The answer in `format`, cut to `token_budget` tokens (as `note::lines` estimates them):
+/// the context sheds related rows, then content lines, then primaries until its JSON fits
+/// (`GraphContext::shed`); the text form is then cut at a line boundary. Either way the answer
+/// says it was cut: `metadata.truncated` and `metadata.token_budget`, or a last line.
+pub fn within_budget(
+    mut ctx: GraphContext,
+    project: &str,
+    token_budget: usize,
+    format: super::Format,
+) -> super::Rendered {
+    let token_budget = token_budget.min(MAX_TOKEN_BUDGET);
+    let mut truncated = false;
+    let value = loop {
+        let value = json(&ctx);
+        let tokens = estimated_tokens(&value.to_string());
+        if tokens <= token_budget || !ctx.shed((tokens - token_budget) * 4) {
+            break value;
+        }
+        truncated = true;
+    };
+    match format {
+        super::Format::Json => {
+            let mut value = value;
+            value["metadata"]["token_budget"] = json!(token_budget);
+            value["metadata"]["truncated"] = json!(truncated);
+            super::Rendered::Json(value)
+        }
+        super::Format::Text => {
+            let note = format!("*cut to the token budget of {token_budget} tokens*");
+            let mut budget = TokenBudget::new(token_budget);
+            budget.take(&note);
+            let (kept, cut) = budget.take_lines(&text(&ctx, project));
+            super::Rendered::Text(if cut || truncated {
+                format!("{kept}{note}")
+            } else {
+                kept.trim_end().to_string()
+            })
+        }
+    }
 }
 
 /// The text answer.

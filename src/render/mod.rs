@@ -18,6 +18,7 @@ pub mod memory;
 pub mod models;
 pub mod notes;
 pub mod oauth;
+pub mod pack;
 pub mod posix;
 pub mod projects;
 pub mod relocate;

@@ -94,6 +94,49 @@ impl GraphContext {
     }
 }
 
+impl GraphContext {
+    /// Makes the context smaller by one step, for an answer that must fit a token budget
+    /// `excess` characters too large: the last related row goes first (rows are nearest
+    /// first), then lines from the end of the last primary's content (enough for `excess`),
+    /// then whole primaries after the first. False when nothing is left to shed.
+    pub fn shed(&mut self, excess: usize) -> bool {
+        if let Some(result) = self
+            .results
+            .iter_mut()
+            .rev()
+            .find(|r| !r.related.is_empty())
+        {
+            result.related.pop();
+            return true;
+        }
+        if let Some(result) = self
+            .results
+            .iter_mut()
+            .rev()
+            .find(|r| !r.content.is_empty())
+        {
+            let mut cut = result.content.len();
+            let mut shed = 0;
+            while shed < excess.max(1) && cut > 0 {
+                let start = result.content[..cut]
+                    .trim_end_matches('\n')
+                    .rfind('\n')
+                    .map_or(0, |i| i + 1);
+                shed += result.content[start..cut].chars().count();
+                cut = start;
+            }
+            result.content.truncate(cut);
+            return true;
+        }
+        if self.results.len() > 1 {
+            self.results.pop();
+            self.has_more = true;
+            return true;
+        }
+        false
+    }
+}
+
 fn truncate(s: &str, n: usize) -> String {
     match s.char_indices().nth(n) {
         Some((i, _)) => s[..i].to_string(),

@@ -29,6 +29,7 @@ pub mod models;
 pub mod notes;
 pub mod oauth;
 pub mod oneshot;
+pub mod pack;
 pub mod posix;
 pub mod progress;
 pub mod projects;

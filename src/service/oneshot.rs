@@ -218,6 +218,19 @@ impl Oneshot<'_> {
         self.app.inspect_query(&choice, query, limit)
     }
 
+    /// `gitmem context`: memory_context on the current files.
+    pub fn memory_context(
+        &self,
+        project: Option<&str>,
+        request: &super::pack::PackRequest,
+    ) -> Result<super::pack::ContextPack> {
+        let project = self.app.project(project)?;
+        self.sync(&project)?;
+        self.embed()?;
+        let choice = super::scope::ProjectChoice::named(Some(&project.name));
+        self.app.memory_context(&choice, request)
+    }
+
     /// Rebuilds one project or every project from its files, then embeds what changed. A
     /// chosen hub model not installed yet is fetched meanwhile; its progress is shown once
     /// the rebuild is done, and a failed fetch leaves search lexical without failing the

@@ -1,7 +1,7 @@
 """An independent client of gitmem's memory API over stdio: the official MCP Python SDK,
 making the calls of the gitmem specification in its own shapes (a `source` object, an update
 with `patch`, a search with `filters` answering `{items, total}`, a delete answering
-`{ok: true}`, and an error carrying its code).
+`{ok: true}`, an error carrying its code, and a context pack citing its notes).
 
 Usage: mcp_memory_client.py GITMEM ROOT
 
@@ -28,6 +28,8 @@ def steps(memory_id):
         ("memory_search", {"filters": {"type": ["fact"]}}),
         ("memory_delete", {"id": memory_id}),
         ("memory_get", {"id": "no-such-memory"}),
+        ("memory_save", {"content": "Releases are cut on Fridays", "type": "decision"}),
+        ("memory_context", {"task": "when are releases cut", "token_budget": 300}),
     ]
 
 
@@ -38,6 +40,7 @@ def summary(name, arguments, result):
         "error": result.is_error,
         "structured": result.structured_content,
         "text": "".join(getattr(block, "text", "") for block in result.content),
+        "links": [str(block.uri) for block in result.content if block.type == "resource_link"],
     }
 
 

@@ -28,6 +28,7 @@ mod memory;
 mod memory_import;
 mod notes;
 mod outcomes;
+mod pack;
 mod posix;
 mod projects;
 mod redaction;

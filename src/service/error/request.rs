@@ -45,6 +45,11 @@ pub enum QueryError {
     InvalidSort(String),
     #[error("depth must be at most {max}, got {depth}")]
     DepthTooLarge { max: usize, depth: usize },
+    /// memory_context was given no task to gather context for.
+    #[error("task must say what the context is for (a few words at least)")]
+    EmptyTask,
+    #[error("token_budget must be >= 1, got {0}")]
+    TokenBudgetBelowOne(i64),
     /// The call was cancelled or ran past its deadline while the context was gathered.
     #[error("build_context was stopped (cancelled, or past the call's deadline)")]
     ContextStopped,
