@@ -9,6 +9,7 @@ mod links;
 mod models;
 mod progress;
 mod projects;
+mod schema;
 mod search;
 mod serve;
 mod status;
@@ -92,6 +93,7 @@ fn on_app(app: &App, command: Command) -> Result<()> {
         } => status::check(app, project.as_deref(), json),
         Command::Repair { project, json } => status::repair(app, project.as_deref(), json),
         Command::Search(args) => search::search(app, &args),
+        Command::Schema(cmd) => schema::schema(app, cmd),
         Command::Model(cmd) => models::model(app, cmd),
         Command::Git(cmd) => git::git(app, cmd),
         Command::Crypto(cmd) => git::crypto(app, cmd),

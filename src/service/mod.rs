@@ -35,6 +35,7 @@ pub mod read;
 pub mod relocate;
 pub mod reranker;
 pub mod retrieval;
+pub mod schema;
 pub mod scope;
 pub mod search;
 pub mod secrets;

@@ -33,6 +33,7 @@ mod redaction;
 mod reliability;
 mod rerank;
 mod safety;
+mod schema;
 mod search;
 mod semantic;
 mod sync;
