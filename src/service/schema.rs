@@ -2,7 +2,9 @@
 //! `schema.py` tools): schema_validate of one note, of a type, or of every type a schema
 //! covers; schema_infer over the notes of a type; schema_diff between a type's schema note and
 //! its notes; and the check write_note makes under `validation: strict`. Schema notes are read
-//! from the index (front matter as it was last indexed) and picked in path order.
+//! from the index (front matter as it was last indexed) and picked in path order; the tools
+//! read every note of the project, write_note only the schema notes (`notes_of_type`), so a
+//! write scans nothing.
 
 use std::collections::HashMap;
 
@@ -152,7 +154,7 @@ impl App {
                     }
                 }
                 None => {
-                    let covered = schemas.covered_types();
+                    let covered = schemas.covered_types(&notes);
                     if covered.is_empty() {
                         return Ok(Outcome::Refused(SchemaRefusal::NoSchemasDefined));
                     }
@@ -244,7 +246,8 @@ impl App {
 
     /// The errors a strict schema finds in a note about to be written (its front matter and
     /// parsed body); `None` when it has no schema, a lenient one, or one that cannot be read
-    /// (which schema_validate reports: a broken schema note must not block every write).
+    /// (which schema_validate reports: a broken schema note must not block every write), and
+    /// for a schema note, whose `schema:` mapping defines other notes, not itself.
     pub(super) fn schema_violation(
         &self,
         project: &Project,
@@ -252,8 +255,15 @@ impl App {
         observations: &[Observation],
         relations: &[Relation],
     ) -> Result<Option<SchemaViolation>> {
-        let notes = self.markdown_notes(project)?;
-        let Ok(Some(schema)) = Schemas::new(&notes).resolve(frontmatter) else {
+        let is_schema = frontmatter
+            .get("type")
+            .and_then(Value::as_str)
+            .is_some_and(|t| normalize_note_type(t) == "schema");
+        if is_schema {
+            return Ok(None);
+        }
+        let schema_notes = self.notes_of_type(project, "schema")?;
+        let Ok(Some(schema)) = Schemas::new(&schema_notes).resolve(frontmatter) else {
             return Ok(None);
         };
         if schema.mode != ValidationMode::Strict {
@@ -339,17 +349,17 @@ fn frontmatter_of(note: &NoteRecord) -> Map<String, Value> {
 
 /// The schema notes of a project, and the resolution of a note's schema among them.
 struct Schemas<'a> {
-    notes: &'a [NoteRecord],
     schemas: Vec<&'a NoteRecord>,
 }
 
 impl<'a> Schemas<'a> {
+    /// The schema notes among `notes`, in their order.
     fn new(notes: &'a [NoteRecord]) -> Self {
         let schemas = notes
             .iter()
             .filter(|n| normalize_note_type(&n.note_type) == "schema")
             .collect();
-        Schemas { notes, schemas }
+        Schemas { schemas }
     }
 
     /// The schema note for `query`: one whose `entity` names that type, else (for an explicit
@@ -439,7 +449,7 @@ impl<'a> Schemas<'a> {
     /// Every type a schema covers, by its first spelling, ordered by its snake_case form: the
     /// `entity` of each schema note, and the (snake-cased) type of each note that has its own
     /// schema or names one.
-    fn covered_types(&self) -> Vec<String> {
+    fn covered_types(&self, notes: &[NoteRecord]) -> Vec<String> {
         let mut targets: Vec<(String, String)> = Vec::new();
         let mut add = |label: String| {
             let key = normalize_note_type(&label);
@@ -454,7 +464,7 @@ impl<'a> Schemas<'a> {
                 }
             }
         }
-        for note in self.notes {
+        for note in notes {
             let direct = match note.metadata.get("schema") {
                 Some(Value::Object(_)) => true,
                 Some(Value::String(s)) => !s.is_empty(),

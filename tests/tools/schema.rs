@@ -390,6 +390,22 @@ fn write_note_refuses_a_note_its_strict_schema_fails_and_writes_nothing() {
     fixed["content"] = json!("- [name] Ada Lovelace\n- [role] Countess\n");
     assert!(h.text("write_note", fixed).starts_with("# Created note"));
     assert!(h.main_dir().join("people/Ada.md").exists());
+    // A schema note written a moment ago applies to the very next write.
+    h.write_with(
+        "Meeting",
+        "schema",
+        "# Meeting",
+        json!({"note_type": "schema", "metadata": {"entity": "Meeting", "schema": {"attendees(array)": "string"}, "settings": {"validation": "strict"}}}),
+    );
+    assert!(
+        h.main_dir().join("schema/Meeting.md").exists(),
+        "a schema note is not checked against its own schema"
+    );
+    let meeting = h.text("write_note", json!({"title": "Standup", "directory": "meetings", "note_type": "meeting", "content": "- [topic] planning"}));
+    assert!(
+        meeting.contains("- Missing required field: attendees (expected [attendees] observation)"),
+        "{meeting}"
+    );
     // A note of another type, and one whose own schema is lenient, are written as given.
     h.write_with(
         "Acme",
