@@ -82,3 +82,68 @@ fn tool_prints_what_an_mcp_client_sees() {
         assert!(run.stderr.contains(message), "{args:?}: {}", run.stderr);
     }
 }
+
+#[test]
+fn schema_commands_print_the_schema_tools_answers_for_files_not_indexed_yet() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let project = root.join("projects/main");
+    std::fs::create_dir_all(project.join("people")).unwrap();
+    std::fs::write(
+        project.join("Person.md"),
+        "---\ntitle: Person\ntype: schema\nentity: person\nschema:\n  name: string\n  email?: string\n---\n",
+    )
+    .unwrap();
+    for (name, extra) in [("Ada", "- [role] Countess\n"), ("Alan", "")] {
+        std::fs::write(
+            project.join(format!("people/{name}.md")),
+            format!("---\ntitle: {name}\ntype: person\n---\n\n- [name] {name}\n{extra}"),
+        )
+        .unwrap();
+    }
+    let validated = gitmem(root, &["schema", "validate", "person"]).ok();
+    assert!(
+        validated.stdout.starts_with(
+            "# Schema Validation: person\n\nNotes: 2 | Valid: 2 | Warnings: 0 | Errors: 0\n"
+        ),
+        "{}",
+        validated.stdout
+    );
+    let as_tool = gitmem(
+        root,
+        &[
+            "tool",
+            "schema_validate",
+            "--args",
+            r#"{"note_type": "person"}"#,
+        ],
+    )
+    .ok();
+    assert_eq!(validated.stdout, as_tool.stdout);
+
+    let inferred = gitmem(
+        root,
+        &["schema", "infer", "person", "--threshold", "0.5", "--json"],
+    )
+    .ok()
+    .json();
+    assert_eq!(
+        inferred["suggested_schema"],
+        json!({"name": "string", "role?": "string"})
+    );
+    let drift = gitmem(root, &["schema", "diff", "person"]).ok();
+    assert!(
+        drift
+            .stdout
+            .contains("- **email** (observation) — 0% (0/2)"),
+        "{}",
+        drift.stdout
+    );
+    let one = gitmem(
+        root,
+        &["schema", "validate", "--identifier", "Ada", "--json"],
+    )
+    .ok()
+    .json();
+    assert_eq!(one["results"][0]["note_identifier"], "Ada");
+}

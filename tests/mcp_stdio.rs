@@ -64,14 +64,14 @@ fn initialize_names_the_server_and_gives_instructions() {
 }
 
 #[test]
-fn tools_list_has_the_32_tools_with_annotations_and_object_schemas() {
+fn tools_list_has_the_35_tools_with_annotations_and_object_schemas() {
     let (_dir, mut mcp) = server();
     let listed = mcp.request("tools/list", json!({}));
     let tools = listed["tools"].as_array().expect("tools/list has tools");
 
     // (name, readOnlyHint, destructiveHint) — compat 1.2, plus canvas (compat 10),
     // sync_status (compat 8.8), the history tools, the linked-folder tools (design 7) and
-    // Basic Memory's POSIX tools.
+    // Basic Memory's POSIX and schema tools.
     let expected = [
         ("write_note", false, true),
         ("read_note", true, false),
@@ -105,13 +105,16 @@ fn tools_list_has_the_32_tools_with_annotations_and_object_schemas() {
         ("find", true, false),
         ("tail", true, false),
         ("man", true, false),
+        ("schema_validate", true, false),
+        ("schema_infer", true, false),
+        ("schema_diff", true, false),
     ];
     let names: BTreeSet<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
     let wanted: BTreeSet<&str> = expected.iter().map(|e| e.0).collect();
     assert_eq!(names, wanted);
     assert_eq!(
         tools.len(),
-        32,
+        35,
         "no duplicates, no dotted names unless asked"
     );
 

@@ -56,6 +56,9 @@ pub enum Command {
     /// Look inside the index: how it sees a note, why a search ranked what it ranked
     #[command(subcommand)]
     Inspect(InspectCommand),
+    /// Picoschema: validate notes against their schemas, infer a schema, or show drift
+    #[command(subcommand)]
+    Schema(SchemaCommand),
     /// Bind an external folder (an Obsidian vault) to a project
     LinkFolder(LinkArgs),
     /// Unbind one folder (--path) or every folder of a project; their files stay untouched
@@ -252,6 +255,41 @@ pub enum CryptoCommand {
     /// Stop encrypting: pulls and decrypts the remote, then replaces its branch with the
     /// plaintext history
     Disable {
+        #[arg(long)]
+        project: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum SchemaCommand {
+    /// Validate one note (--identifier), every note of a type, or every type with a schema
+    Validate {
+        /// The note type to validate
+        note_type: Option<String>,
+        /// One note (permalink, title or path); wins over the type
+        #[arg(long)]
+        identifier: Option<String>,
+        #[arg(long)]
+        project: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Suggest a schema from the notes of a type
+    Infer {
+        note_type: String,
+        /// Least share of notes (0-1) for an optional field
+        #[arg(long, default_value_t = 0.25)]
+        threshold: f64,
+        #[arg(long)]
+        project: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Compare a type's schema with how its notes use their fields
+    Diff {
+        note_type: String,
         #[arg(long)]
         project: Option<String>,
         #[arg(long)]

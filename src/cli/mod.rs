@@ -9,6 +9,7 @@ mod links;
 mod models;
 mod progress;
 mod projects;
+mod schema;
 mod search;
 mod serve;
 mod status;
@@ -94,6 +95,7 @@ fn on_app(app: &App, command: Command) -> Result<()> {
         Command::Search(args) => search::search(app, &args),
         Command::Context(args) => search::context(app, &args),
         Command::Inspect(cmd) => search::inspect(app, cmd),
+        Command::Schema(cmd) => schema::schema(app, cmd),
         Command::Model(cmd) => models::model(app, cmd),
         Command::Git(cmd) => git::git(app, cmd),
         Command::Crypto(cmd) => git::crypto(app, cmd),

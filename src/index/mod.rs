@@ -243,6 +243,17 @@ impl Index {
         Ok(drift)
     }
 
+    /// Notes whose search documents lag their graph records (any process's outbox): what a
+    /// query of the search index alone does not see yet.
+    pub fn unsearched_ids(&self) -> Result<Vec<String>, IndexError> {
+        let txn = self.read_txn()?;
+        let mut ids = Vec::new();
+        for item in self.tables.search_dirty.iter(&txn)? {
+            ids.push(item?.0.to_string());
+        }
+        Ok(ids)
+    }
+
     /// Search document entries whose note is gone from the graph.
     pub fn orphan_search_docs(&self) -> Result<Vec<String>, IndexError> {
         let txn = self.read_txn()?;
@@ -289,6 +300,12 @@ impl Index {
     /// Runs a full-text query after the read barrier.
     pub fn search(&self, query: &search::Query) -> Result<search::Hits, IndexError> {
         self.wait_searchable()?;
+        search::run(&self.milli, query)
+    }
+
+    /// A query of what the search index holds now, without the read barrier: for a caller
+    /// that reads the outbox first (`unsearched_ids`) and completes the answer from the graph.
+    pub fn search_committed(&self, query: &search::Query) -> Result<search::Hits, IndexError> {
         search::run(&self.milli, query)
     }
 

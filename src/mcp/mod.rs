@@ -18,6 +18,7 @@ pub mod project_tools;
 pub mod prompts;
 pub mod query_tools;
 pub mod resources;
+pub mod schema_tools;
 pub mod server;
 mod stdin;
 pub mod tools;

@@ -18,7 +18,7 @@ use super::args::{FormatArgs, PageArgs, ProjectArgs};
 pub use super::icons::Icon;
 use super::{
     diagnostics_tools, graph_tools, history_tools, link_tools, memory_tools, note_tools,
-    posix_tools, project_tools, query_tools,
+    posix_tools, project_tools, query_tools, schema_tools,
 };
 use crate::render::{Format, Rendered};
 use crate::service::auth::Grant;
@@ -436,6 +436,9 @@ const BASIC_TOOLS: &[ToolSpec] = &[
     posix_tools::FIND,
     posix_tools::TAIL,
     posix_tools::MAN,
+    schema_tools::SCHEMA_VALIDATE,
+    schema_tools::SCHEMA_INFER,
+    schema_tools::SCHEMA_DIFF,
 ];
 
 /// The JSON schema of an argument struct, as `tools/list` shows it.

@@ -15,6 +15,7 @@ pub mod merge;
 pub mod parse;
 pub mod permalink;
 pub mod redact;
+pub mod schema;
 pub mod section;
 
 use chrono::{DateTime, FixedOffset, Local, NaiveDate, NaiveDateTime, TimeZone};

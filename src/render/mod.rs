@@ -23,6 +23,7 @@ pub mod posix;
 pub mod projects;
 pub mod relocate;
 pub mod retrieval;
+pub mod schema;
 pub mod search;
 pub mod status;
 

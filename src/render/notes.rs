@@ -262,6 +262,26 @@ pub fn write_note(
                 })
             })
         }
+        Outcome::Refused(WriteRefusal::Schema { title, violation }) => {
+            let errors: Vec<String> = violation.errors.iter().map(|e| format!("- {e}")).collect();
+            let body = format!(
+                "Note '{title}' was not written: its schema ('{}') has `validation: strict` and the note does not pass it:\n\n{}\n\nAdd the missing observations (`- [field] value`) or relations (`- field [[Target]]`), or set the schema's `settings.validation` to `warn`.\n",
+                violation.schema_entity,
+                errors.join("\n"),
+            );
+            refused(
+                format,
+                "Error: Note does not match its schema",
+                &body,
+                || {
+                    json!({
+                        "title": title, "permalink": null, "file_path": null, "checksum": null,
+                        "action": "refused", "error": "SCHEMA_VALIDATION_FAILED",
+                        "schema": violation.schema_entity, "errors": violation.errors,
+                    })
+                },
+            )
+        }
     }
 }
 

@@ -296,7 +296,10 @@ impl App {
                         .map(normalized_observation)
                         .collect(),
                 }),
-                Outcome::Refused(WriteRefusal::AlreadyExists { .. }) => {}
+                // The graph tools' own documents are never checked against a schema.
+                Outcome::Refused(
+                    WriteRefusal::AlreadyExists { .. } | WriteRefusal::Schema { .. },
+                ) => {}
                 Outcome::Refused(WriteRefusal::OutsideProject(o)) => return Err(o.into()),
             }
         }

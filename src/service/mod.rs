@@ -37,6 +37,7 @@ pub mod read;
 pub mod relocate;
 pub mod reranker;
 pub mod retrieval;
+pub mod schema;
 pub mod scope;
 pub mod search;
 pub mod secrets;

@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 
 use super::error::{InternalError, NoteError};
 use super::history::ChangeKind;
+use super::schema::SchemaViolation;
 use super::scope::ProjectChoice;
 use super::{authored, ingest, refuse_outside, App, Outcome, OutsideProject, PathArg, Result};
 use crate::config::Project;
@@ -74,6 +75,11 @@ pub enum WriteRefusal {
         existing_path: String,
     },
     OutsideProject(OutsideProject),
+    /// The note's schema says `validation: strict` and the note fails it; nothing is written.
+    Schema {
+        title: String,
+        violation: SchemaViolation,
+    },
 }
 
 /// A note's file, read from disk.
@@ -352,6 +358,7 @@ impl App {
             return Err(NoteError::EmptyTitle.into());
         }
         let (title, mut redacted) = self.redact_title(&req.title);
+        let checks_schema = content.is_none();
         let content = match content {
             Some(doc) => doc,
             None => {
@@ -446,7 +453,23 @@ impl App {
             );
         }
         let absolute = self.project_file(project, &path)?;
-        let authored = self.author(&path, &doc.render(), None)?;
+        let text = doc.render();
+        // The graph tools keep the official memory server's behaviour: no schema is enforced.
+        if checks_schema {
+            let parsed = note::parse_note(&path, &text);
+            if let Some(violation) = self.schema_violation(
+                project,
+                &parsed.metadata,
+                &parsed.observations,
+                &parsed.relations,
+            )? {
+                return Ok(Outcome::Refused(WriteRefusal::Schema {
+                    title: title.clone(),
+                    violation,
+                }));
+            }
+        }
+        let authored = self.author(&path, &text, None)?;
         let observed = authored::replace(&absolute, &authored)?;
         redacted.merge(&authored.redacted);
         if let Some(old) = &existing {

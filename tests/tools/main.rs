@@ -35,6 +35,7 @@ mod redaction;
 mod reliability;
 mod rerank;
 mod safety;
+mod schema;
 mod search;
 mod semantic;
 mod sync;

@@ -18,7 +18,7 @@ use super::scope::ProjectChoice;
 use super::{App, Result};
 use crate::config::Project;
 use crate::index::search::{Hit, Matching, Query};
-use crate::index::NoteRecord;
+use crate::index::{NoteKind, NoteRecord};
 use crate::note::chunk::{best_matching, passages};
 use crate::note::permalink::{generate_permalink, normalize_note_type};
 use crate::note::permalink::{observation_permalink, relation_permalink};
@@ -319,6 +319,48 @@ impl App {
             .iter()
             .filter_map(|h| str_field(&h.doc, "note_id").map(String::from))
             .collect())
+    }
+
+    /// The markdown notes of a project whose type is `note_type` (compared snake-cased), in
+    /// path order, without waiting for the search index: those its filter finds, and those
+    /// whose search documents lag, read back from the graph, so a note just written is seen
+    /// and a type changed meanwhile is the graph's.
+    pub fn notes_of_type(&self, project: &Project, note_type: &str) -> Result<Vec<NoteRecord>> {
+        let wanted = normalize_note_type(note_type);
+        // The outbox first: a note leaves it only once the search index has it.
+        let mut ids = self.index.unsearched_ids()?;
+        let found = self.index.search_committed(&Query {
+            text: String::new(),
+            filter: Some(format!(
+                "project = {} AND type = entity AND note_type = {}",
+                filter_literal(&project.name),
+                filter_literal(&wanted)
+            )),
+            offset: 0,
+            limit: usize::MAX / 2,
+            matching: Matching::All,
+            fields: None,
+            newest_first: false,
+            load_only: Some(&["note_id"]),
+        })?;
+        ids.extend(
+            found
+                .hits
+                .iter()
+                .filter_map(|h| str_field(&h.doc, "note_id").map(String::from)),
+        );
+        ids.sort();
+        ids.dedup();
+        let mut notes = Vec::new();
+        for id in ids {
+            notes.extend(self.note_by_id(&id)?.filter(|n| {
+                n.project == project.name
+                    && n.kind == NoteKind::Markdown
+                    && normalize_note_type(&n.note_type) == wanted
+            }));
+        }
+        notes.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(notes)
     }
 
     /// Note ids of a project whose front matter passes the metadata filters.
