@@ -3,6 +3,7 @@
 
 mod args;
 mod crypto_tools;
+mod graph_query_tools;
 pub mod graph_tools;
 pub mod history_tools;
 pub mod http;
