@@ -143,7 +143,12 @@ fn a_client_of_the_whole_graph_tools_walks_exports_and_merges_over_stdio() {
     let summary = run_client("mcp_graph_query_client.py", root);
     let tools = summary["tools"].as_object().unwrap();
     assert_eq!(tools.len(), 22, "the official nine and thirteen more");
-    for (name, read_only) in [("find_path", true), ("export_graph", true), ("merge_entities", false), ("upsert_entities", false)] {
+    for (name, read_only) in [
+        ("find_path", true),
+        ("export_graph", true),
+        ("merge_entities", false),
+        ("upsert_entities", false),
+    ] {
         assert_eq!(tools[name]["readOnly"], read_only, "{name}");
     }
     let steps = summary["steps"].as_array().unwrap();
@@ -174,9 +179,19 @@ fn a_client_of_the_whole_graph_tools_walks_exports_and_merges_over_stdio() {
     assert_eq!(structured(11), &json!({"relations": [works_at]}));
     assert_eq!(structured(12)["relations"], json!([knows]));
     assert_eq!(structured(13)["entities"][0]["name"], "Alice");
-    assert!(steps[14]["text"].as_str().unwrap().starts_with("graph LR\n"), "{}", steps[14]);
+    assert!(
+        steps[14]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("graph LR\n"),
+        "{}",
+        steps[14]
+    );
     assert_eq!(structured(14)["export"], steps[14]["text"]);
-    assert!(steps[15]["text"].as_str().unwrap().starts_with("digraph knowledge_graph {\n"));
+    assert!(steps[15]["text"]
+        .as_str()
+        .unwrap()
+        .starts_with("digraph knowledge_graph {\n"));
     assert_eq!(
         structured(16),
         &json!({"results": [{"name": "Alice", "entityType": "person", "observations": ["Likes tea", "Runs"]}]})

@@ -72,7 +72,7 @@ async def main(gitmem, root):
                 })
             print(json.dumps({
                 "tools": {
-                    tool.name: {"readOnly": tool.annotations.readOnlyHint if tool.annotations else None}
+                    tool.name: {"readOnly": tool.annotations.read_only_hint if tool.annotations else None}
                     for tool in tools.tools
                 },
                 "steps": steps,
