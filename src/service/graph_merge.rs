@@ -6,7 +6,7 @@
 use std::cell::RefCell;
 use std::collections::HashSet;
 
-use super::error::GraphError;
+use super::error::{GraphError, InternalError};
 use super::knowledge_graph::{Entity, EntityObservations, Graph, GraphRelation};
 use super::scope::ProjectChoice;
 use super::{App, Result};
@@ -77,7 +77,8 @@ impl App {
         let source_text = self
             .read_for_edit(&project, s)?
             .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
-            .unwrap_or_default();
+            // Its note is about to go: never on a half-written read of it.
+            .ok_or_else(|| InternalError::KeptChanging(s.path.clone()))?;
 
         let target_entity = Graph::entity(t);
         let had: HashSet<&String> = target_entity.observations.iter().collect();

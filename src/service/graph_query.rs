@@ -272,9 +272,9 @@ impl App {
             .collect();
         let mut reached = HashSet::from([start]);
         let mut walked: HashSet<usize> = HashSet::new();
-        let mut frontier = vec![start];
+        let mut frontier = HashSet::from([start]);
         for _ in 0..depth {
-            let mut next = Vec::new();
+            let mut next = HashSet::new();
             for (i, link) in links.iter().enumerate() {
                 let out = direction != Direction::In && frontier.contains(&link.from);
                 let inward = direction != Direction::Out && frontier.contains(&link.to);
@@ -282,7 +282,7 @@ impl App {
                     if taken {
                         walked.insert(i);
                         if reached.insert(other) {
-                            next.push(other);
+                            next.insert(other);
                         }
                     }
                 }
