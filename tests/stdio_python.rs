@@ -1,7 +1,9 @@
 //! An independent client over stdio: the official MCP Python SDK plays the official memory
 //! server's README examples against `serve --tools graph` (`tests/clients/mcp_graph_client.py`),
-//! and a Basic Memory client then reads the same knowledge as notes; it also makes the gitmem
-//! specification's calls against `serve --tools gitmem` (`tests/clients/mcp_memory_client.py`).
+//! and a Basic Memory client then reads the same knowledge as notes; it walks, exports, upserts
+//! and merges with corporatepiyush/mcp-memory's graph tools (`mcp_graph_query_client.py`); it
+//! also makes the gitmem specification's calls against `serve --tools gitmem`
+//! (`tests/clients/mcp_memory_client.py`).
 
 mod common;
 
@@ -44,14 +46,27 @@ fn a_client_of_the_official_memory_server_works_unchanged_over_stdio() {
         summary["tools"],
         json!([
             "add_observations",
+            "batch_get_entities",
             "create_entities",
             "create_relations",
             "delete_entities",
             "delete_observations",
             "delete_relations",
+            "describe_entity",
+            "export_graph",
+            "extract_subgraph",
+            "find_all_paths",
+            "find_path",
+            "get_neighbors",
+            "graph_stats",
+            "list_entity_types",
+            "list_relation_types",
+            "merge_entities",
             "open_nodes",
             "read_graph",
-            "search_nodes"
+            "search_nodes",
+            "search_relations",
+            "upsert_entities"
         ]),
         "--tools graph serves the graph tools only"
     );
@@ -119,6 +134,78 @@ fn a_client_of_the_official_memory_server_works_unchanged_over_stdio() {
         "{}",
         note.stdout
     );
+}
+
+#[test]
+fn a_client_of_the_whole_graph_tools_walks_exports_and_merges_over_stdio() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let summary = run_client("mcp_graph_query_client.py", root);
+    let tools = summary["tools"].as_object().unwrap();
+    assert_eq!(tools.len(), 22, "the official nine and thirteen more");
+    for (name, read_only) in [
+        ("find_path", true),
+        ("export_graph", true),
+        ("merge_entities", false),
+        ("upsert_entities", false),
+    ] {
+        assert_eq!(tools[name]["readOnly"], read_only, "{name}");
+    }
+    let steps = summary["steps"].as_array().unwrap();
+    for step in steps {
+        assert_eq!(step["error"], false, "{step}");
+    }
+    let structured = |i: usize| &steps[i]["structured"];
+    let knows = json!({"from": "Alice", "to": "Bob", "relationType": "knows"});
+    let works_at = json!({"from": "Bob", "to": "Acme", "relationType": "works_at"});
+    assert_eq!(structured(2), &json!({"path": ["Alice", "Bob", "Acme"]}));
+    assert_eq!(structured(3), &json!({"path": null}));
+    assert_eq!(steps[3]["text"], "null");
+    assert_eq!(structured(4), &json!({"paths": [["Alice", "Bob", "Acme"]]}));
+    assert_eq!(structured(5)["relations"], json!([works_at]));
+    assert_eq!(structured(6)["relations"], json!([knows, works_at]));
+    assert_eq!(
+        (&structured(7)["neighbors"], &structured(7)["degree"]),
+        (&json!(["Alice", "Acme"]), &json!(2))
+    );
+    assert_eq!(
+        structured(8),
+        &json!({"entities": 4, "relations": 2, "observations": 2})
+    );
+    assert_eq!(
+        structured(9),
+        &json!({"types": [{"type": "person", "count": 3}, {"type": "organization", "count": 1}]})
+    );
+    assert_eq!(structured(11), &json!({"relations": [works_at]}));
+    assert_eq!(structured(12)["relations"], json!([knows]));
+    assert_eq!(structured(13)["entities"][0]["name"], "Alice");
+    assert!(
+        steps[14]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("graph LR\n"),
+        "{}",
+        steps[14]
+    );
+    assert_eq!(structured(14)["export"], steps[14]["text"]);
+    assert!(steps[15]["text"]
+        .as_str()
+        .unwrap()
+        .starts_with("digraph knowledge_graph {\n"));
+    assert_eq!(
+        structured(16),
+        &json!({"results": [{"name": "Alice", "entityType": "person", "observations": ["Likes tea", "Runs"]}]})
+    );
+    let robert = json!({"name": "Robert", "entityType": "person", "observations": ["Plays chess"]});
+    assert_eq!(structured(17), &robert);
+    assert_eq!(structured(18), &json!({"entities": [robert, null]}));
+    assert_eq!(
+        structured(19),
+        &json!({"relations": [{"from": "Alice", "to": "Robert", "relationType": "knows"}]})
+    );
+    let alice = std::fs::read_to_string(root.join("projects/main/person/Alice.md")).unwrap();
+    assert!(alice.contains("- knows [[Robert]]"), "{alice}");
+    assert!(!root.join("projects/main/person/Bob.md").exists());
 }
 
 #[test]

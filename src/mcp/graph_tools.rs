@@ -13,6 +13,7 @@ use super::tools::{
     array, object, parse, schema_of, service_error, tri, Hints, Icon, ToolCtx, ToolReply, ToolSpec,
 };
 use crate::render::{self, graph::GraphAnswer};
+use crate::service::graph_query::EntityPage;
 use crate::service::knowledge_graph::{Entity, EntityObservations, GraphRelation};
 
 pub const TOOLS: &[ToolSpec] = &[
@@ -25,12 +26,25 @@ pub const TOOLS: &[ToolSpec] = &[
     READ_GRAPH,
     SEARCH_NODES,
     OPEN_NODES,
+    super::graph_query_tools::FIND_PATH,
+    super::graph_query_tools::FIND_ALL_PATHS,
+    super::graph_query_tools::EXTRACT_SUBGRAPH,
+    super::graph_query_tools::DESCRIBE_ENTITY,
+    super::graph_query_tools::GET_NEIGHBORS,
+    super::graph_query_tools::GRAPH_STATS,
+    super::graph_query_tools::LIST_ENTITY_TYPES,
+    super::graph_query_tools::LIST_RELATION_TYPES,
+    super::graph_query_tools::SEARCH_RELATIONS,
+    super::graph_query_tools::EXPORT_GRAPH,
+    super::graph_query_tools::UPSERT_ENTITIES,
+    super::graph_query_tools::MERGE_ENTITIES,
+    super::graph_query_tools::BATCH_GET_ENTITIES,
 ];
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[serde(rename_all = "camelCase")]
-struct EntityArg {
+pub(super) struct EntityArg {
     /// The name of the entity
     name: String,
     /// The type of the entity
@@ -51,6 +65,16 @@ struct RelationArg {
     relation_type: String,
 }
 
+impl From<EntityArg> for Entity {
+    fn from(e: EntityArg) -> Self {
+        Entity {
+            name: e.name,
+            entity_type: e.entity_type,
+            observations: e.observations,
+        }
+    }
+}
+
 impl From<RelationArg> for GraphRelation {
     fn from(r: RelationArg) -> Self {
         GraphRelation {
@@ -61,11 +85,45 @@ impl From<RelationArg> for GraphRelation {
     }
 }
 
-/// read_graph's arguments: only the project, which is optional (the official server has one
-/// graph).
+/// The arguments of a tool that reads the whole graph: only the project, which is optional
+/// (the official server has one graph).
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct ProjectOnly {
+pub(super) struct ProjectOnly {
+    #[serde(flatten)]
+    pub(super) project: ProjectArgs,
+}
+
+/// corporatepiyush/mcp-memory's page of entities: of one type, from `offset`, at most
+/// `limit`. Absent, read_graph and search_nodes answer as the official server does.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct PageArg {
+    /// Only return entities of this type
+    entity_type: Option<String>,
+    /// Number of matching entities to skip
+    offset: Option<usize>,
+    /// Maximum number of entities to return (at most 1000)
+    limit: Option<usize>,
+}
+
+impl PageArg {
+    fn page(self) -> Option<EntityPage> {
+        let asked = self.entity_type.is_some() || self.offset.is_some() || self.limit.is_some();
+        asked.then(|| EntityPage {
+            entity_type: self.entity_type,
+            offset: self.offset.unwrap_or(0),
+            limit: self.limit,
+        })
+    }
+}
+
+/// read_graph's arguments: a page, and the project.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct ReadGraphArgs {
+    #[serde(flatten)]
+    page: PageArg,
     #[serde(flatten)]
     project: ProjectArgs,
 }
@@ -101,15 +159,7 @@ struct CreateEntitiesArgs {
 
 fn create_entities(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     let a: CreateEntitiesArgs = tri!(parse(CREATE_ENTITIES.name, raw));
-    let entities: Vec<Entity> = a
-        .entities
-        .into_iter()
-        .map(|e| Entity {
-            name: e.name,
-            entity_type: e.entity_type,
-            observations: e.observations,
-        })
-        .collect();
+    let entities: Vec<Entity> = a.entities.into_iter().map(Entity::from).collect();
     let choice = ctx.choice(&a.project);
     match ctx.app.create_entities(&choice, &entities) {
         Ok(created) => render::graph::entities(&created).into(),
@@ -301,9 +351,9 @@ fn delete_relations(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
 pub const READ_GRAPH: ToolSpec = ToolSpec {
     name: "read_graph",
     title: "Read Graph",
-    description: "Read the entire knowledge graph: every note of the project as an entity, and every relation between them.",
+    description: "Read the entire knowledge graph: every note of the project as an entity, and every relation between them. Optionally filter by entityType and page with offset/limit; then only the relations whose both ends are in the page are included.",
     hints: Hints::READ_ONLY.idempotent(true),
-    schema: schema_of::<ProjectOnly>,
+    schema: schema_of::<ReadGraphArgs>,
     handler: read_graph,
     dotted: None,
     icon: Icon::Notebook,
@@ -311,8 +361,13 @@ pub const READ_GRAPH: ToolSpec = ToolSpec {
 };
 
 fn read_graph(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
-    let a: ProjectOnly = tri!(parse(READ_GRAPH.name, raw));
-    match ctx.app.read_graph(&ctx.choice(&a.project)) {
+    let a: ReadGraphArgs = tri!(parse(READ_GRAPH.name, raw));
+    let choice = ctx.choice(&a.project);
+    let found = match a.page.page() {
+        Some(page) => ctx.app.read_graph_page(&choice, &page),
+        None => ctx.app.read_graph(&choice),
+    };
+    match found {
         Ok(found) => render::graph::graph(&found).into(),
         Err(e) => service_error(READ_GRAPH.name, e),
     }
@@ -321,7 +376,7 @@ fn read_graph(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
 pub const SEARCH_NODES: ToolSpec = ToolSpec {
     name: "search_nodes",
     title: "Search Nodes",
-    description: "Search for nodes in the knowledge graph based on a query: entities whose name, type or an observation contains it (ignoring case), with the relations that start or end at them.",
+    description: "Search for nodes in the knowledge graph based on a query: entities whose name, type or an observation contains it (ignoring case), with the relations that start or end at them. Optionally restrict by entityType and page with offset/limit (20 by default once paging).",
     hints: Hints::READ_ONLY.idempotent(true),
     schema: schema_of::<SearchNodesArgs>,
     handler: search_nodes,
@@ -336,13 +391,19 @@ struct SearchNodesArgs {
     /// The search query to match against entity names, types, and observation content
     query: String,
     #[serde(flatten)]
+    page: PageArg,
+    #[serde(flatten)]
     project: ProjectArgs,
 }
 
 fn search_nodes(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     let a: SearchNodesArgs = tri!(parse(SEARCH_NODES.name, raw));
     let choice = ctx.choice(&a.project);
-    match ctx.app.search_nodes(&choice, &a.query) {
+    let found = match a.page.page() {
+        Some(page) => ctx.app.search_nodes_page(&choice, &a.query, &page),
+        None => ctx.app.search_nodes(&choice, &a.query),
+    };
+    match found {
         Ok(found) => render::graph::graph(&found).into(),
         Err(e) => service_error(SEARCH_NODES.name, e),
     }
@@ -378,7 +439,7 @@ fn open_nodes(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     }
 }
 
-fn entity_schema() -> Value {
+pub(super) fn entity_schema() -> Value {
     object(json!({
         "name": {"type": "string"},
         "entityType": {"type": "string"},
@@ -386,7 +447,7 @@ fn entity_schema() -> Value {
     }))
 }
 
-fn relation_schema() -> Value {
+pub(super) fn relation_schema() -> Value {
     object(json!({
         "from": {"type": "string"},
         "to": {"type": "string"},
@@ -398,7 +459,7 @@ fn entities_created(_: bool) -> Value {
     object(json!({ "entities": array(entity_schema()) }))
 }
 
-fn relations_created(_: bool) -> Value {
+pub(super) fn relations_created(_: bool) -> Value {
     object(json!({ "relations": array(relation_schema()) }))
 }
 
@@ -413,6 +474,6 @@ fn deleted(_: bool) -> Value {
     object(json!({"success": {"type": "boolean"}, "message": {"type": "string"}}))
 }
 
-fn graph(_: bool) -> Value {
+pub(super) fn graph(_: bool) -> Value {
     object(json!({"entities": array(entity_schema()), "relations": array(relation_schema())}))
 }

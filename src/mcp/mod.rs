@@ -5,6 +5,7 @@ mod args;
 pub mod context_tools;
 mod crypto_tools;
 pub mod diagnostics_tools;
+mod graph_query_tools;
 pub mod graph_tools;
 pub mod history_tools;
 pub mod http;

@@ -3,7 +3,11 @@
 //! item. The graph tools and the memory-json importer write these lines; the graph tools read
 //! them back through the parser, so a graph client and a Basic Memory client see one note.
 
-use super::parse::{explicit_relation, parse_observation, Observation, Relation};
+use std::collections::HashSet;
+
+use super::parse::{
+    explicit_relation, link_lookup_text, normalize_target, parse_observation, Observation, Relation,
+};
 
 /// The category a plain observation gets, and the one read back without a `[category]`.
 const PLAIN: &str = "note";
@@ -94,32 +98,41 @@ pub enum Item {
     Relation(Relation),
 }
 
-/// `text` without the list items of its body that `remove` picks (front matter and code
-/// blocks are left alone), and how many went.
-pub fn remove_items(text: &str, remove: impl Fn(&Item) -> bool) -> (String, usize) {
+/// The lines of `text`, each with its line ending and whether an edit of list items or links
+/// may touch it: front matter and fenced code may not.
+fn body_lines(text: &str) -> Vec<(&str, bool)> {
     let body_start = super::frontmatter::locate(text).map_or(0, |block| block.body_start);
-    let mut out = String::with_capacity(text.len());
-    out.push_str(&text[..body_start]);
+    let mut lines = vec![(&text[..body_start], false)];
     let mut fence: Option<&str> = None;
-    let mut removed = 0;
     for line in text[body_start..].split_inclusive('\n') {
         let trimmed = line.trim();
         if let Some(marker) = fence {
             if trimmed.starts_with(marker) {
                 fence = None;
             }
-            out.push_str(line);
-            continue;
-        }
-        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+            lines.push((line, false));
+        } else if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
             fence = Some(&trimmed[..3]);
-            out.push_str(line);
-            continue;
+            lines.push((line, false));
+        } else {
+            lines.push((line, true));
         }
+    }
+    lines
+}
+
+/// `text` without the list items of its body that `remove` picks (front matter and code
+/// blocks are left alone), and how many went.
+pub fn remove_items(text: &str, remove: impl Fn(&Item) -> bool) -> (String, usize) {
+    let mut out = String::with_capacity(text.len());
+    let mut removed = 0;
+    for (line, editable) in body_lines(text) {
+        let trimmed = line.trim();
         let item = trimmed
             .strip_prefix("- ")
             .or_else(|| trimmed.strip_prefix("* "))
             .or_else(|| trimmed.strip_prefix("+ "))
+            .filter(|_| editable)
             .and_then(|rest| {
                 explicit_relation(rest)
                     .map(Item::Relation)
@@ -131,6 +144,40 @@ pub fn remove_items(text: &str, remove: impl Fn(&Item) -> bool) -> (String, usiz
         }
     }
     (out, removed)
+}
+
+/// `text` with every `[[link]]` whose target (the part before `#` or `|`, as the parser reads
+/// it) is one of `targets` pointing to `to` instead, heading and alias kept; and how many
+/// links changed. Front matter, fenced code and inline code are left alone.
+pub fn retarget_links(text: &str, targets: &HashSet<String>, to: &str) -> (String, usize) {
+    let mut out = String::with_capacity(text.len());
+    let mut changed = 0;
+    for (line, editable) in body_lines(text) {
+        if !editable {
+            out.push_str(line);
+            continue;
+        }
+        let mut done = 0;
+        while let Some(open) = line[done..].find("[[").map(|at| done + at) {
+            let in_code = line[..open].matches('`').count() % 2 == 1;
+            let Some(close) = line[open + 2..].find("]]").map(|at| open + 2 + at) else {
+                break;
+            };
+            let inner = &line[open + 2..close];
+            out.push_str(&line[done..open + 2]);
+            if !in_code && targets.contains(link_lookup_text(&normalize_target(inner))) {
+                let suffix = inner.find(['#', '|']).map_or("", |at| &inner[at..]);
+                out.push_str(to);
+                out.push_str(suffix);
+                changed += 1;
+            } else {
+                out.push_str(inner);
+            }
+            done = close;
+        }
+        out.push_str(&line[done..]);
+    }
+    (out, changed)
 }
 
 #[cfg(test)]
@@ -191,5 +238,34 @@ mod tests {
             out,
             "---\ntitle: A\n---\n\n# A\n- [note] keep\n```\n- [note] drop\n```\n"
         );
+    }
+
+    #[test]
+    fn links_to_a_merged_entity_point_to_its_target_outside_code() {
+        let targets = HashSet::from(["Bob".to_string(), "people/bob".to_string()]);
+        let cases = [
+            ("- knows [[Bob]]\n", "- knows [[Robert]]\n", 1),
+            (
+                "see [[Bob|him]] and [[Bob#Work]]\n",
+                "see [[Robert|him]] and [[Robert#Work]]\n",
+                2,
+            ),
+            ("[[people::bob]] [[Bobby]]\n", "[[Robert]] [[Bobby]]\n", 1),
+            ("`[[Bob]]` [[Bob]]\n", "`[[Bob]]` [[Robert]]\n", 1),
+            ("```\n[[Bob]]\n```\n", "```\n[[Bob]]\n```\n", 0),
+            (
+                "---\nup: \"[[Bob]]\"\n---\n[[Bob]]",
+                "---\nup: \"[[Bob]]\"\n---\n[[Robert]]",
+                1,
+            ),
+            ("unclosed [[Bob\n", "unclosed [[Bob\n", 0),
+        ];
+        for (text, expected, count) in cases {
+            assert_eq!(
+                retarget_links(text, &targets, "Robert"),
+                (expected.to_string(), count),
+                "{text}"
+            );
+        }
     }
 }

@@ -227,7 +227,7 @@ fn hashtags(content: &str) -> Vec<String> {
     tags
 }
 
-fn normalize_target(target: &str) -> String {
+pub(super) fn normalize_target(target: &str) -> String {
     target.trim().replace("::", "/")
 }
 

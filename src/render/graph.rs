@@ -5,6 +5,7 @@
 use serde::Serialize;
 use serde_json::{json, Value};
 
+use crate::service::graph_query::{EntityDescription, GraphStats, TypeCount};
 use crate::service::knowledge_graph::{
     Entity, GraphRelation, GraphWrite, KnowledgeGraph, ObservationsAdded, ObservationsDeleted,
 };
@@ -40,7 +41,7 @@ struct AddedShape<'a> {
 }
 
 #[derive(Serialize)]
-struct GraphShape<'a> {
+pub(super) struct GraphShape<'a> {
     entities: Vec<EntityShape<'a>>,
     relations: Vec<RelationShape<'a>>,
 }
@@ -109,18 +110,120 @@ pub fn relations(created: &GraphWrite<GraphRelation>) -> GraphAnswer {
     written::<_, RelationShape>(created, "relations")
 }
 
+/// search_relations: the relations found.
+pub fn relations_found(found: &[GraphRelation]) -> GraphAnswer {
+    answer(&shapes::<_, RelationShape>(found), Some("relations"))
+}
+
 /// add_observations: what each entity gained.
 pub fn observations_added(results: &GraphWrite<ObservationsAdded>) -> GraphAnswer {
     written::<_, AddedShape>(results, "results")
 }
 
-/// read_graph, search_nodes and open_nodes: a graph.
+impl<'a> From<&'a KnowledgeGraph> for GraphShape<'a> {
+    fn from(graph: &'a KnowledgeGraph) -> Self {
+        GraphShape {
+            entities: shapes(&graph.entities),
+            relations: shapes(&graph.relations),
+        }
+    }
+}
+
+/// read_graph, search_nodes, open_nodes, get_neighbors and extract_subgraph: a graph.
 pub fn graph(graph: &KnowledgeGraph) -> GraphAnswer {
-    let shape = GraphShape {
-        entities: shapes(&graph.entities),
-        relations: shapes(&graph.relations),
+    answer(&GraphShape::from(graph), None)
+}
+
+/// find_path: the names along the path, or `null` when there is none.
+pub fn path(path: &Option<Vec<String>>) -> GraphAnswer {
+    answer(path, Some("path"))
+}
+
+/// find_all_paths: the paths found.
+pub fn paths(paths: &[Vec<String>]) -> GraphAnswer {
+    answer(&paths, Some("paths"))
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct DescriptionShape<'a> {
+    name: &'a str,
+    entity_type: &'a str,
+    observations: &'a [String],
+    relations: Vec<RelationShape<'a>>,
+    neighbors: &'a [String],
+    degree: usize,
+}
+
+/// describe_entity: the entity's own keys, then its relations, neighbours and degree.
+pub fn description(d: &EntityDescription) -> GraphAnswer {
+    let shape = DescriptionShape {
+        name: &d.entity.name,
+        entity_type: &d.entity.entity_type,
+        observations: &d.entity.observations,
+        relations: shapes(&d.relations),
+        neighbors: &d.neighbors,
+        degree: d.degree,
     };
     answer(&shape, None)
+}
+
+#[derive(Serialize)]
+struct StatsShape {
+    entities: usize,
+    relations: usize,
+    observations: usize,
+}
+
+/// graph_stats: the counts.
+pub fn stats(stats: &GraphStats) -> GraphAnswer {
+    let shape = StatsShape {
+        entities: stats.entities,
+        relations: stats.relations,
+        observations: stats.observations,
+    };
+    answer(&shape, None)
+}
+
+#[derive(Serialize)]
+struct TypeShape<'a> {
+    #[serde(rename = "type")]
+    name: &'a str,
+    count: usize,
+}
+
+/// list_entity_types and list_relation_types: `[{type, count}]`.
+pub fn types(types: &[TypeCount]) -> GraphAnswer {
+    let shape: Vec<TypeShape> = types
+        .iter()
+        .map(|t| TypeShape {
+            name: &t.name,
+            count: t.count,
+        })
+        .collect();
+    answer(&shape, Some("types"))
+}
+
+/// upsert_entities: `{results}`, each entity as it reads back.
+pub fn upserted(upsert: &GraphWrite<Entity>) -> GraphAnswer {
+    let shape = json!({ "results": shapes::<_, EntityShape>(&upsert.written) });
+    let mut answer = answer(&shape, None);
+    answer.content = super::notes::with_redacted(answer.content, &upsert.redacted);
+    answer
+}
+
+/// merge_entities: the target entity after the merge.
+pub fn entity(entity: &Entity) -> GraphAnswer {
+    answer(&EntityShape::from(entity), None)
+}
+
+/// batch_get_entities: each entity, or `null` where a name is none.
+pub fn batch(found: &[Option<Entity>]) -> GraphAnswer {
+    let shape: Vec<Option<EntityShape>> = found
+        .iter()
+        .map(|e| e.as_ref().map(EntityShape::from))
+        .collect();
+    answer(&shape, Some("entities"))
 }
 
 /// A delete's answer: a message, which is also the text.

@@ -10,6 +10,7 @@ pub mod crypto;
 pub mod directory;
 pub mod gitsync;
 pub mod graph;
+pub mod graph_export;
 pub mod history;
 pub mod import;
 pub mod inspect;

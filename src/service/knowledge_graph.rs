@@ -78,22 +78,24 @@ pub struct ObservationsDeleted {
 }
 
 /// A project's notes as graph nodes, with each note's edges named.
-struct Graph {
-    notes: Vec<NoteRecord>,
+pub(super) struct Graph {
+    pub(super) notes: Vec<NoteRecord>,
     /// Relations of `notes[i]`, with their targets named as entities.
-    edges: Vec<Vec<Edge>>,
+    pub(super) edges: Vec<Vec<Edge>>,
 }
 
 /// A relation as the graph names it, and its target as the note writes it (`acme-corp`,
 /// `Acme Corp|Acme`), which is what a delete must find in the text.
-struct Edge {
-    relation: GraphRelation,
-    written: String,
+pub(super) struct Edge {
+    pub(super) relation: GraphRelation,
+    pub(super) written: String,
+    /// The index in `Graph::notes` of the entity the relation points to, if it is one.
+    pub(super) target: Option<usize>,
 }
 
 impl Graph {
     /// The note an entity name means: the exact title, else the one title equal ignoring case.
-    fn find(&self, name: &str) -> Option<&NoteRecord> {
+    pub(super) fn find(&self, name: &str) -> Option<&NoteRecord> {
         if let Some(note) = self.notes.iter().find(|n| n.title == name) {
             return Some(note);
         }
@@ -122,7 +124,7 @@ impl Graph {
         Some((note, resolved))
     }
 
-    fn entity(note: &NoteRecord) -> Entity {
+    pub(super) fn entity(note: &NoteRecord) -> Entity {
         Entity {
             name: note.title.clone(),
             entity_type: note.note_type.clone(),
@@ -132,7 +134,7 @@ impl Graph {
 
     /// The entities `keep` picks, and every relation that starts or ends at one of them (as
     /// the official server's search_nodes and open_nodes answer).
-    fn subgraph(&self, keep: impl Fn(&Entity) -> bool) -> KnowledgeGraph {
+    pub(super) fn subgraph(&self, keep: impl Fn(&Entity) -> bool) -> KnowledgeGraph {
         let entities: Vec<Entity> = self
             .notes
             .iter()
@@ -150,8 +152,19 @@ impl Graph {
         }
     }
 
+    /// Whether an entity's name, type or an observation holds `query` (lowercase), ignoring
+    /// case.
+    pub(super) fn matches(entity: &Entity, query: &str) -> bool {
+        entity.name.to_lowercase().contains(query)
+            || entity.entity_type.to_lowercase().contains(query)
+            || entity
+                .observations
+                .iter()
+                .any(|o| o.to_lowercase().contains(query))
+    }
+
     /// Every relation once (a note may write one twice, as a list item and inline).
-    fn relations(&self) -> impl Iterator<Item = GraphRelation> + '_ {
+    pub(super) fn relations(&self) -> impl Iterator<Item = GraphRelation> + '_ {
         let mut seen = HashSet::new();
         self.edges
             .iter()
@@ -160,14 +173,14 @@ impl Graph {
             .filter(move |r| seen.insert(r.clone()))
     }
 
-    fn has_relation(&self, relation: &GraphRelation) -> bool {
+    pub(super) fn has_relation(&self, relation: &GraphRelation) -> bool {
         self.edges.iter().flatten().any(|e| e.relation == *relation)
     }
 }
 
 impl App {
     /// The chosen project, and its notes as a graph: where every graph tool starts.
-    fn project_graph(&self, choice: &ProjectChoice) -> Result<(Project, Graph)> {
+    pub(super) fn project_graph(&self, choice: &ProjectChoice) -> Result<(Project, Graph)> {
         let project = self.select_project(choice)?;
         let graph = self.graph(&project)?;
         Ok((project, graph))
@@ -184,29 +197,34 @@ impl App {
             })
             .collect();
         notes.sort_by(|a, b| a.path.cmp(&b.path));
-        let titles: HashMap<&str, &str> = notes
+        let index: HashMap<&str, usize> = notes
             .iter()
-            .map(|n| (n.id.as_str(), n.title.as_str()))
+            .enumerate()
+            .map(|(i, n)| (n.id.as_str(), i))
             .collect();
         let edges = notes
             .iter()
             .map(|note| {
                 note.relations
                     .iter()
-                    .map(|stored| Edge {
-                        relation: GraphRelation {
-                            from: note.title.clone(),
-                            to: stored
-                                .to_id
-                                .as_deref()
-                                .and_then(|id| titles.get(id))
-                                .map(|t| t.to_string())
-                                .unwrap_or_else(|| {
-                                    link_lookup_text(&stored.relation.target).to_string()
-                                }),
-                            relation_type: stored.relation.relation_type.clone(),
-                        },
-                        written: stored.relation.target.clone(),
+                    .map(|stored| {
+                        let target = stored
+                            .to_id
+                            .as_deref()
+                            .and_then(|id| index.get(id))
+                            .copied();
+                        Edge {
+                            relation: GraphRelation {
+                                from: note.title.clone(),
+                                to: target.map_or_else(
+                                    || link_lookup_text(&stored.relation.target).to_string(),
+                                    |t| notes[t].title.clone(),
+                                ),
+                                relation_type: stored.relation.relation_type.clone(),
+                            },
+                            written: stored.relation.target.clone(),
+                            target,
+                        }
                     })
                     .collect()
             })
@@ -536,13 +554,7 @@ impl App {
     pub fn search_nodes(&self, choice: &ProjectChoice, query: &str) -> Result<KnowledgeGraph> {
         let (_, graph) = self.project_graph(choice)?;
         let query = query.to_lowercase();
-        Ok(graph.subgraph(|e| {
-            e.name.to_lowercase().contains(&query)
-                || e.entity_type.to_lowercase().contains(&query)
-                || e.observations
-                    .iter()
-                    .any(|o| o.to_lowercase().contains(&query))
-        }))
+        Ok(graph.subgraph(|e| Graph::matches(e, &query)))
     }
 
     /// open_nodes: the named entities, with their relations.

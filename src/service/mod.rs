@@ -15,6 +15,8 @@ pub mod edit;
 pub mod encryption;
 pub mod error;
 pub mod gitsync;
+mod graph_merge;
+pub mod graph_query;
 pub mod health;
 pub mod history;
 pub mod hub;

@@ -20,6 +20,7 @@ mod directory;
 mod fetch;
 mod git;
 mod graph;
+mod graph_query;
 mod history;
 mod imports;
 mod inspect;

@@ -61,4 +61,10 @@ pub enum GraphError {
     MissingSource { index: usize, from: String },
     #[error("Entity with name {0} not found")]
     EntityNotFound(String),
+    #[error("Source entity '{0}' not found")]
+    SourceNotFound(String),
+    #[error("Target entity '{0}' not found")]
+    TargetNotFound(String),
+    #[error("depth too large (max {max})")]
+    DepthTooLarge { max: usize },
 }
