@@ -387,7 +387,7 @@ fn upsert_entities(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     let a: UpsertArgs = tri!(parse(UPSERT_ENTITIES.name, raw));
     let entities: Vec<Entity> = a.entities.into_iter().map(Entity::from).collect();
     let done = ctx.app.upsert_entities(&ctx.choice(&a.project), &entities);
-    reply(UPSERT_ENTITIES.name, done, |e| render::graph::upserted(e))
+    reply(UPSERT_ENTITIES.name, done, render::graph::upserted)
 }
 
 pub const MERGE_ENTITIES: ToolSpec = ToolSpec {

@@ -17,7 +17,7 @@ use super::error::{PageError, QueryError};
 use super::scope::ProjectChoice;
 use super::{App, Result};
 use crate::config::Project;
-use crate::index::search::{Hit, Matching, Query};
+use crate::index::search::{Hit, Hits, Matching, Query};
 use crate::index::{NoteKind, NoteRecord};
 use crate::note::chunk::{best_matching, passages};
 use crate::note::permalink::{generate_permalink, normalize_note_type};
@@ -301,24 +301,11 @@ impl App {
         } else {
             format!("(deleted = true OR expires <= {now})")
         };
-        let hidden = self.index.search(&Query {
-            text: String::new(),
-            filter: Some(format!(
-                "project = {} AND type = entity AND {hiding}",
-                filter_literal(&project.name)
-            )),
-            offset: 0,
-            limit: usize::MAX / 2,
-            matching: Matching::All,
-            fields: None,
-            newest_first: false,
-            load_only: Some(&["note_id"]),
-        })?;
-        Ok(hidden
-            .hits
-            .iter()
-            .filter_map(|h| str_field(&h.doc, "note_id").map(String::from))
-            .collect())
+        let hidden = self.index.search(&every_note_id(format!(
+            "project = {} AND type = entity AND {hiding}",
+            filter_literal(&project.name)
+        )))?;
+        Ok(note_ids(&hidden).collect())
     }
 
     /// The markdown notes of a project whose type is `note_type` (compared snake-cased), in
@@ -329,26 +316,12 @@ impl App {
         let wanted = normalize_note_type(note_type);
         // The outbox first: a note leaves it only once the search index has it.
         let mut ids = self.index.unsearched_ids()?;
-        let found = self.index.search_committed(&Query {
-            text: String::new(),
-            filter: Some(format!(
-                "project = {} AND type = entity AND note_type = {}",
-                filter_literal(&project.name),
-                filter_literal(&wanted)
-            )),
-            offset: 0,
-            limit: usize::MAX / 2,
-            matching: Matching::All,
-            fields: None,
-            newest_first: false,
-            load_only: Some(&["note_id"]),
-        })?;
-        ids.extend(
-            found
-                .hits
-                .iter()
-                .filter_map(|h| str_field(&h.doc, "note_id").map(String::from)),
-        );
+        let found = self.index.search_committed(&every_note_id(format!(
+            "project = {} AND type = entity AND note_type = {}",
+            filter_literal(&project.name),
+            filter_literal(&wanted)
+        )))?;
+        ids.extend(note_ids(&found));
         ids.sort();
         ids.dedup();
         let mut notes = Vec::new();
@@ -664,4 +637,26 @@ impl App {
         }
         Ok(SearchResponse::page(results, request, offset, total, true))
     }
+}
+
+/// A query for the note id of every document `filter` passes.
+fn every_note_id(filter: String) -> Query {
+    Query {
+        text: String::new(),
+        filter: Some(filter),
+        offset: 0,
+        limit: usize::MAX / 2,
+        matching: Matching::All,
+        fields: None,
+        newest_first: false,
+        load_only: Some(&["note_id"]),
+    }
+}
+
+/// The note ids of `found`'s documents.
+fn note_ids(found: &Hits) -> impl Iterator<Item = String> + '_ {
+    found
+        .hits
+        .iter()
+        .filter_map(|h| str_field(&h.doc, "note_id").map(String::from))
 }
