@@ -89,6 +89,14 @@ pub struct SearchNotesArgs {
     /// Front matter `status`
     #[serde(default, deserialize_with = "args::string")]
     pub status: Option<String>,
+    /// Only notes of these sessions (front matter `session_id`); one id or a list
+    #[serde(
+        default,
+        alias = "session_id",
+        alias = "session",
+        deserialize_with = "args::string_list"
+    )]
+    pub sessions: Option<Vec<String>>,
     /// Vector and hybrid search: drop notes whose best passage is less similar (cosine, -1..1)
     #[serde(
         default,
@@ -127,6 +135,7 @@ fn search_notes(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
         status: a.status,
         after_date,
         metadata_filters: a.metadata_filters,
+        sessions: a.sessions.unwrap_or_default(),
         min_similarity: a.min_similarity,
         ..SearchRequest::default()
     };

@@ -156,17 +156,13 @@ impl App {
         if !request.task.chars().any(char::is_alphanumeric) {
             return Err(QueryError::EmptyTask.into());
         }
-        let sessions = (!request.sessions.is_empty()).then(|| {
-            let mut filter = Map::new();
-            filter.insert("session_id".into(), json!({"$in": request.sessions}));
-            filter
-        });
+        let sessions = &request.sessions;
         let mut cited: HashSet<String> = HashSet::new();
         let mut sections = Vec::new();
-        let facts = self.durable_facts(&project, &request.task, sessions.as_ref())?;
+        let facts = self.durable_facts(&project, &request.task, sessions)?;
         sections.push((PackSection::Facts, keep_new(facts, &mut cited)));
         let hits = self
-            .pack_search(&project, Some(&request.task), sessions.clone(), None)?
+            .pack_search(&project, Some(&request.task), sessions, None)?
             .iter()
             .filter_map(|row| {
                 let text = row.matched_chunk.as_deref().or(row.content.as_deref());
@@ -197,7 +193,7 @@ impl App {
         &self,
         project: &Project,
         task: &str,
-        sessions: Option<&Map<String, Value>>,
+        sessions: &[String],
     ) -> Result<Vec<PackEntry>> {
         let mut matching = Vec::new();
         let mut others = Vec::new();
@@ -222,13 +218,13 @@ impl App {
         &self,
         project: &Project,
         query: Option<&str>,
-        metadata: Option<Map<String, Value>>,
+        sessions: &[String],
         after: Option<chrono::DateTime<Utc>>,
     ) -> Result<Vec<SearchResult>> {
         let request = SearchRequest {
             query: query.map(String::from),
             page_size: SECTION_LIMIT,
-            metadata_filters: metadata,
+            sessions: sessions.to_vec(),
             after_date: after,
             entity_types: vec!["entity".into()],
             ..SearchRequest::default()
@@ -239,28 +235,28 @@ impl App {
 
 /// The searches that find durable facts, one per kind (their union is the facts): by type,
 /// pinned, and a high score; each within the sessions when some are named.
-fn durable_requests(sessions: Option<&Map<String, Value>>) -> Vec<SearchRequest> {
-    let within = |key: &str, condition: Value| {
-        let mut metadata = sessions.cloned().unwrap_or_default();
+fn durable_requests(sessions: &[String]) -> Vec<SearchRequest> {
+    let with = |key: &str, condition: Value| {
+        let mut metadata = Map::new();
         metadata.insert(key.into(), condition);
         Some(metadata)
     };
     let base = SearchRequest {
         page_size: SECTION_LIMIT,
+        sessions: sessions.to_vec(),
         ..SearchRequest::default()
     };
     vec![
         SearchRequest {
             note_types: DURABLE_TYPES.map(String::from).to_vec(),
-            metadata_filters: sessions.cloned(),
             ..base.clone()
         },
         SearchRequest {
-            metadata_filters: within("pinned", json!(true)),
+            metadata_filters: with("pinned", json!(true)),
             ..base.clone()
         },
         SearchRequest {
-            metadata_filters: within("score", json!({"$gte": HIGH_SCORE})),
+            metadata_filters: with("score", json!({"$gte": HIGH_SCORE})),
             ..base
         },
     ]

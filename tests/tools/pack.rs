@@ -152,6 +152,20 @@ fn sessions_keep_only_their_notes_and_recent_activity_can_be_left_out() {
         .collect();
     assert_eq!(cited, ["main/sessions/standup-notes"], "{content}");
     assert!(content["sections"].get("recent").is_none(), "{content}");
+
+    // search_notes filters by session the same way, one id or a list.
+    for sessions in [json!("s-42"), json!(["s-41", "s-42"])] {
+        let found = h.json(
+            "search_notes",
+            json!({"query": "release", "session_id": sessions}),
+        );
+        assert_eq!(crate::titles(&found), ["Standup notes"], "{found}");
+    }
+    let none = h.json(
+        "search_notes",
+        json!({"query": "release", "sessions": ["s-1"]}),
+    );
+    assert_eq!(crate::titles(&none), Vec::<String>::new(), "{none}");
 }
 
 #[test]

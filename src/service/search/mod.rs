@@ -60,6 +60,8 @@ pub struct SearchRequest {
     pub status: Option<String>,
     pub after_date: Option<DateTime<Utc>>,
     pub metadata_filters: Option<Map<String, Value>>,
+    /// Only notes whose front matter `session_id` is one of these (none: every note).
+    pub sessions: Vec<String>,
     /// Vector and hybrid search drop notes whose best passage is less similar.
     pub min_similarity: Option<f64>,
     /// How hybrid search fuses its text and vector rankings (RRF unless measuring).
@@ -99,6 +101,7 @@ impl Default for SearchRequest {
             status: None,
             after_date: None,
             metadata_filters: None,
+            sessions: Vec::new(),
             min_similarity: None,
             fusion: Fusion::Rrf,
             include_deleted: false,
@@ -119,6 +122,7 @@ impl SearchRequest {
                 .as_ref()
                 .is_some_and(|m| !m.is_empty())
             || !self.tags.is_empty()
+            || !self.sessions.is_empty()
             || self.status.is_some()
             || !self.note_types.is_empty()
             || !self.entity_types.is_empty()
@@ -228,6 +232,16 @@ impl App {
         }
         if let Some(filters) = &request.metadata_filters {
             validate_metadata_filters(filters)?;
+        }
+        if !request.sessions.is_empty() {
+            // A session is a front matter value like any other, so it filters as one.
+            request
+                .metadata_filters
+                .get_or_insert_with(Map::new)
+                .insert(
+                    "session_id".into(),
+                    serde_json::json!({"$in": request.sessions}),
+                );
         }
         let (mut response, explanation) = match mode {
             SearchMode::Permalink => (self.search_permalinks(project, &request, &text)?, None),
