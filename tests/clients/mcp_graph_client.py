@@ -44,7 +44,9 @@ STEPS = [
 ]
 
 
-async def main(gitmem, root):
+async def play(gitmem, root, calls):
+    """Runs `calls` against `serve --tools graph` on ROOT: the tools listed, and each call's
+    summary."""
     # The server gets this process's environment (the SDK passes only a few variables by
     # default), so the test's HF_HUB_OFFLINE keeps it from fetching a model.
     server = StdioServerParameters(
@@ -55,7 +57,7 @@ async def main(gitmem, root):
             await session.initialize()
             tools = await session.list_tools()
             steps = []
-            for name, arguments in STEPS:
+            for name, arguments in calls:
                 result = await session.call_tool(name, arguments)
                 steps.append({
                     "tool": name,
@@ -63,10 +65,12 @@ async def main(gitmem, root):
                     "structured": result.structured_content,
                     "text": "".join(getattr(block, "text", "") for block in result.content),
                 })
-            print(json.dumps({
-                "tools": sorted(tool.name for tool in tools.tools),
-                "steps": steps,
-            }))
+            return tools.tools, steps
+
+
+async def main(gitmem, root):
+    tools, steps = await play(gitmem, root, STEPS)
+    print(json.dumps({"tools": sorted(tool.name for tool in tools), "steps": steps}))
 
 
 if __name__ == "__main__":

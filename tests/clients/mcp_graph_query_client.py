@@ -11,11 +11,10 @@ validates every structured result against the tool's output schema.
 
 import asyncio
 import json
-import os
 import sys
 
-from mcp import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
+# The official server's client, beside this file: the same session, other steps.
+from mcp_graph_client import play
 
 STEPS = [
     ("create_entities", {"entities": [
@@ -52,31 +51,14 @@ STEPS = [
 
 
 async def main(gitmem, root):
-    # The server gets this process's environment (the SDK passes only a few variables by
-    # default), so the test's HF_HUB_OFFLINE keeps it from fetching a model.
-    server = StdioServerParameters(
-        command=gitmem, args=["--root", root, "serve", "--tools", "graph"], env=dict(os.environ)
-    )
-    async with stdio_client(server) as (read, write):
-        async with ClientSession(read, write) as session:
-            await session.initialize()
-            tools = await session.list_tools()
-            steps = []
-            for name, arguments in STEPS:
-                result = await session.call_tool(name, arguments)
-                steps.append({
-                    "tool": name,
-                    "error": result.is_error,
-                    "structured": result.structured_content,
-                    "text": "".join(getattr(block, "text", "") for block in result.content),
-                })
-            print(json.dumps({
-                "tools": {
-                    tool.name: {"readOnly": tool.annotations.read_only_hint if tool.annotations else None}
-                    for tool in tools.tools
-                },
-                "steps": steps,
-            }))
+    tools, steps = await play(gitmem, root, STEPS)
+    print(json.dumps({
+        "tools": {
+            tool.name: {"readOnly": tool.annotations.read_only_hint if tool.annotations else None}
+            for tool in tools
+        },
+        "steps": steps,
+    }))
 
 
 if __name__ == "__main__":
