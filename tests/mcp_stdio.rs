@@ -723,3 +723,20 @@ fn an_oversize_request_gets_a_json_rpc_error_and_the_next_one_is_served() {
     assert!(small.starts_with("# Created note"), "{small}");
     assert!(!dir.path().join("projects/main/b/Big.md").exists());
 }
+
+#[test]
+fn a_note_of_17_mb_is_written_and_answered_over_stdio() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut mcp = Mcp::start(dir.path());
+    // Over the 16 MiB line rmcp takes by default, under the 32 MiB a note may hold.
+    let line = "- [fact] a long note of many observations, one after another\n";
+    let content = line.repeat(17 * 1024 * 1024 / line.len() + 1);
+    assert!(content.len() > 17 * 1024 * 1024);
+    let answer = mcp.text(
+        "write_note",
+        json!({"title": "Big", "directory": "b", "content": content}),
+    );
+    assert!(answer.starts_with("# Created note"), "{answer}");
+    let written = std::fs::metadata(main_dir(dir.path()).join("b/Big.md")).unwrap();
+    assert!(written.len() > content.len() as u64);
+}

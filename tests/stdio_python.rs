@@ -258,4 +258,24 @@ fn a_client_of_the_gitmem_specification_gets_its_shapes_over_stdio() {
     assert_mentions(text, &format!("- [{decision}] "));
     assert!(text.chars().count().div_ceil(4) <= 300, "{text}");
     assert_eq!(calls[7]["links"], json!([format!("memory://{decision}")]));
+
+    // A correction supersedes the decision: searches find only the correction unless asked.
+    let corrected = call(8);
+    assert_eq!(corrected["superseded"]["permalink"], decision.as_str());
+    let correction = corrected["correction"]["id"].clone();
+    assert_eq!(corrected["reason"], "the release day moved");
+    let ids = |i: usize| -> Vec<Value> {
+        let mut ids: Vec<Value> = call(i)["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["id"].clone())
+            .collect();
+        ids.sort_by_key(|v| v.to_string());
+        ids
+    };
+    assert_eq!(ids(9), std::slice::from_ref(&correction));
+    let mut both = vec![correction, call(6)["id"].clone()];
+    both.sort_by_key(|v| v.to_string());
+    assert_eq!(ids(10), both);
 }

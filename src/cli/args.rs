@@ -585,6 +585,9 @@ pub struct ContextArgs {
     /// Only notes whose front matter `session_id` is this (repeatable)
     #[arg(long = "session")]
     pub sessions: Vec<String>,
+    /// Cite notes a correction or a compaction superseded too
+    #[arg(long)]
+    pub include_superseded: bool,
     #[arg(long)]
     pub json: bool,
 }

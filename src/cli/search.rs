@@ -40,6 +40,7 @@ pub(super) fn context(app: &App, args: &ContextArgs) -> Result<()> {
         token_budget: Some(args.token_budget),
         include_recent: !args.no_recent,
         sessions: args.sessions.clone(),
+        include_superseded: args.include_superseded,
     };
     let pack = app
         .oneshot(&Bars::default())

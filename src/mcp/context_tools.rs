@@ -40,6 +40,9 @@ pub struct ContextArgs {
     /// Only notes whose front matter `session_id` is one of these
     #[serde(default, deserialize_with = "args::string_list")]
     pub sessions: Option<Vec<String>>,
+    /// Also cite notes a correction or a compaction superseded (hidden by default)
+    #[serde(default, deserialize_with = "args::boolean")]
+    pub include_superseded: Option<bool>,
     #[serde(flatten)]
     pub project: ProjectArgs,
 }
@@ -56,6 +59,7 @@ impl ContextArgs {
             token_budget,
             include_recent: self.include_recent.unwrap_or(true),
             sessions: self.sessions.unwrap_or_default(),
+            include_superseded: self.include_superseded.unwrap_or(false),
         };
         Ok((self.project, request))
     }

@@ -15,7 +15,7 @@ use super::args::{self, ProjectArgs};
 use super::tools::{
     parse, schema_of, service_error, tri, Hints, Icon, ToolCtx, ToolReply, ToolSpec,
 };
-use crate::note::memory::MemorySource;
+use crate::note::memory::{MemorySource, Reveal};
 use crate::render;
 use crate::render::memory::ErrorCode;
 use crate::service::memory::{MemoryPatch, MemoryQuery, MemorySort, NewMemory};
@@ -113,6 +113,7 @@ pub const TOOLS: &[ToolSpec] = &[
     super::crypto_tools::MEMORY_ENCRYPT,
     super::crypto_tools::MEMORY_DECRYPT,
     super::context_tools::MEMORY_CONTEXT,
+    super::correct_tools::CORRECT_MEMORY,
 ];
 
 const SAVE_DESCRIPTION: &str = "Save a new memory: a note in memories/ whose front matter keeps its id, type, tags, score, ttl (an ISO 8601 duration after which searches no longer show it), times, source and compat.basic_id. Returns the memory with its id.";
@@ -215,6 +216,7 @@ fn memory_save(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
         )),
         aliases: compat.aliases.unwrap_or_default(),
         created_at: a.created_at,
+        extra: Map::new(),
     };
     answer(
         MEMORY_SAVE.name,
@@ -410,7 +412,7 @@ const DEFAULT_LIMIT: i64 = 50;
 pub const MEMORY_SEARCH: ToolSpec = ToolSpec {
     name: "memory_search",
     title: "Search Memories",
-    description: "Find memories by words (ranked like search_notes) and filters: {type, tags (all must match)}, time_range {from, to} on created_at, limit (default 50, at most 100) and offset, sort relevance | recency | score. Answers {items, total}, total counting the matches before paging. Expired memories are never found; soft-deleted ones only with include_deleted.",
+    description: "Find memories by words (ranked like search_notes) and filters: {type, tags (all must match)}, time_range {from, to} on created_at, limit (default 50, at most 100) and offset, sort relevance | recency | score. Answers {items, total}, total counting the matches before paging. Expired memories are never found; soft-deleted ones only with include_deleted, superseded ones (corrected or compacted) only with include_superseded.",
     hints: Hints::READ_ONLY,
     schema: schema_of::<SearchArgs>,
     handler: memory_search,
@@ -476,6 +478,9 @@ struct SearchArgs {
     /// Also find soft-deleted memories
     #[serde(default, deserialize_with = "args::boolean")]
     include_deleted: Option<bool>,
+    /// Also find memories a correction or a compaction superseded
+    #[serde(default, deserialize_with = "args::boolean")]
+    include_superseded: Option<bool>,
     #[serde(flatten)]
     project: ProjectArgs,
 }
@@ -530,7 +535,10 @@ fn memory_search(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
         limit: tri!(non_negative("limit", a.limit, DEFAULT_LIMIT)),
         offset: tri!(non_negative("offset", a.offset, 0)),
         sort,
-        include_deleted: a.include_deleted.unwrap_or(false),
+        reveal: Reveal {
+            deleted: a.include_deleted.unwrap_or(false),
+            superseded: a.include_superseded.unwrap_or(false),
+        },
     };
     answer(
         MEMORY_SEARCH.name,

@@ -3,6 +3,7 @@
 
 mod args;
 pub mod context_tools;
+mod correct_tools;
 mod crypto_tools;
 pub mod diagnostics_tools;
 mod graph_query_tools;

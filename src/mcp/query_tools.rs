@@ -11,6 +11,7 @@ use super::tools::{
     answer, array, object, parse, schema_of, service_error, tri, Hints, Icon, ToolCtx, ToolReply,
     ToolSpec,
 };
+use crate::note::memory::Reveal;
 use crate::render::{self, Format, Rendered};
 use crate::service::context::ContextRequest;
 use crate::service::directory::DirectoryRequest;
@@ -105,6 +106,9 @@ pub struct SearchNotesArgs {
         deserialize_with = "args::float"
     )]
     pub min_similarity: Option<f64>,
+    /// Also find notes a correction or a compaction superseded (hidden by default)
+    #[serde(default, deserialize_with = "args::boolean")]
+    pub include_superseded: Option<bool>,
 }
 
 fn search_notes(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
@@ -137,6 +141,10 @@ fn search_notes(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
         metadata_filters: a.metadata_filters,
         sessions: a.sessions.unwrap_or_default(),
         min_similarity: a.min_similarity,
+        reveal: Reveal {
+            superseded: a.include_superseded.unwrap_or(false),
+            ..Reveal::default()
+        },
         ..SearchRequest::default()
     };
     let all = a.search_all_projects.unwrap_or(false);
@@ -282,6 +290,9 @@ pub struct BuildContextArgs {
     /// related rows, then content lines, then notes are left out to fit
     #[serde(default, deserialize_with = "args::int")]
     pub token_budget: Option<i64>,
+    /// Also walk notes a correction or a compaction superseded (hidden by default)
+    #[serde(default, deserialize_with = "args::boolean")]
+    pub include_superseded: Option<bool>,
     /// "json" (default) or "text"
     #[serde(flatten)]
     pub format: FormatArgs,
@@ -326,6 +337,7 @@ fn build_context(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
         page,
         page_size,
         max_related: a.max_related.unwrap_or(10).max(0) as usize,
+        include_superseded: a.include_superseded.unwrap_or(false),
         stop: Some(ctx.stop.clone()),
     };
     let outcome = ctx

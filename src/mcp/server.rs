@@ -449,8 +449,13 @@ pub async fn serve_stdio(root: &Path, served: &Served) -> anyhow::Result<()> {
     let max_request =
         env_number("GITMEM_MAX_REQUEST_BYTES").unwrap_or(super::stdin::MAX_REQUEST_BYTES);
     let input = super::stdin::bounded(tokio::io::stdin(), max_request);
+    // `bounded` already answers a line over the bound; rmcp's own cap (16 MiB by default)
+    // would drop a line under it without an answer.
+    let transport =
+        rmcp::transport::async_rw::AsyncRwTransport::new_server(input, tokio::io::stdout())
+            .with_max_line_length(max_request.saturating_add(1));
     let service = GitmemServer::new(running.ctx.clone(), call_deadline(), &running.notifier)
-        .serve((input, tokio::io::stdout()))
+        .serve(transport)
         .await?;
     let cancel = service.cancellation_token();
     tokio::select! {

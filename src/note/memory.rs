@@ -1,8 +1,9 @@
 //! The memory API's view of a note (the original gitmem specification): `id`, `version`,
 //! `score`, `ttl`, `created_at`, `updated_at`, `deleted_at`, `source` and `compat.basic_id` in
 //! front matter.
-//! A soft-deleted memory (`deleted_at`) and an expired one (`created_at` + `ttl` in the past)
-//! are hidden from every search.
+//! A soft-deleted memory (`deleted_at`), an expired one (`created_at` + `ttl` in the past) and
+//! a superseded note (`superseded_by`, written by a correction or a compaction) are hidden
+//! from every search unless asked for.
 
 use chrono::{DateTime, Months, TimeDelta, Utc};
 use serde_json::{Map, Value};
@@ -278,9 +279,60 @@ pub fn is_expired(meta: &Map<String, Value>, created_ms: i64, now: DateTime<Utc>
     expires_at(meta, created_ms).is_some_and(|t| t <= now)
 }
 
-/// Whether searches hide this note at `now`: soft-deleted, or past its time to live.
+/// The permalink of the note that corrected this one (`superseded_by`), if any.
+pub fn superseded_by(meta: &Map<String, Value>) -> Option<&str> {
+    meta.get("superseded_by")
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+}
+
+/// Whether a later note supersedes this one (a correction, or a compaction's summary).
+pub fn is_superseded(meta: &Map<String, Value>) -> bool {
+    superseded_by(meta).is_some()
+}
+
+/// The permalinks this note supersedes (`supersedes`: one, or a list for a summary).
+pub fn supersedes(meta: &Map<String, Value>) -> Vec<String> {
+    let text = |v: &Value| {
+        v.as_str()
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(String::from)
+    };
+    match meta.get("supersedes") {
+        Some(Value::Array(items)) => items.iter().filter_map(text).collect(),
+        Some(one) => text(one).into_iter().collect(),
+        None => Vec::new(),
+    }
+}
+
+/// What a caller asked to see among the notes answers hide by default. Expired memories are
+/// never shown.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Reveal {
+    /// Soft-deleted memories (`include_deleted`).
+    pub deleted: bool,
+    /// Notes a correction or a compaction superseded (`include_superseded`).
+    pub superseded: bool,
+}
+
+/// Whether answers hide this note at `now`: soft-deleted, past its time to live, or
+/// superseded.
 pub fn is_hidden(meta: &Map<String, Value>, created_ms: i64, now: DateTime<Utc>) -> bool {
-    is_deleted(meta) || is_expired(meta, created_ms, now)
+    is_hidden_unless(meta, created_ms, now, Reveal::default())
+}
+
+/// `is_hidden`, showing what `reveal` asks for.
+pub fn is_hidden_unless(
+    meta: &Map<String, Value>,
+    created_ms: i64,
+    now: DateTime<Utc>,
+    reveal: Reveal,
+) -> bool {
+    is_expired(meta, created_ms, now)
+        || (!reveal.deleted && is_deleted(meta))
+        || (!reveal.superseded && is_superseded(meta))
 }
 
 #[cfg(test)]
@@ -406,6 +458,58 @@ mod tests {
             file_time.timestamp_millis(),
             now
         ));
+    }
+
+    #[test]
+    fn a_superseded_note_is_hidden_unless_revealed() {
+        let meta = |v: Value| v.as_object().unwrap().clone();
+        let now: DateTime<Utc> = "2026-03-10T00:00:00Z".parse().unwrap();
+        let both = Reveal {
+            deleted: true,
+            superseded: true,
+        };
+        let superseded = Reveal {
+            superseded: true,
+            ..Reveal::default()
+        };
+        // (front matter, hidden by default, hidden with superseded revealed, with both)
+        let cases = [
+            (json!({"superseded_by": "notes/new"}), true, false, false),
+            (json!({"superseded_by": " "}), false, false, false),
+            (json!({"superseded_by": null}), false, false, false),
+            (json!({"supersedes": "notes/old"}), false, false, false),
+            (
+                json!({"superseded_by": "notes/new", "deleted_at": "2026-03-02T00:00:00Z"}),
+                true,
+                true,
+                false,
+            ),
+            (
+                json!({"superseded_by": "n", "ttl": "P1D", "created_at": "2026-01-01T00:00:00Z"}),
+                true,
+                true,
+                true,
+            ),
+        ];
+        for (fm, default, with_superseded, with_both) in cases {
+            let m = meta(fm.clone());
+            assert_eq!(is_hidden(&m, 0, now), default, "{fm}");
+            assert_eq!(
+                is_hidden_unless(&m, 0, now, superseded),
+                with_superseded,
+                "{fm}"
+            );
+            assert_eq!(is_hidden_unless(&m, 0, now, both), with_both, "{fm}");
+        }
+        let cases = [
+            (json!({"supersedes": "a/b"}), vec!["a/b"]),
+            (json!({"supersedes": ["a", " ", "b"]}), vec!["a", "b"]),
+            (json!({"supersedes": ""}), vec![]),
+            (json!({}), vec![]),
+        ];
+        for (fm, expected) in cases {
+            assert_eq!(supersedes(&meta(fm.clone())), expected, "{fm}");
+        }
     }
 
     #[test]

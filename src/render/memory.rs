@@ -101,11 +101,17 @@ impl ErrorCode {
 pub fn error_code(e: &ServiceError) -> ErrorCode {
     match e {
         ServiceError::User(user) => match user {
-            UserError::Memory(MemoryError::NotFound(_) | MemoryError::NoBasicId(_))
+            UserError::Memory(
+                MemoryError::NotFound(_)
+                | MemoryError::NoBasicId(_)
+                | MemoryError::NothingToCorrect(_),
+            )
             | UserError::Project(crate::config::ConfigError::UnknownProject(..)) => {
                 ErrorCode::NotFound
             }
-            UserError::Memory(MemoryError::Exists(_)) => ErrorCode::Conflict,
+            UserError::Memory(MemoryError::Exists(_) | MemoryError::AlreadySuperseded { .. }) => {
+                ErrorCode::Conflict
+            }
             UserError::Memory(MemoryError::DailyLimit { .. }) => ErrorCode::RateLimit,
             UserError::Encryption(_) => ErrorCode::Encryption,
             _ => ErrorCode::Validation,

@@ -6,6 +6,7 @@ pub mod activity;
 pub mod auth;
 pub mod chatgpt;
 pub mod context;
+pub mod correct;
 pub mod crypto;
 pub mod directory;
 pub mod gitsync;

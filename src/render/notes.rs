@@ -315,7 +315,10 @@ pub fn read_note(
     match outcome {
         Outcome::Done(file) => Rendered::either(
             format,
-            || file.text.clone(),
+            || match &file.chain {
+                Some(chain) => format!("{}{}", file.text, super::correct::chain_text(chain)),
+                None => file.text.clone(),
+            },
             || {
                 let note = &file.note;
                 let (body, frontmatter) = split_note_text(&file.text);
@@ -331,6 +334,9 @@ pub fn read_note(
                 if let Some(source) = note.linked_source() {
                     v["source"] = source.clone();
                     v["tags"] = json!(note.tags);
+                }
+                if let Some(chain) = &file.chain {
+                    v["correction_chain"] = super::correct::chain_json(chain);
                 }
                 v
             },

@@ -11,6 +11,7 @@ use super::scope::ProjectChoice;
 use super::{App, Result};
 use crate::config::Project;
 use crate::index::NoteRecord;
+use crate::note::memory::{is_hidden_unless, Reveal};
 use crate::note::permalink::generate_permalink;
 
 pub const CONTENT_LIMIT: usize = 4000;
@@ -28,6 +29,8 @@ pub struct ContextRequest {
     pub page: usize,
     pub page_size: usize,
     pub max_related: usize,
+    /// Superseded notes (corrected or compacted) are walked and matched too.
+    pub include_superseded: bool,
     /// Set by the caller when the answer is no longer wanted (the client cancelled, or the
     /// call's deadline passed): the walk stops at the next note.
     pub stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
@@ -146,7 +149,12 @@ fn truncate(s: &str, n: usize) -> String {
 
 impl App {
     /// The primary notes a canonical path names.
-    fn context_primaries(&self, project: &Project, uri: &str) -> Result<Vec<NoteRecord>> {
+    fn context_primaries(
+        &self,
+        project: &Project,
+        uri: &str,
+        reveal: Reveal,
+    ) -> Result<Vec<NoteRecord>> {
         if uri.contains('*') {
             let now = chrono::Utc::now();
             let pattern: String = uri
@@ -182,7 +190,7 @@ impl App {
                 .all_notes(project)?
                 .into_iter()
                 .filter(|n| n.permalink.as_deref().is_some_and(|p| re.is_match(p)))
-                .filter(|n| !crate::note::memory::is_hidden(&n.metadata, n.created_ms, now))
+                .filter(|n| !is_hidden_unless(&n.metadata, n.created_ms, now, reveal))
                 .collect();
             notes.sort_by(|a, b| a.path.cmp(&b.path));
             return Ok(notes);
@@ -219,7 +227,11 @@ impl App {
         project: &Project,
         request: &ContextRequest,
     ) -> Result<GraphContext> {
-        let all = self.context_primaries(project, &request.uri)?;
+        let reveal = Reveal {
+            superseded: request.include_superseded,
+            ..Reveal::default()
+        };
+        let all = self.context_primaries(project, &request.uri, reveal)?;
         let page = Page {
             page: request.page,
             page_size: request.page_size,
@@ -228,12 +240,13 @@ impl App {
         let since_ms = request.since.map(|s| s.timestamp_millis());
         let mut cache: HashMap<String, Option<NoteRecord>> = HashMap::new();
         let now = chrono::Utc::now();
-        // A soft-deleted or expired memory is left out of the walk as if it were not there.
+        // A soft-deleted, expired or superseded note is left out of the walk as if it were not
+        // there.
         let mut load = |app: &App, id: &str| -> Result<Option<NoteRecord>> {
             if !cache.contains_key(id) {
                 let note = app
                     .note_by_id(id)?
-                    .filter(|n| !crate::note::memory::is_hidden(&n.metadata, n.created_ms, now));
+                    .filter(|n| !is_hidden_unless(&n.metadata, n.created_ms, now, reveal));
                 cache.insert(id.to_string(), note);
             }
             Ok(cache[id].clone())

@@ -9,6 +9,7 @@ pub mod canvas;
 mod changes;
 pub mod content;
 pub mod context;
+pub mod correct;
 pub mod crypto;
 pub mod directory;
 pub mod edit;

@@ -87,6 +87,8 @@ pub enum WriteRefusal {
 pub struct NoteFile {
     pub note: NoteRecord,
     pub text: String,
+    /// The corrections the note is part of (read_note fills it; other reads leave it out).
+    pub chain: Option<super::correct::CorrectionChain>,
 }
 
 impl App {
@@ -189,6 +191,7 @@ impl App {
         Ok(NoteFile {
             note: note.clone(),
             text: vault::fs::read_lossy(&path)?,
+            chain: None,
         })
     }
 

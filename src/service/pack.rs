@@ -15,6 +15,7 @@ use super::search::{SearchRequest, SearchResult};
 use super::{App, Result};
 use crate::config::Project;
 use crate::note::lines::TokenBudget;
+use crate::note::memory::Reveal;
 
 /// The budget of a pack when the caller names none (tokens, as `note::lines` estimates them).
 pub const DEFAULT_TOKEN_BUDGET: usize = 4_000;
@@ -38,6 +39,8 @@ pub struct PackRequest {
     pub include_recent: bool,
     /// Only notes whose front matter `session_id` is one of these (all notes when empty).
     pub sessions: Vec<String>,
+    /// Notes a correction or a compaction superseded may be cited too.
+    pub include_superseded: bool,
 }
 
 /// The sections of a pack, in the order they are filled.
@@ -156,13 +159,22 @@ impl App {
         if !request.task.chars().any(char::is_alphanumeric) {
             return Err(QueryError::EmptyTask.into());
         }
-        let sessions = &request.sessions;
+        // Every search of the pack looks within the same notes.
+        let scope = SearchRequest {
+            page_size: SECTION_LIMIT,
+            sessions: request.sessions.clone(),
+            reveal: Reveal {
+                superseded: request.include_superseded,
+                ..Reveal::default()
+            },
+            ..SearchRequest::default()
+        };
         let mut cited: HashSet<String> = HashSet::new();
         let mut sections = Vec::new();
-        let facts = self.durable_facts(&project, &request.task, sessions)?;
+        let facts = self.durable_facts(&project, &request.task, &scope)?;
         sections.push((PackSection::Facts, keep_new(facts, &mut cited)));
         let hits = self
-            .pack_search(&project, Some(&request.task), sessions, None)?
+            .pack_search(&project, Some(&request.task), &scope, None)?
             .iter()
             .filter_map(|row| {
                 let text = row.matched_chunk.as_deref().or(row.content.as_deref());
@@ -172,7 +184,7 @@ impl App {
         sections.push((PackSection::Hits, keep_new(hits, &mut cited)));
         if request.include_recent {
             let since = Utc::now() - Duration::days(RECENT_DAYS);
-            let mut rows = self.pack_search(&project, None, sessions, Some(since))?;
+            let mut rows = self.pack_search(&project, None, &scope, Some(since))?;
             rows.sort_by_key(|row| std::cmp::Reverse(row.updated_ms));
             let recent = rows
                 .iter()
@@ -193,11 +205,11 @@ impl App {
         &self,
         project: &Project,
         task: &str,
-        sessions: &[String],
+        scope: &SearchRequest,
     ) -> Result<Vec<PackEntry>> {
         let mut matching = Vec::new();
         let mut others = Vec::new();
-        for durable in durable_requests(sessions) {
+        for durable in durable_requests(scope) {
             let with_task = SearchRequest {
                 query: Some(task.to_string()),
                 ..durable.clone()
@@ -218,33 +230,26 @@ impl App {
         &self,
         project: &Project,
         query: Option<&str>,
-        sessions: &[String],
+        scope: &SearchRequest,
         after: Option<chrono::DateTime<Utc>>,
     ) -> Result<Vec<SearchResult>> {
         let request = SearchRequest {
             query: query.map(String::from),
-            page_size: SECTION_LIMIT,
-            sessions: sessions.to_vec(),
             after_date: after,
             entity_types: vec!["entity".into()],
-            ..SearchRequest::default()
+            ..scope.clone()
         };
         Ok(self.search(project, &request)?.results)
     }
 }
 
 /// The searches that find durable facts, one per kind (their union is the facts): by type,
-/// pinned, and a high score; each within the sessions when some are named.
-fn durable_requests(sessions: &[String]) -> Vec<SearchRequest> {
+/// pinned, and a high score; each within the pack's scope.
+fn durable_requests(base: &SearchRequest) -> Vec<SearchRequest> {
     let with = |key: &str, condition: Value| {
         let mut metadata = Map::new();
         metadata.insert(key.into(), condition);
         Some(metadata)
-    };
-    let base = SearchRequest {
-        page_size: SECTION_LIMIT,
-        sessions: sessions.to_vec(),
-        ..SearchRequest::default()
     };
     vec![
         SearchRequest {
@@ -257,7 +262,7 @@ fn durable_requests(sessions: &[String]) -> Vec<SearchRequest> {
         },
         SearchRequest {
             metadata_filters: with("score", json!({"$gte": HIGH_SCORE})),
-            ..base
+            ..base.clone()
         },
     ]
 }

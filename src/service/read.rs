@@ -100,7 +100,10 @@ impl App {
             // A note whose file just vanished (renamed or deleted, the watcher not yet done)
             // reads as not found rather than as a server failure.
             match self.read_note_file(&project, &note) {
-                Ok(file) => return Ok(Outcome::Done(file)),
+                Ok(file) => {
+                    let chain = self.correction_chain(&project, &note)?;
+                    return Ok(Outcome::Done(NoteFile { chain, ..file }));
+                }
                 Err(e) if e.io_kind() == Some(std::io::ErrorKind::NotFound) => {}
                 Err(e) => return Err(e),
             }

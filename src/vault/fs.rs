@@ -16,7 +16,8 @@ fn parent_of(path: &Path) -> io::Result<&Path> {
         .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "path has no parent directory"))
 }
 
-/// The suffix of the temp files of `atomic_write`; scans remove stale ones.
+/// The suffix of the temp files of `atomic_write` (`.<name>.<pid>-<start>-<uuid>.gitmem-tmp`);
+/// scans remove those their writer left when it died.
 pub const TEMP_SUFFIX: &str = ".gitmem-tmp";
 
 /// Writes `bytes` to `path` atomically, creating parent directories.
@@ -161,9 +162,11 @@ fn write_aside(path: &Path, bytes: &[u8]) -> io::Result<(std::path::PathBuf, fs:
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    // A dot name keeps scans and watchers from ever indexing the temp file.
+    // A dot name keeps scans and watchers from ever indexing the temp file; the writer's
+    // stamp tells a later scan whether the write may still be in flight.
     let tmp = dir.join(format!(
-        ".{name}.{}{TEMP_SUFFIX}",
+        ".{name}.{}-{}{TEMP_SUFFIX}",
+        super::writer::stamp(),
         uuid::Uuid::new_v4().simple()
     ));
     let written = (|| {

@@ -6,3 +6,4 @@ pub mod links;
 pub mod path;
 pub mod scan;
 pub mod watch;
+pub mod writer;

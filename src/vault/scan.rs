@@ -370,7 +370,7 @@ pub fn scan(
     Ok(scan)
 }
 
-/// A temp file of gitmem's atomic writes (`.<name>.<uuid>.gitmem-tmp`).
+/// A temp file of gitmem's atomic writes (`.<name>.<stamp>-<uuid>.gitmem-tmp`).
 fn is_temp_file(entry: &walkdir::DirEntry) -> bool {
     entry.file_type().is_file()
         && entry
@@ -379,16 +379,28 @@ fn is_temp_file(entry: &walkdir::DirEntry) -> bool {
             .is_some_and(|n| n.starts_with('.') && n.ends_with(crate::vault::fs::TEMP_SUFFIX))
 }
 
-/// Temp files older than this were left by a write that never finished (a crash between
-/// writing and renaming); younger ones may belong to a write in flight in another process.
+/// A temp file whose writer the name does not tell (an older gitmem's) is left over once it is
+/// this old; a younger one may belong to a write in flight in another process.
 const STALE_TEMP_AGE: std::time::Duration = std::time::Duration::from_secs(60);
 
+/// Whether a temp file was left by a write that will never finish: its writer is gone,
+/// whatever the file's age. A live writer's temp files are never stale.
 fn is_stale(path: &Path) -> bool {
-    std::fs::metadata(path)
-        .and_then(|m| m.modified())
-        .ok()
-        .and_then(|t| t.elapsed().ok())
-        .is_some_and(|age| age >= STALE_TEMP_AGE)
+    let writer = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(|n| n.strip_suffix(crate::vault::fs::TEMP_SUFFIX))
+        .and_then(|n| n.rsplit_once('.'))
+        .and_then(|(_, id)| id.rsplit_once('-'))
+        .and_then(|(stamp, _uuid)| crate::vault::writer::alive(stamp));
+    match writer {
+        Some(alive) => !alive,
+        None => std::fs::metadata(path)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age >= STALE_TEMP_AGE),
+    }
 }
 
 /// Deletes the temp files a scan found left over by interrupted writes (gitmem's own files,

@@ -1,7 +1,8 @@
 """An independent client of gitmem's memory API over stdio: the official MCP Python SDK,
 making the calls of the gitmem specification in its own shapes (a `source` object, an update
 with `patch`, a search with `filters` answering `{items, total}`, a delete answering
-`{ok: true}`, an error carrying its code, and a context pack citing its notes).
+`{ok: true}`, an error carrying its code, a context pack citing its notes, and a correction
+that hides what it supersedes).
 
 Usage: mcp_memory_client.py GITMEM ROOT
 
@@ -30,6 +31,13 @@ def steps(memory_id):
         ("memory_get", {"id": "no-such-memory"}),
         ("memory_save", {"content": "Releases are cut on Fridays", "type": "decision"}),
         ("memory_context", {"task": "when are releases cut", "token_budget": 300}),
+        (
+            "correct_memory",
+            {"identifier": "Releases are cut on Fridays", "content": "Releases are cut on Thursdays",
+             "reason": "the release day moved"},
+        ),
+        ("memory_search", {"query": "releases"}),
+        ("memory_search", {"query": "releases", "include_superseded": True}),
     ]
 
 

@@ -14,6 +14,7 @@ mod harness;
 mod arguments;
 mod chatgpt;
 mod context;
+mod corrections;
 mod coverage;
 mod crypto;
 mod directory;

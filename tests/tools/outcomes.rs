@@ -248,6 +248,7 @@ fn a_graph_walk_that_is_no_longer_wanted_stops() {
         page: 1,
         page_size: 10,
         max_related: 10,
+        include_superseded: false,
         stop: Some(Arc::new(AtomicBool::new(stopped))),
     };
     let walked = h

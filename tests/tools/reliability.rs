@@ -363,27 +363,60 @@ fn edits_racing_an_editor_never_truncate_the_note_or_drop_a_save() {
 }
 
 #[test]
-fn stale_temp_files_of_interrupted_writes_are_removed() {
+fn temp_files_of_dead_writers_are_removed_whatever_their_age_and_live_ones_never() {
     let h = Harness::new();
     let dir = h.main_dir().join("notes");
     fs::create_dir_all(&dir).unwrap();
-    let stale = dir.join(".Note.md.0123456789abcdef.gitmem-tmp");
-    let fresh = dir.join(".Other.md.fedcba9876543210.gitmem-tmp");
-    fs::write(&stale, "half").unwrap();
-    fs::write(&fresh, "in flight").unwrap();
-    let hour_ago = SystemTime::now() - Duration::from_secs(3600);
-    fs::File::options()
-        .write(true)
-        .open(&stale)
-        .unwrap()
-        .set_modified(hour_ago)
+    let dead_pid = std::process::Command::new("true")
+        .spawn()
+        .and_then(|mut child| {
+            let pid = child.id();
+            child.wait().map(|_| pid)
+        })
         .unwrap();
+    let live = gitmem::vault::writer::stamp();
+    let hour_ago = SystemTime::now() - Duration::from_secs(3600);
+    // (file name, modified an hour ago, removed)
+    let cases = [
+        // A killed writer's, written a moment ago: its process is gone.
+        (
+            format!(".A.md.{dead_pid}-1-0123456789abcdef.gitmem-tmp"),
+            false,
+            true,
+        ),
+        // This process's, however old: a write in flight.
+        (
+            format!(".B.md.{live}-fedcba9876543210.gitmem-tmp"),
+            true,
+            false,
+        ),
+        // Our process id with another start time: an earlier process that had the id.
+        (
+            format!(".C.md.{}-1-00aa.gitmem-tmp", std::process::id()),
+            false,
+            true,
+        ),
+        // An older gitmem's names say no writer: by age.
+        (".D.md.0123456789abcdef.gitmem-tmp".to_string(), true, true),
+        (
+            ".E.md.fedcba9876543210.gitmem-tmp".to_string(),
+            false,
+            false,
+        ),
+    ];
+    for (name, old, _) in &cases {
+        let path = dir.join(name);
+        fs::write(&path, "half").unwrap();
+        if *old {
+            let file = fs::File::options().write(true).open(&path).unwrap();
+            file.set_modified(hour_ago).unwrap();
+        }
+    }
     h.sync();
-    assert!(!stale.exists(), "a temp file an hour old is left over");
-    assert!(
-        fresh.exists(),
-        "a fresh one may belong to a write in flight"
-    );
+    for (name, _, removed) in &cases {
+        assert_eq!(!dir.join(name).exists(), *removed, "{name}");
+    }
+    assert_eq!(hits(&h, "half"), 0, "temp files are never indexed");
 }
 
 #[test]

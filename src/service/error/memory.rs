@@ -32,6 +32,17 @@ pub enum MemoryError {
         limit: u64,
         resets_at: String,
     },
+    #[error("no note or memory '{0}' to correct: name it by memory id, permalink, title or path")]
+    NothingToCorrect(String),
+    #[error("'{identifier}' names several notes ({}); name one by its permalink or path", .paths.join(", "))]
+    AmbiguousCorrection {
+        identifier: String,
+        paths: Vec<String>,
+    },
+    #[error("'{identifier}' was corrected already: {by} supersedes it; correct that note instead")]
+    AlreadySuperseded { identifier: String, by: String },
+    #[error("reason must not be empty: say what the correction fixes")]
+    EmptyReason,
     /// The memory's file has front matter that its patch could not be merged into.
     #[error("the front matter of {path} is not valid YAML ({source}); fix the file, then update the memory")]
     FrontMatter {

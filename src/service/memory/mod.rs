@@ -79,6 +79,9 @@ pub struct NewMemory {
     pub basic_id: Option<String>,
     pub aliases: Vec<String>,
     pub created_at: Option<String>,
+    /// Front matter keys beyond the memory's own, written after them (a correction's
+    /// `supersedes`).
+    pub extra: Map<String, Value>,
 }
 
 /// memory_update's patch: `None` leaves a field alone; `Some(None)` clears it.
@@ -170,7 +173,7 @@ fn set_basic_id(meta: &mut Map<String, Value>, value: Option<&str>) {
 impl App {
     /// The note a memory id names: the note whose front matter `id` it is, else the note
     /// with that permalink.
-    fn memory_note(&self, project: &Project, id: &str) -> Result<Option<NoteRecord>> {
+    pub(crate) fn memory_note(&self, project: &Project, id: &str) -> Result<Option<NoteRecord>> {
         let id = id.trim();
         if id.is_empty() {
             return Err(MemoryError::EmptyId.into());
@@ -263,6 +266,9 @@ impl App {
         meta.insert("created_at".into(), json!(created_at));
         meta.insert("updated_at".into(), json!(created_at));
         set_basic_id(&mut meta, new.basic_id.as_deref());
+        for (key, value) in &new.extra {
+            meta.entry(key.clone()).or_insert_with(|| value.clone());
+        }
         let short: String = id.chars().filter(|c| c.is_alphanumeric()).take(8).collect();
         let stem = foreign_file_stem(&title).unwrap_or_else(|| format!("memory {short}"));
         let mut path = note_file_path(MEMORY_FOLDER, &stem, false);

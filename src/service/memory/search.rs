@@ -9,7 +9,7 @@ use super::super::search::SearchRequest;
 use super::super::{App, Result};
 use super::Memory;
 use crate::index::{NoteKind, NoteRecord};
-use crate::note::memory::{is_deleted, is_expired, meta_time};
+use crate::note::memory::{is_hidden_unless, meta_time, Reveal};
 
 /// The largest page memory_search returns.
 pub const MAX_LIMIT: usize = 100;
@@ -56,7 +56,8 @@ pub struct MemoryQuery {
     pub limit: usize,
     pub offset: usize,
     pub sort: MemorySort,
-    pub include_deleted: bool,
+    /// Soft-deleted memories or superseded ones too.
+    pub reveal: Reveal,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -95,7 +96,7 @@ impl App {
                     page_size: 1000,
                     note_types: query.types.clone(),
                     tags: query.tags.clone(),
-                    include_deleted: query.include_deleted,
+                    reveal: query.reveal,
                     ..Default::default()
                 };
                 let response = self.search(&project, &request)?;
@@ -135,8 +136,7 @@ impl App {
         let mut notes: Vec<NoteRecord> = candidates
             .into_iter()
             .filter(|n| {
-                !is_expired(&n.metadata, n.created_ms, now)
-                    && (query.include_deleted || !is_deleted(&n.metadata))
+                !is_hidden_unless(&n.metadata, n.created_ms, now, query.reveal)
                     && query
                         .from
                         .is_none_or(|from| created(n).is_some_and(|c| c >= from))

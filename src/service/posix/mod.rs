@@ -24,6 +24,7 @@ use super::{App, Outcome, Result};
 use crate::config::Project;
 use crate::index::{NoteKind, NoteRecord};
 use crate::note::lines::{self, LineScan};
+use crate::note::memory::Reveal;
 use crate::note::permalink::generate_permalink;
 use crate::note::section::section_lines;
 
@@ -334,7 +335,7 @@ impl App {
         request: &GrepRequest,
         scan: impl Fn(&NoteFile) -> LineScan,
     ) -> Result<Grepped> {
-        let hidden = self.hidden_notes(project, false)?;
+        let hidden = self.hidden_notes(project, Reveal::default())?;
         let mut notes: Vec<NoteRecord> = self
             .all_notes(project)?
             .into_iter()

@@ -20,6 +20,7 @@ use crate::config::Project;
 use crate::index::search::{Hit, Hits, Matching, Query};
 use crate::index::{NoteKind, NoteRecord};
 use crate::note::chunk::{best_matching, passages};
+use crate::note::memory::Reveal;
 use crate::note::permalink::{generate_permalink, normalize_note_type};
 use crate::note::permalink::{observation_permalink, relation_permalink};
 use regex::Regex;
@@ -66,8 +67,8 @@ pub struct SearchRequest {
     pub min_similarity: Option<f64>,
     /// How hybrid search fuses its text and vector rankings (RRF unless measuring).
     pub fusion: Fusion,
-    /// Also find soft-deleted memories (expired ones stay hidden).
-    pub include_deleted: bool,
+    /// Also find soft-deleted memories or superseded notes (expired ones stay hidden).
+    pub reveal: Reveal,
     /// Only these notes (by id): find's `path` scope with `meta`.
     pub within: Option<Vec<String>>,
 }
@@ -104,7 +105,7 @@ impl Default for SearchRequest {
             sessions: Vec::new(),
             min_similarity: None,
             fusion: Fusion::Rrf,
-            include_deleted: false,
+            reveal: Reveal::default(),
             within: None,
         }
     }
@@ -306,18 +307,27 @@ impl App {
         }
     }
 
-    /// Note ids of a project's soft-deleted and expired memories, which no search shows. Few
-    /// notes have either, so the filter is usually empty and costs nothing downstream.
-    pub fn hidden_notes(&self, project: &Project, include_deleted: bool) -> Result<Vec<String>> {
+    /// Note ids of a project's soft-deleted, expired and superseded notes, which no search
+    /// shows unless `reveal` asks. Few notes are any of these, so the filter is usually empty
+    /// and costs nothing downstream.
+    pub fn hidden_notes(&self, project: &Project, reveal: Reveal) -> Result<Vec<String>> {
         let now = Utc::now().timestamp_millis() as f64 / 1000.0;
-        let hiding = if include_deleted {
-            format!("expires <= {now}")
-        } else {
-            format!("(deleted = true OR expires <= {now})")
-        };
+        let mut hiding = vec![format!("expires <= {now}")];
+        if !reveal.deleted {
+            hiding.push("deleted = true".to_string());
+        }
+        if !reveal.superseded {
+            // Front matter is filterable as `meta.*`, so supersession needs no field of its own.
+            hiding.push(
+                "(meta.superseded_by EXISTS AND NOT meta.superseded_by IS NULL \
+                 AND NOT meta.superseded_by IS EMPTY)"
+                    .to_string(),
+            );
+        }
         let hidden = self.index.search(&every_note_id(format!(
-            "project = {} AND type = entity AND {hiding}",
-            filter_literal(&project.name)
+            "project = {} AND type = entity AND ({})",
+            filter_literal(&project.name),
+            hiding.join(" OR ")
         )))?;
         Ok(note_ids(&hidden).collect())
     }
@@ -422,7 +432,7 @@ impl App {
             }
             filters.push(any_of("note_id", ids));
         }
-        let hidden = self.hidden_notes(project, request.include_deleted)?;
+        let hidden = self.hidden_notes(project, request.reveal)?;
         if !hidden.is_empty() {
             filters.push(format!("NOT {}", any_of("note_id", &hidden)));
         }
@@ -580,8 +590,12 @@ impl App {
                 .within
                 .as_ref()
                 .is_none_or(|ids| ids.contains(&n.id))
-                && !crate::note::memory::is_expired(&n.metadata, n.created_ms, now)
-                && (request.include_deleted || !crate::note::memory::is_deleted(&n.metadata))
+                && !crate::note::memory::is_hidden_unless(
+                    &n.metadata,
+                    n.created_ms,
+                    now,
+                    request.reveal,
+                )
                 && meta.is_none_or(|m| metadata_matches(&n.metadata, m))
                 && request.tags.iter().all(|t| n.tags.contains(t))
                 && request
