@@ -214,6 +214,10 @@ pub struct RecentActivityArgs {
         deserialize_with = "args::string"
     )]
     pub timeframe: Option<String>,
+    /// Group the items: "day" (UTC date of the update, newest first), "type" (note type) or
+    /// "session" (front matter `session_id`, else a memory's `source.session`)
+    #[serde(default, alias = "group", deserialize_with = "args::string")]
+    pub group_by: Option<String>,
     #[serde(flatten)]
     pub page: PageArgs,
     #[serde(flatten)]
@@ -230,11 +234,17 @@ fn recent_activity(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     let tf = tri!(timeframe(TOOL, a.timeframe.as_deref()));
     let types = a.kind.unwrap_or_default();
     let since = tf.since(Utc::now());
-    let outcome =
-        ctx.app
-            .recent_activity_for(&ctx.choice(&a.project), &types, since, page, page_size);
-    answer(TOOL, outcome, |scope| {
-        render::activity::answer(scope, &tf.label(), page, !types.is_empty(), format)
+    let group_by = a.group_by.as_deref().filter(|g| !g.trim().is_empty());
+    let outcome = ctx.app.recent_activity_for(
+        &ctx.choice(&a.project),
+        &types,
+        since,
+        page,
+        page_size,
+        group_by,
+    );
+    answer(TOOL, outcome, |found| {
+        render::activity::answer(found, &tf.label(), page, !types.is_empty(), format)
     })
 }
 

@@ -40,6 +40,7 @@ mod schema;
 mod search;
 mod semantic;
 mod sync;
+mod timeline;
 
 use harness::{Harness, ReplyExt};
 use serde_json::{json, Value};
