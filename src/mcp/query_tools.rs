@@ -105,6 +105,9 @@ pub struct SearchNotesArgs {
         deserialize_with = "args::float"
     )]
     pub min_similarity: Option<f64>,
+    /// Maximal Marginal Relevance: let a distinct note past near-duplicates of better-ranked ones
+    #[serde(default, alias = "mmr", deserialize_with = "args::boolean")]
+    pub diversify: Option<bool>,
 }
 
 fn search_notes(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
@@ -137,6 +140,7 @@ fn search_notes(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
         metadata_filters: a.metadata_filters,
         sessions: a.sessions.unwrap_or_default(),
         min_similarity: a.min_similarity,
+        diversify: a.diversify.unwrap_or(false),
         ..SearchRequest::default()
     };
     let all = a.search_all_projects.unwrap_or(false);

@@ -17,6 +17,7 @@ mod context;
 mod coverage;
 mod crypto;
 mod directory;
+mod diversity;
 mod fetch;
 mod git;
 mod graph;

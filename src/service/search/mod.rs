@@ -2,6 +2,7 @@
 //! modes, filters, the relaxed OR retry, several projects). The query language, metadata
 //! filters and result rows live in their own modules.
 
+mod diverse;
 mod metadata;
 mod query;
 mod ranked;
@@ -66,6 +67,8 @@ pub struct SearchRequest {
     pub min_similarity: Option<f64>,
     /// How hybrid search fuses its text and vector rankings (RRF unless measuring).
     pub fusion: Fusion,
+    /// Reorder a ranked search's results by MMR, so near-duplicates do not crowd the page.
+    pub diversify: bool,
     /// Also find soft-deleted memories (expired ones stay hidden).
     pub include_deleted: bool,
     /// Only these notes (by id): find's `path` scope with `meta`.
@@ -104,6 +107,7 @@ impl Default for SearchRequest {
             sessions: Vec::new(),
             min_similarity: None,
             fusion: Fusion::Rrf,
+            diversify: false,
             include_deleted: false,
             within: None,
         }
