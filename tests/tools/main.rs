@@ -13,6 +13,7 @@ mod harness;
 
 mod arguments;
 mod chatgpt;
+mod chinese;
 mod context;
 mod coverage;
 mod crypto;
