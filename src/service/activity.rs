@@ -349,16 +349,17 @@ pub enum ActivityScope {
 
 impl ActivityScope {
     /// The answer's items in order: in discovery mode, every project's one after the other.
-    pub fn items(&self) -> impl Iterator<Item = (Option<&str>, &ActivityItem)> {
-        let (single, many): (Option<&[ActivityItem]>, &[(String, Vec<ActivityItem>)]) = match self {
-            ActivityScope::Project { activity, .. } => (Some(&activity.items), &[]),
-            ActivityScope::Discovery(per_project) => (None, per_project),
-        };
-        let single = single.into_iter().flatten().map(|item| (None, item));
-        let many = many
-            .iter()
-            .flat_map(|(name, items)| items.iter().map(move |item| (Some(name.as_str()), item)));
-        single.chain(many)
+    pub fn items(&self) -> Box<dyn Iterator<Item = (Option<&str>, &ActivityItem)> + '_> {
+        match self {
+            ActivityScope::Project { activity, .. } => {
+                Box::new(activity.items.iter().map(|item| (None, item)))
+            }
+            ActivityScope::Discovery(per_project) => {
+                Box::new(per_project.iter().flat_map(|(name, items)| {
+                    items.iter().map(move |item| (Some(name.as_str()), item))
+                }))
+            }
+        }
     }
 }
 

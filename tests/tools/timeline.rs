@@ -74,7 +74,10 @@ fn groups(v: &Value) -> Vec<(String, Vec<String>)> {
         .collect()
 }
 
-fn owned(rows: &[(&str, &[&str])]) -> Vec<(String, Vec<String>)> {
+/// A group as the tests name it: its key and its items' titles.
+type Group<'a> = (&'a str, &'a [&'a str]);
+
+fn owned(rows: &[Group]) -> Vec<(String, Vec<String>)> {
     rows.iter()
         .map(|(k, t)| (k.to_string(), t.iter().map(|s| s.to_string()).collect()))
         .collect()
@@ -86,7 +89,7 @@ fn recent_activity_groups_the_same_items_by_day_type_and_session() {
     let (yesterday, three_days_ago, four_days_ago) = (date(0), date(2), date(3));
     // (group_by, groups newest first: key, titles newest first)
     #[rustfmt::skip]
-    let rows: Vec<(&str, Vec<(&str, &[&str])>)> = vec![
+    let rows: Vec<(&str, Vec<Group>)> = vec![
         ("day", vec![(&yesterday, &["Standup", "Retro"]), (&three_days_ago, &["Design"]), (&four_days_ago, &["Loose"])]),
         ("type", vec![("meeting", &["Standup", "Retro"]), ("spec", &["Design", "Loose"])]),
         // A memory's source.session counts as its session; a note with none is under "(none)".
