@@ -279,3 +279,56 @@ fn a_client_of_the_gitmem_specification_gets_its_shapes_over_stdio() {
     both.sort_by_key(|v| v.to_string());
     assert_eq!(ids(10), both);
 }
+
+/// Issue 26 over stdio (`mcp_timeline_client.py`): recent_activity grouped by session and by
+/// type, search_notes diversified, and Chinese searched in both scripts.
+#[test]
+fn a_client_groups_activity_diversifies_search_and_searches_chinese_over_stdio() {
+    let dir = tempfile::tempdir().unwrap();
+    let summary = run_client("mcp_timeline_client.py", dir.path());
+    let steps = summary["steps"].as_array().unwrap();
+    for step in steps {
+        assert_eq!(step["error"], false, "{step}");
+    }
+    let json = |i: usize| -> Value {
+        match &steps[i]["structured"] {
+            Value::Null => serde_json::from_str(steps[i]["text"].as_str().unwrap()).unwrap(),
+            v => v.clone(),
+        }
+    };
+    let keys = |v: &Value| -> Vec<String> {
+        v["groups"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|g| format!("{}:{}", g["key"].as_str().unwrap(), g["count"]))
+            .collect()
+    };
+    // The notes were written in order, so the newest group is the last one's.
+    assert_eq!(
+        keys(&json(0)),
+        ["(none):8", "s-1:2", "s-2:1"],
+        "{}",
+        json(0)
+    );
+    let by_type = steps[1]["text"].as_str().unwrap();
+    assert_mentions(by_type, "by type\n\n### note (8)\n");
+    assert_mentions(by_type, "\n### meeting (2)\n");
+    let titles = |v: Value| -> Vec<String> {
+        v["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["title"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let distinct = "Kafka consumer rebalance with static membership".to_string();
+    assert!(!titles(json(2)).contains(&distinct), "{}", json(2));
+    assert!(titles(json(3)).contains(&distinct), "{}", json(3));
+    assert_eq!(titles(json(4))[0], "周会纪要");
+    assert_eq!(
+        titles(json(5))[0],
+        "讀書筆記",
+        "simplified finds traditional"
+    );
+}

@@ -390,8 +390,8 @@ pub enum BenchCommand {
         #[arg(long)]
         golden: PathBuf,
         /// Search types to score (text, vector, hybrid, hybrid:score for score fusion instead
-        /// of RRF, or hybrid:wNN for RRF with the vector ranking's votes weighted NN/100);
-        /// repeat for several
+        /// of RRF, or hybrid:wNN for RRF with the vector ranking's votes weighted NN/100;
+        /// `+mmr` after any, e.g. text+mmr, diversifies the results); repeat for several
         #[arg(long = "search-type", default_value = "text")]
         search_types: Vec<String>,
         /// Also list each query that missed, with its top five notes

@@ -23,6 +23,7 @@ use std::sync::LazyLock;
 
 use milli_core::heed::types::{Bytes, Str};
 use milli_core::heed::{Database, RoTxn, RwTxn};
+use milli_core::tokenizer::normalizer::{CharNormalizer, CharOrStr, ChineseNormalizer};
 use rust_stemmers::{Algorithm, Stemmer};
 use unicode_normalization::char::is_combining_mark;
 use unicode_normalization::UnicodeNormalization;
@@ -52,10 +53,22 @@ fn is_cjk(c: char) -> bool {
     matches!(c, '\u{3040}'..='\u{30FF}' | '\u{3400}'..='\u{4DBF}' | '\u{4E00}'..='\u{9FFF}' | '\u{AC00}'..='\u{D7AF}' | '\u{F900}'..='\u{FAFF}')
 }
 
+/// A Han character as milli's Chinese normalizer writes it (charabia's, from Unihan's
+/// kVariants): a simplified character the table pairs with a traditional one becomes that
+/// one, so that a word in either script finds the other in both rankings alike.
+fn han_variant(c: char) -> char {
+    match ChineseNormalizer.normalize_char(c) {
+        Some(CharOrStr::Char(variant)) => variant,
+        _ => c,
+    }
+}
+
 /// The terms of a text, in order, as the index and queries both see them: lowercase, accents
 /// folded, English words stemmed ("meetings" and "meeting" are one term), stopwords and
 /// single letters dropped. Runs of CJK characters, which have no spaces, become overlapping
-/// pairs of characters, the usual unit for searching them without a dictionary.
+/// pairs of characters, the usual unit for searching them without a dictionary (a word of
+/// two or more characters is found inside any sentence), Han characters as [`han_variant`]
+/// writes them.
 pub fn terms(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut word = String::new();
@@ -77,7 +90,7 @@ pub fn terms(text: &str) -> Vec<String> {
     for c in text.chars() {
         if is_cjk(c) {
             flush_word(&mut word, &mut out);
-            cjk.push(c);
+            cjk.push(han_variant(c));
         } else if c.is_alphanumeric() || (is_combining_mark(c) && !word.is_empty()) {
             flush_cjk(&mut cjk, &mut out);
             word.push(c);
@@ -435,6 +448,9 @@ mod tests {
             ("[[Internal links]] #tag", &["intern", "link", "tag"]),
             ("Привет, мир", &["привет", "мир"]),
             ("同期する 日本", &["同期", "期す", "する", "日本"]),
+            // Simplified Han characters as milli's normalizer writes them (据 has no pair).
+            ("学习 學習", &["學習", "學習"]),
+            ("数据库", &["數据", "据庫"]),
             ("a of the", &[]),
         ];
         for (text, want) in cases {

@@ -405,6 +405,34 @@ impl VectorStore {
             .collect())
     }
 
+    /// Each note's direction, for comparing notes with each other: the vector of the given
+    /// passage when the note has it, else its passages' sum, normalised; `None` for a note
+    /// without vectors (or when no model has stored any).
+    pub fn directions(
+        &self,
+        project: &str,
+        notes: &[(&str, Option<u32>)],
+    ) -> Result<Vec<Option<Vec<f32>>>, IndexError> {
+        let Some((_, dims)) = self.model()? else {
+            return Ok(vec![None; notes.len()]);
+        };
+        let matrix = self.matrix(project, dims)?;
+        let m = matrix.read().unwrap_or_else(|e| e.into_inner());
+        let direction = |&(note_id, passage): &(&str, Option<u32>)| -> Option<Vec<f32>> {
+            let note = *m.note_index.get(note_id)? as usize;
+            let rows = &m.rows_of[note];
+            let row = passage.and_then(|p| rows.iter().find(|&&r| m.rows[r].1 == p));
+            let values = match row {
+                Some(&r) => m.values[r * m.dims..][..m.dims].to_vec(),
+                None if m.sum_norms[note] > 0.0 => m.sums[note * m.dims..][..m.dims].to_vec(),
+                None => return None,
+            };
+            let norm = dot(&values, &values).sqrt();
+            (norm > 0.0).then(|| values.iter().map(|v| v / norm).collect())
+        };
+        Ok(notes.iter().map(direction).collect())
+    }
+
     /// The notes of `project` most similar to `query` (a normalised vector), best first, at
     /// most `limit`; only notes `admit` lets through are considered. A note's similarity is
     /// mostly its best passage's, and partly the whole note's (its passages' sum): of two

@@ -88,10 +88,15 @@ fn search(ctx: &ToolCtx, query: &str, timeframe: Option<&str>) -> Vec<SearchResu
 /// recent_activity's text for a timeframe and a project (or the default, or every project).
 fn activity(ctx: &ToolCtx, timeframe: &str, project: Option<&str>) -> Result<String, PromptError> {
     let tf = Timeframe::parse(timeframe, Utc::now())?;
-    let scope =
-        ctx.app
-            .recent_activity_for(&ctx.choice_of(project), &[], tf.since(Utc::now()), 1, 10)?;
-    match render::activity::answer(&scope, &tf.label(), 1, false, Format::Text) {
+    let answer = ctx.app.recent_activity_for(
+        &ctx.choice_of(project),
+        &[],
+        tf.since(Utc::now()),
+        1,
+        10,
+        None,
+    )?;
+    match render::activity::answer(&answer, &tf.label(), 1, false, Format::Text) {
         Rendered::Text(text) => Ok(text),
         Rendered::Json(v) => Ok(v.to_string()),
     }

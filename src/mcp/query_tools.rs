@@ -109,6 +109,9 @@ pub struct SearchNotesArgs {
     /// Also find notes a correction or a compaction superseded (hidden by default)
     #[serde(default, deserialize_with = "args::boolean")]
     pub include_superseded: Option<bool>,
+    /// Maximal Marginal Relevance: let a distinct note past near-duplicates of better-ranked ones
+    #[serde(default, alias = "mmr", deserialize_with = "args::boolean")]
+    pub diversify: Option<bool>,
 }
 
 fn search_notes(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
@@ -145,6 +148,7 @@ fn search_notes(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
             superseded: a.include_superseded.unwrap_or(false),
             ..Reveal::default()
         },
+        diversify: a.diversify.unwrap_or(false),
         ..SearchRequest::default()
     };
     let all = a.search_all_projects.unwrap_or(false);
@@ -222,6 +226,10 @@ pub struct RecentActivityArgs {
         deserialize_with = "args::string"
     )]
     pub timeframe: Option<String>,
+    /// Group the items: "day" (UTC date of the update, newest first), "type" (note type) or
+    /// "session" (front matter `session_id`, else a memory's `source.session`)
+    #[serde(default, alias = "group", deserialize_with = "args::string")]
+    pub group_by: Option<String>,
     #[serde(flatten)]
     pub page: PageArgs,
     #[serde(flatten)]
@@ -238,11 +246,17 @@ fn recent_activity(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     let tf = tri!(timeframe(TOOL, a.timeframe.as_deref()));
     let types = a.kind.unwrap_or_default();
     let since = tf.since(Utc::now());
-    let outcome =
-        ctx.app
-            .recent_activity_for(&ctx.choice(&a.project), &types, since, page, page_size);
-    answer(TOOL, outcome, |scope| {
-        render::activity::answer(scope, &tf.label(), page, !types.is_empty(), format)
+    let group_by = a.group_by.as_deref().filter(|g| !g.trim().is_empty());
+    let outcome = ctx.app.recent_activity_for(
+        &ctx.choice(&a.project),
+        &types,
+        since,
+        page,
+        page_size,
+        group_by,
+    );
+    answer(TOOL, outcome, |found| {
+        render::activity::answer(found, &tf.label(), page, !types.is_empty(), format)
     })
 }
 

@@ -3,7 +3,7 @@
 use serde_json::{json, Value};
 
 use super::{iso_from_ms, Format, Rendered};
-use crate::service::activity::{ActivityItem, ActivityScope};
+use crate::service::activity::{ActivityAnswer, ActivityItem, ActivityScope, Grouped};
 use crate::service::search::RowKind;
 
 /// An activity row as Basic Memory answers it; discovery names each row's project.
@@ -218,15 +218,107 @@ pub fn discovery_text(label: &str, per_project: &[(String, Vec<ActivityItem>)]) 
     out
 }
 
+/// One item as a line of the grouped text; discovery names the item's project.
+fn item_line(item: &ActivityItem, project: Option<&str>) -> String {
+    let what = match item.kind {
+        RowKind::Entity if item.folder.is_empty() => format!("{} [id: {}]", item.title, item.id),
+        RowKind::Entity => format!("{} ({}) [id: {}]", item.title, item.folder, item.id),
+        RowKind::Observation => format!(
+            "[{}] {} ({})",
+            item.category.as_deref().unwrap_or(""),
+            shorten(item.content.as_deref().unwrap_or(""), 80),
+            item.title
+        ),
+        RowKind::Relation => match &item.relation {
+            Some((kind, target, true)) => format!("[[{}]] → {kind} → [[{target}]]", item.title),
+            Some((kind, _, false)) => format!("[[{}]] → {kind} → [Missing Link]", item.title),
+            None => item.title.clone(),
+        },
+    };
+    let commit = item
+        .commit
+        .as_ref()
+        .map(|c| format!(" [commit: {c}]"))
+        .unwrap_or_default();
+    let project = project
+        .map(|p| format!(" [project: {p}]"))
+        .unwrap_or_default();
+    format!("  • {what}{commit}{project}\n")
+}
+
+/// The grouped answer as text: a section per group, its items as lines.
+fn grouped_text(scope: &ActivityScope, grouped: &Grouped, label: &str) -> String {
+    let by = grouped.by.as_str();
+    let mut out = match scope {
+        ActivityScope::Project { project, .. } => {
+            format!("## Recent Activity: {} ({label}) by {by}\n\n", project.name)
+        }
+        ActivityScope::Discovery(_) => format!("## Recent Activity Summary ({label}) by {by}\n\n"),
+    };
+    let items: Vec<_> = scope.items().collect();
+    for group in &grouped.groups {
+        out.push_str(&format!("### {} ({})\n", group.key, group.items.len()));
+        for &i in &group.items {
+            let (project, item) = items[i];
+            out.push_str(&item_line(item, project));
+        }
+        out.push('\n');
+    }
+    let more = match scope {
+        ActivityScope::Project { activity, .. } if activity.has_more => {
+            " Use page=N+1 to see more."
+        }
+        _ => "",
+    };
+    out.push_str(&format!(
+        "**Activity Summary:** {} items in {} groups.{more}",
+        items.len(),
+        grouped.groups.len()
+    ));
+    out
+}
+
+/// The grouped answer as JSON: `{group_by, groups: [{key, count, items}]}` (and `has_more` for
+/// one project's page).
+fn grouped_json(scope: &ActivityScope, grouped: &Grouped) -> Value {
+    let items: Vec<_> = scope.items().collect();
+    let groups: Vec<Value> = grouped
+        .groups
+        .iter()
+        .map(|group| {
+            json!({
+                "key": group.key,
+                "count": group.items.len(),
+                "items": group.items.iter().map(|&i| item_json(items[i].1, items[i].0)).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let mut v = json!({"group_by": grouped.by.as_str(), "groups": groups});
+    if let ActivityScope::Project { activity, .. } = scope {
+        v["has_more"] = json!(activity.has_more);
+    }
+    v
+}
+
 /// recent_activity's answer. `label` names the timeframe; `filtered` is true when the call
-/// asked for particular types.
+/// asked for particular types. Grouped, an empty answer says what the ungrouped one says.
 pub fn answer(
-    scope: &ActivityScope,
+    answer: &ActivityAnswer,
     label: &str,
     page: usize,
     filtered: bool,
     format: Format,
 ) -> Rendered {
+    let scope = &answer.scope;
+    if let Some(grouped) = &answer.grouped {
+        if format == Format::Json || scope.items().next().is_some() {
+            return Rendered::either(
+                format,
+                || grouped_text(scope, grouped, label),
+                || grouped_json(scope, grouped),
+            );
+        }
+    }
     match scope {
         ActivityScope::Project { project, activity } => Rendered::either(
             format,
@@ -248,11 +340,9 @@ pub fn answer(
             || discovery_text(label, per_project),
             || {
                 Value::Array(
-                    per_project
-                        .iter()
-                        .flat_map(|(name, items)| {
-                            items.iter().map(|item| item_json(item, Some(name)))
-                        })
+                    scope
+                        .items()
+                        .map(|(name, item)| item_json(item, name))
                         .collect(),
                 )
             },

@@ -31,12 +31,111 @@ pub struct ActivityItem {
     pub content: Option<String>,
     /// For relation rows: (relation type, target title or text, resolved).
     pub relation: Option<(String, String, bool)>,
+    /// The note's type (front matter `type`).
+    pub note_type: String,
+    /// The note's session: front matter `session_id`, else a memory's `source.session`.
+    pub session: Option<String>,
 }
 
 #[derive(Debug, Clone)]
 pub struct Activity {
     pub items: Vec<ActivityItem>,
     pub has_more: bool,
+}
+
+/// What recent_activity may group its items by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GroupBy {
+    /// The UTC date of the note's last update.
+    Day,
+    /// The note's type.
+    Type,
+    /// The note's session.
+    Session,
+}
+
+/// The key of the group of items that have no session.
+pub const NO_SESSION: &str = "(none)";
+
+impl GroupBy {
+    pub fn named(name: &str) -> Result<GroupBy> {
+        match name.trim().to_lowercase().as_str() {
+            "day" | "date" => Ok(GroupBy::Day),
+            "type" | "note_type" => Ok(GroupBy::Type),
+            "session" | "session_id" => Ok(GroupBy::Session),
+            _ => Err(QueryError::InvalidGroupBy(name.to_string()).into()),
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GroupBy::Day => "day",
+            GroupBy::Type => "type",
+            GroupBy::Session => "session",
+        }
+    }
+
+    fn key(self, item: &ActivityItem) -> String {
+        match self {
+            GroupBy::Day => DateTime::from_timestamp_millis(item.updated_ms)
+                .unwrap_or_default()
+                .format("%Y-%m-%d")
+                .to_string(),
+            GroupBy::Type => item.note_type.clone(),
+            GroupBy::Session => item.session.clone().unwrap_or_else(|| NO_SESSION.into()),
+        }
+    }
+}
+
+/// One group of an answer's items: their positions in the answer (in discovery mode, every
+/// project's items one after the other), in the answer's order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ActivityGroup {
+    pub key: String,
+    pub items: Vec<usize>,
+}
+
+/// Items grouped by `by`; the group with the most recent update first, so days come newest
+/// first, and ties in the order the items came.
+pub fn group_items<'a>(
+    items: impl IntoIterator<Item = &'a ActivityItem>,
+    by: GroupBy,
+) -> Vec<ActivityGroup> {
+    let mut groups: Vec<(i64, ActivityGroup)> = Vec::new();
+    for (position, item) in items.into_iter().enumerate() {
+        let key = by.key(item);
+        match groups.iter_mut().find(|(_, g)| g.key == key) {
+            Some((newest, group)) => {
+                *newest = (*newest).max(item.updated_ms);
+                group.items.push(position);
+            }
+            None => groups.push((
+                item.updated_ms,
+                ActivityGroup {
+                    key,
+                    items: vec![position],
+                },
+            )),
+        }
+    }
+    // A stable sort: groups updated in the same millisecond keep their first-seen order.
+    groups.sort_by_key(|(newest, _)| std::cmp::Reverse(*newest));
+    groups.into_iter().map(|(_, g)| g).collect()
+}
+
+/// A note's session: the `session_id` search_notes filters by, else the session of a
+/// memory's `source`.
+fn session_of(note: &NoteRecord) -> Option<String> {
+    let direct = note
+        .metadata
+        .get("session_id")
+        .and_then(|v| match v {
+            serde_json::Value::String(s) => Some(s.trim().to_string()),
+            serde_json::Value::Number(n) => Some(n.to_string()),
+            _ => None,
+        })
+        .filter(|s| !s.is_empty());
+    direct.or_else(|| crate::note::memory::MemorySource::of(&note.metadata)?.session)
 }
 
 /// Validates the `type` filter: notes when it is empty.
@@ -164,6 +263,8 @@ impl App {
                 category: None,
                 content: None,
                 relation: None,
+                note_type: note.note_type.clone(),
+                session: session_of(&note),
             };
             if wanted(RowKind::Entity) {
                 items.push(base.clone());
@@ -246,6 +347,35 @@ pub enum ActivityScope {
     Discovery(Vec<(String, Vec<ActivityItem>)>),
 }
 
+impl ActivityScope {
+    /// The answer's items in order: in discovery mode, every project's one after the other.
+    pub fn items(&self) -> Box<dyn Iterator<Item = (Option<&str>, &ActivityItem)> + '_> {
+        match self {
+            ActivityScope::Project { activity, .. } => {
+                Box::new(activity.items.iter().map(|item| (None, item)))
+            }
+            ActivityScope::Discovery(per_project) => {
+                Box::new(per_project.iter().flat_map(|(name, items)| {
+                    items.iter().map(move |item| (Some(name.as_str()), item))
+                }))
+            }
+        }
+    }
+}
+
+/// The answer's items grouped as the call asked.
+#[derive(Debug, Clone)]
+pub struct Grouped {
+    pub by: GroupBy,
+    pub groups: Vec<ActivityGroup>,
+}
+
+#[derive(Debug, Clone)]
+pub struct ActivityAnswer {
+    pub scope: ActivityScope,
+    pub grouped: Option<Grouped>,
+}
+
 impl App {
     pub fn recent_activity_for(
         &self,
@@ -254,20 +384,22 @@ impl App {
         since: DateTime<Utc>,
         page: usize,
         page_size: usize,
-    ) -> Result<ActivityScope> {
+        group_by: Option<&str>,
+    ) -> Result<ActivityAnswer> {
         let types = activity_types(types)?;
+        let group_by = group_by.map(GroupBy::named).transpose()?;
         let project = if choice.is_explicit() {
             Some(self.select_project(choice)?)
         } else {
             self.project(None).ok().filter(|p| choice.allows(p))
         };
-        match project {
+        let scope = match project {
             Some(project) => {
                 let activity = self.recent_activity(&project, &types, since, page, page_size)?;
-                Ok(ActivityScope::Project {
+                ActivityScope::Project {
                     project: Box::new(project),
                     activity,
-                })
+                }
             }
             None => {
                 let mut per_project = Vec::new();
@@ -275,8 +407,13 @@ impl App {
                     let activity = self.recent_activity(&p, &types, since, 1, page_size)?;
                     per_project.push((p.name, activity.items));
                 }
-                Ok(ActivityScope::Discovery(per_project))
+                ActivityScope::Discovery(per_project)
             }
-        }
+        };
+        let grouped = group_by.map(|by| Grouped {
+            by,
+            groups: group_items(scope.items().map(|(_, item)| item), by),
+        });
+        Ok(ActivityAnswer { scope, grouped })
     }
 }

@@ -283,6 +283,12 @@ impl App {
     ) -> Result<RetrievalReport> {
         // `hybrid:score` measures score fusion against the default RRF, `hybrid:w25` RRF with
         // the vector ranking's votes weighted 0.25.
+        // `+mmr` after any of them (`hybrid+mmr`) diversifies the results.
+        let label = search_type;
+        let (search_type, diversify) = match search_type.strip_suffix("+mmr") {
+            Some(kind) => (kind, true),
+            None => (search_type, false),
+        };
         let weight = |w: &str| w.strip_prefix('w')?.parse().ok().filter(|&w: &u8| w <= 100);
         let (kind, fusion) = match search_type.split_once(':') {
             Some((kind, "score")) => (kind, Fusion::Score),
@@ -300,6 +306,7 @@ impl App {
                 query: Some(query.query.clone()),
                 search_type: Some(kind.to_string()),
                 fusion,
+                diversify,
                 ..SearchRequest::default()
             };
             let started = Instant::now();
@@ -331,7 +338,7 @@ impl App {
             latencies[rank - 1]
         };
         Ok(RetrievalReport {
-            search_type: search_type.to_string(),
+            search_type: label.to_string(),
             notice,
             queries: outcomes.len(),
             overall: Scores::mean(outcomes.iter().map(|o| &o.scores)),

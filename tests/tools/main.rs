@@ -13,11 +13,13 @@ mod harness;
 
 mod arguments;
 mod chatgpt;
+mod chinese;
 mod context;
 mod corrections;
 mod coverage;
 mod crypto;
 mod directory;
+mod diversity;
 mod fetch;
 mod git;
 mod graph;
@@ -41,6 +43,7 @@ mod schema;
 mod search;
 mod semantic;
 mod sync;
+mod timeline;
 
 use harness::{Harness, ReplyExt};
 use serde_json::{json, Value};

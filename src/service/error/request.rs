@@ -41,6 +41,8 @@ pub enum QueryError {
     },
     #[error("Invalid type: {0}. Valid types are: ['entity', 'observation', 'relation']")]
     InvalidActivityType(String),
+    #[error("Invalid group_by: {0}. Valid options: day, type, session")]
+    InvalidGroupBy(String),
     #[error("Invalid sort '{0}'. Valid options: title_asc, title_desc, updated_asc, updated_desc")]
     InvalidSort(String),
     #[error("depth must be at most {max}, got {depth}")]

@@ -2,6 +2,7 @@
 //! modes, filters, the relaxed OR retry, several projects). The query language, metadata
 //! filters and result rows live in their own modules.
 
+mod diverse;
 mod metadata;
 mod query;
 mod ranked;
@@ -69,6 +70,8 @@ pub struct SearchRequest {
     pub fusion: Fusion,
     /// Also find soft-deleted memories or superseded notes (expired ones stay hidden).
     pub reveal: Reveal,
+    /// Reorder a ranked search's results by MMR, so near-duplicates do not crowd the page.
+    pub diversify: bool,
     /// Only these notes (by id): find's `path` scope with `meta`.
     pub within: Option<Vec<String>>,
 }
@@ -106,6 +109,7 @@ impl Default for SearchRequest {
             min_similarity: None,
             fusion: Fusion::Rrf,
             reveal: Reveal::default(),
+            diversify: false,
             within: None,
         }
     }

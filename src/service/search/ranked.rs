@@ -360,6 +360,16 @@ impl App {
                 &mut fused,
             )?;
         }
+        if request.diversify {
+            self.diversify(
+                &project.name,
+                &mut fused,
+                &best_passages,
+                &parsed.snippet_terms,
+                window,
+                query.offset + query.limit,
+            )?;
+        }
         let explanation = explain.then(|| Explanation {
             mode,
             vector: match vector {

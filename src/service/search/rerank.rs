@@ -17,7 +17,7 @@ const LOGIT_LIMIT: f32 = 30.0;
 /// What the cross-encoder reads of a result: a note's passage the vector ranking found most
 /// like the query, else the one holding most query terms, else its first (each with the note's
 /// title and heading, as embedding reads it); an observation's or relation's title and text.
-fn candidate_text(
+pub(super) fn candidate_text(
     doc: &Document,
     best_passages: &HashMap<String, u32>,
     terms: &[String],
