@@ -341,7 +341,7 @@ mod tests {
             judged,
             [
                 Ok((1, json!("ingest"))),
-                Err("line 3: not valid JSON: expected value at column 1".to_string()),
+                Err("line 3: not valid JSON: expected ident at column 2".to_string()),
                 Err("line 4: score 2 is not a number from 0 to 1".to_string()),
                 Ok((5, json!("cli"))),
             ]
