@@ -16,56 +16,17 @@ use crate::note::permalink::generate_permalink;
 use crate::note::redact::Redactor;
 
 mod crypto;
+mod error;
 mod limits;
+mod overrides;
 mod redaction;
 pub use crypto::{Crypto, CryptoSection};
+pub use error::ConfigError;
 pub use limits::LimitsConfig;
+pub use overrides::{config_file, process_env, CONFIG_VAR};
 pub use redaction::{PatternEntry, RedactionConfig};
 
 pub const DEFAULT_PROJECT: &str = "main";
-
-#[derive(Debug, thiserror::Error)]
-pub enum ConfigError {
-    #[error("cannot read {path}: {source}")]
-    Read {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    #[error("{path} is not valid TOML: {message}")]
-    Parse { path: PathBuf, message: String },
-    #[error("cannot write {path}: {source}")]
-    Write {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    #[error("project '{0}' not found; known projects: {1}")]
-    UnknownProject(String, String),
-    #[error("project '{0}' already exists")]
-    DuplicateProject(String),
-    #[error("invalid project name '{0}': use at most 100 bytes of letters, digits, spaces, '-', '_' or '.', not starting with '.'")]
-    BadName(String),
-    #[error("project '{name}' at {path} overlaps project '{other}' at {other_path}: projects may not be nested")]
-    Overlap {
-        name: String,
-        path: String,
-        other: String,
-        other_path: String,
-    },
-    #[error("a project at {0} would contain gitmem's own data directory; choose a folder inside or beside it")]
-    ContainsRoot(String),
-    #[error("cannot remove the default project '{0}'; make another project the default first (`gitmem project default NAME`)")]
-    RemoveDefault(String),
-    #[error("cannot create project directory {path}: {source}")]
-    CreateDir {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    #[error("{path}: {source}")]
-    Redaction {
-        path: PathBuf,
-        source: crate::note::redact::PatternError,
-    },
-}
 
 #[derive(Debug, Clone, Deserialize, Default)]
 #[serde(default)]
@@ -259,14 +220,17 @@ pub struct Config {
     pub limits: LimitsConfig,
     /// `[redaction]`, compiled once.
     pub redactor: Arc<Redactor>,
+    /// The config file read (and written by the project commands).
+    file: PathBuf,
     projects: Vec<Project>,
     /// Each project's own `[projects.NAME.crypto]`, as written.
     crypto_sections: BTreeMap<String, CryptoSection>,
 }
 
 impl Config {
+    /// The config file: `GITMEM_CONFIG` (`--config`), else `<root>/config.toml`.
     pub fn config_path(root: &Path) -> PathBuf {
-        root.join("config.toml")
+        config_file(root, &process_env())
     }
 
     pub fn index_dir(&self) -> PathBuf {
@@ -277,8 +241,15 @@ impl Config {
         self.root.join("meta")
     }
 
-    /// Loads `<root>/config.toml` (absent = defaults) and creates project directories.
+    /// Loads the config file (absent = defaults) under the process environment's overrides,
+    /// and creates project directories.
     pub fn load(root: &Path) -> Result<Self, ConfigError> {
+        Self::load_in(root, &process_env())
+    }
+
+    /// Loads the config file `env` names (`GITMEM_CONFIG`, else `<root>/config.toml`), with the
+    /// `GITMEM_<SECTION>_<KEY>` overrides of `env` and of the `.env` file beside it.
+    fn load_in(root: &Path, env: &BTreeMap<String, String>) -> Result<Self, ConfigError> {
         std::fs::create_dir_all(root).map_err(|source| ConfigError::CreateDir {
             path: root.to_path_buf(),
             source,
@@ -287,15 +258,33 @@ impl Config {
             path: root.to_path_buf(),
             source,
         })?;
-        let path = Self::config_path(&root);
-        let file: ConfigFile = match std::fs::read_to_string(&path) {
-            Ok(text) => toml::from_str(&text).map_err(|e| ConfigError::Parse {
-                path: path.clone(),
-                message: e.to_string(),
-            })?,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => ConfigFile::default(),
+        let path = config_file(&root, env);
+        let parse_error = |e: toml::de::Error| ConfigError::Parse {
+            path: path.clone(),
+            message: e.to_string(),
+        };
+        let mut table: toml::Table = match std::fs::read_to_string(&path) {
+            // Read as the settings first, so a bad value in the file is reported at its line.
+            Ok(text) => toml::from_str::<ConfigFile>(&text)
+                .and_then(|_| toml::from_str(&text))
+                .map_err(parse_error)?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => toml::Table::new(),
             Err(source) => return Err(ConfigError::Read { path, source }),
         };
+        let dotenv_path = path.with_file_name(".env");
+        let dotenv = match std::fs::read_to_string(&dotenv_path) {
+            Ok(text) => Some(text),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(source) => {
+                return Err(ConfigError::Read {
+                    path: dotenv_path,
+                    source,
+                })
+            }
+        };
+        overrides::Overrides::read(env, dotenv.as_deref().map(|t| (dotenv_path.as_path(), t)))?
+            .apply(&mut table);
+        let file: ConfigFile = toml::Value::Table(table).try_into().map_err(parse_error)?;
         let redactor = file
             .redaction
             .redactor()
@@ -355,6 +344,7 @@ impl Config {
         }
         Ok(Self {
             root,
+            file: path,
             storage: file.storage,
             compat: file.compat,
             server: file.server,
@@ -562,7 +552,7 @@ impl Config {
 
     /// Writes the registry into `config.toml`, keeping everything else in the file as it was.
     fn save(&mut self) -> Result<(), ConfigError> {
-        let path = Self::config_path(&self.root);
+        let path = self.file.clone();
         let text = match std::fs::read_to_string(&path) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),

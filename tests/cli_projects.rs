@@ -178,3 +178,84 @@ fn the_demo_project_answers_the_readme_query() {
     assert_eq!(p["unresolved_relations"], 0, "every demo link resolves");
     assert_eq!(p["warnings"].as_array().unwrap().len(), 0);
 }
+
+#[test]
+fn the_config_file_comes_from_config_or_gitmem_config_and_gitmem_variables_override_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("root");
+    let etc = dir.path().join("etc");
+    let work = dir.path().join("work");
+    fs::create_dir_all(&etc).unwrap();
+    let file = etc.join("gitmem.toml");
+    fs::write(
+        &file,
+        format!(
+            "default_project = \"work\"\n\n[projects.work]\npath = {:?}\n",
+            work.to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    let run = |args: &[&str], envs: &[(&str, &str)]| -> Run {
+        gitmem_command()
+            .arg("--root")
+            .arg(&root)
+            .args(args)
+            .envs(envs.iter().copied())
+            .output()
+            .expect("running gitmem")
+            .into()
+    };
+    let names = |run: Run| -> Vec<String> {
+        let listed = run.ok().json();
+        listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let path = file.to_str().unwrap();
+    assert_eq!(
+        names(run(&["--config", path, "project", "list", "--json"], &[])),
+        ["work"]
+    );
+    assert_eq!(
+        names(run(
+            &["project", "list", "--json"],
+            &[("GITMEM_CONFIG", path)]
+        )),
+        ["work"]
+    );
+    assert!(!root.join("config.toml").exists());
+
+    // An override of config.toml's [compat] permalinks_include_project, from the environment.
+    let write = [
+        "--config",
+        path,
+        "tool",
+        "write_note",
+        "--args",
+        r#"{"title": "Plan", "directory": "notes", "content": "x"}"#,
+    ];
+    let written = run(
+        &write,
+        &[("GITMEM_COMPAT_PERMALINKS_INCLUDE_PROJECT", "false")],
+    )
+    .ok();
+    assert_mentions(&written.stdout, "notes/plan");
+    assert!(
+        !written.stdout.contains("work/notes/plan"),
+        "{}",
+        written.stdout
+    );
+
+    let misspelt = run(
+        &["--config", path, "project", "list"],
+        &[("GITMEM_SERVER_BINDD", "0.0.0.0:1")],
+    );
+    assert_eq!(misspelt.code, 1);
+    assert_mentions(
+        &misspelt.stderr,
+        "GITMEM_SERVER_BINDD (from the environment) names no key of [server]",
+    );
+}

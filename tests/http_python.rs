@@ -86,3 +86,46 @@ fn the_python_sdk_signs_in_through_oauth() {
     let stored = std::fs::read_to_string(root.path().join("auth/oauth.json")).unwrap();
     assert_mentions(&stored, "MCP Python SDK");
 }
+
+#[test]
+fn records_ingested_over_http_are_found_by_the_python_sdk() {
+    let root = tempfile::tempdir().unwrap();
+    let token = gitmem(root.path(), &["token", "create", "ingest"]).ok();
+    let server = HttpServer::start(root.path(), &["--tools", "basic,gitmem"]);
+    let script =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/clients/mcp_ingest_client.py");
+    let output = Command::new(python())
+        .arg(script)
+        .args([&server.base, token.stdout.trim()])
+        .output()
+        .expect("running the Python client");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "the Python client failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let summary: Value =
+        serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("{e}: {stdout}"));
+    assert_eq!(summary["ingest_status"], 207, "{summary}");
+    let statuses: Vec<&Value> = summary["ingest"]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| &r["status"])
+        .collect();
+    assert_eq!(statuses, [201, 201, 400], "{summary}");
+    assert_eq!(summary["search_error"], false, "{summary}");
+    assert_eq!(
+        summary["search"]["items"][0]["id"], "py-ingest-1",
+        "{summary}"
+    );
+    assert_eq!(
+        (&summary["get"]["type"], &summary["get"]["content"]),
+        (
+            &Value::from("fact"),
+            &Value::from("Quarterly taxes are due on the fifteenth\n")
+        ),
+        "{summary}"
+    );
+}

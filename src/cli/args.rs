@@ -14,6 +14,10 @@ pub struct Cli {
     /// Data root (config.toml, projects/, index/)
     #[arg(long, global = true, env = "GITMEM_ROOT", value_name = "DIR")]
     pub root: Option<PathBuf>,
+    /// The config file instead of <root>/config.toml (given before the command); a .env
+    /// beside it may set GITMEM_<SECTION>_<KEY> overrides
+    #[arg(long, env = "GITMEM_CONFIG", value_name = "FILE")]
+    pub config: Option<PathBuf>,
     /// Log lines on stderr as text or as JSON objects (RUST_LOG sets the level)
     #[arg(long, global = true, default_value = "text", value_parser = ["text", "json"])]
     pub log_format: String,

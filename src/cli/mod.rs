@@ -25,6 +25,14 @@ use crate::render::{Format, Output, Stream};
 use crate::service::App;
 
 pub fn run(cli: Cli) -> Result<()> {
+    if let Some(file) = &cli.config {
+        // Every load of the configuration in this process, and in the processes it starts (a
+        // model fetched in the background), must read this file: they find it where they
+        // find GITMEM_CONFIG. No other thread runs yet.
+        let file =
+            std::path::absolute(file).with_context(|| format!("--config {}", file.display()))?;
+        std::env::set_var(crate::config::CONFIG_VAR, file);
+    }
     let root = cli.root.unwrap_or_else(crate::config::default_root);
     match cli.command {
         Command::Serve(args) => serve::serve(&root, &args),

@@ -204,6 +204,14 @@ pub fn parse(source: Source, input: &str) -> Result<Parsed, Vec<RecordError>> {
     })
 }
 
+/// gitmem memory records as JSON Lines, each line judged on its own (`POST /ingest`): the
+/// draft of each good line and what is wrong with each bad one, in line order; blank lines
+/// are skipped. `origin` is the `source` of a record that names none.
+pub fn record_lines(input: &str, origin: &str) -> Vec<Result<Draft, RecordError>> {
+    let input = input.strip_prefix('\u{feff}').unwrap_or(input);
+    records::each_line(input, origin)
+}
+
 /// A UUID (version 8) made of the first 16 bytes of SHA-256 over `source \n key \n time`.
 /// `key` is the record's own id where the format has one, else its content; `time` is its
 /// creation time as written ("" when none). Ids derived this way must never change: they

@@ -10,8 +10,8 @@ use serde_json::{Map, Value};
 use crate::note::memory::{parse_duration, title_from_content, MemorySource, KEYS};
 
 use super::{
-    finish, id_and_source, located_drafts, located_elements, located_lines, stable_id, Draft,
-    Parsed, RecordError, RecordProblem,
+    finish, id_and_source, json_lines, located_drafts, located_elements, located_lines, stable_id,
+    Draft, Parsed, RecordError, RecordProblem,
 };
 
 const SOURCE: &str = "jsonl";
@@ -26,7 +26,7 @@ pub(super) fn parse(input: &str) -> Result<Parsed, Vec<RecordError>> {
     } else {
         located_lines(input, &mut errors)
     };
-    let drafts = located_drafts(&records, "record", record, &mut errors);
+    let drafts = located_drafts(&records, "record", |v| record(v, SOURCE), &mut errors);
     finish(
         drafts,
         errors,
@@ -35,7 +35,26 @@ pub(super) fn parse(input: &str) -> Result<Parsed, Vec<RecordError>> {
     )
 }
 
-fn record(value: &Value) -> Result<Draft, RecordProblem> {
+/// Each JSON line of `input` as a draft or as what is wrong with it, in line order (blank
+/// lines skipped). `origin` is the `source` of a record that names none.
+pub(super) fn each_line(input: &str, origin: &str) -> Vec<Result<Draft, RecordError>> {
+    json_lines(input)
+        .map(|line| {
+            let (number, value) = line?;
+            record(&value, origin)
+                .map(|draft| Draft {
+                    line: number,
+                    ..draft
+                })
+                .map_err(|problem| RecordError::new(number, problem))
+        })
+        .collect()
+}
+
+/// One record as a draft. Its id, when it has none, is derived from its content and time
+/// under this format's name whichever way it came in, so a record imported from a file and
+/// sent again over HTTP is known as the same.
+fn record(value: &Value, origin: &str) -> Result<Draft, RecordProblem> {
     let object = value.as_object().ok_or(RecordProblem::NotAnObject)?;
     let content = match field(object, "content") {
         Some(Value::String(s)) if !s.trim().is_empty() => s.as_str(),
@@ -49,7 +68,7 @@ fn record(value: &Value) -> Result<Draft, RecordProblem> {
         Some(Value::String(id)) if !id.trim().is_empty() => id.clone(),
         Some(_) => return Err(RecordProblem::NotANonEmptyString("id")),
     };
-    let mut metadata = id_and_source(&id, SOURCE);
+    let mut metadata = id_and_source(&id, origin);
     if let Some(source) = field(object, "source") {
         let source = MemorySource::parse(source).map_err(RecordProblem::Source)?;
         if let Some(source) = source.to_meta() {
@@ -309,6 +328,27 @@ mod tests {
     }
 
     #[test]
+    fn each_line_is_judged_on_its_own() {
+        let input = "{\"content\": \"first\"}\n\nnot json\n{\"content\": \"x\", \"score\": 2}\n{\"content\": \"y\", \"source\": \"cli\"}\n";
+        let judged: Vec<Result<(usize, Value), String>> = each_line(input, "ingest")
+            .into_iter()
+            .map(|r| {
+                r.map(|d| (d.line, d.metadata["source"].clone()))
+                    .map_err(|e| e.to_string())
+            })
+            .collect();
+        assert_eq!(
+            judged,
+            [
+                Ok((1, json!("ingest"))),
+                Err("line 3: not valid JSON: expected ident at column 2".to_string()),
+                Err("line 4: score 2 is not a number from 0 to 1".to_string()),
+                Ok((5, json!("cli"))),
+            ]
+        );
+    }
+
+    #[test]
     fn fields_are_validated_as_the_memory_api_validates_them() {
         let cases = [
             (json!({"content": "  "}), "content is empty"),
@@ -374,7 +414,7 @@ mod tests {
         ];
         for (input, message) in cases {
             assert_eq!(
-                record(&input).map_err(|e| e.to_string()),
+                record(&input, SOURCE).map_err(|e| e.to_string()),
                 Err(message.to_string()),
                 "{input}"
             );
@@ -430,11 +470,14 @@ mod tests {
             ),
         ];
         for (input, key, value) in cases {
-            let draft = record(&input).unwrap();
+            let draft = record(&input, SOURCE).unwrap();
             assert_eq!(draft.metadata.get(key), value.as_ref(), "{input}");
         }
-        let draft =
-            record(&json!({"content": "# Heading\nbody  \n\n", "title": " ", "type": ""})).unwrap();
+        let draft = record(
+            &json!({"content": "# Heading\nbody  \n\n", "title": " ", "type": ""}),
+            SOURCE,
+        )
+        .unwrap();
         assert_eq!(
             (
                 draft.title.as_str(),

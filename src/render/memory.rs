@@ -5,7 +5,9 @@ use chrono::SecondsFormat;
 use serde_json::{json, Map, Value};
 
 use crate::service::error::{InternalError, MemoryError, UserError};
-use crate::service::memory::{DeleteMode, Memory, MemoryDeleted, MemoryPage};
+use crate::service::memory::{
+    DeleteMode, IngestReport, Memory, MemoryDeleted, MemoryPage, Placed, RecordOutcome,
+};
 use crate::service::ServiceError;
 
 pub fn memory(m: &Memory) -> Value {
@@ -65,6 +67,73 @@ pub fn deleted(deleted: &MemoryDeleted) -> Value {
         },
         "deleted_at": deleted.deleted_at,
     })
+}
+
+/// `POST /ingest`'s 207 body: each line's outcome with its own HTTP status (201 created, 200
+/// already there with this content, 400 not a valid record, 409 the id is taken or repeated,
+/// 413 over `max_memory_size`, 429 over `max_total_daily`), then the counts.
+pub fn ingested(report: &IngestReport) -> Value {
+    let mut counts = [0usize; 3];
+    let results: Vec<Value> = report
+        .records
+        .iter()
+        .map(|record| {
+            let (status, placed, failure) = outcome(&record.outcome);
+            counts[match status {
+                201 => 0,
+                200 => 1,
+                _ => 2,
+            }] += 1;
+            let mut answer = json!({"line": record.line, "status": status});
+            let object = answer.as_object_mut().expect("an object");
+            if let Some(placed) = placed {
+                object.insert("id".into(), json!(placed.id));
+                object.insert("permalink".into(), json!(placed.permalink));
+                object.insert("file_path".into(), json!(placed.file_path));
+            }
+            if let Some((code, message)) = failure {
+                object.insert("error".into(), error(code, &message)["error"].take());
+            }
+            answer
+        })
+        .collect();
+    let answer = json!({
+        "project": report.project,
+        "results": results,
+        "created": counts[0],
+        "unchanged": counts[1],
+        "failed": counts[2],
+    });
+    super::notes::with_redacted(answer, &report.redacted)
+}
+
+/// A line's HTTP status, where its memory is, and its error.
+fn outcome(outcome: &RecordOutcome) -> (u16, Option<&Placed>, Option<(ErrorCode, String)>) {
+    match outcome {
+        RecordOutcome::Created(placed) => (201, Some(placed), None),
+        RecordOutcome::Unchanged(placed) => (200, Some(placed), None),
+        RecordOutcome::Invalid(problem) => (
+            400,
+            None,
+            Some((ErrorCode::Validation, problem.to_string())),
+        ),
+        RecordOutcome::Conflict(placed) => {
+            let taken = MemoryError::Exists(placed.id.clone());
+            (
+                409,
+                Some(placed),
+                Some((ErrorCode::Conflict, taken.to_string())),
+            )
+        }
+        RecordOutcome::Refused(why) => {
+            let (status, code) = match why {
+                MemoryError::TooLarge { .. } => (413, ErrorCode::Validation),
+                MemoryError::DailyLimit { .. } => (429, ErrorCode::RateLimit),
+                _ => (409, ErrorCode::Conflict),
+            };
+            (status, None, Some((code, why.to_string())))
+        }
+    }
 }
 
 /// The specification's error codes.

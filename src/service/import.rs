@@ -157,6 +157,25 @@ impl App {
         Ok(report)
     }
 
+    /// Writes drafts as new notes at the paths given (each free, as the caller has checked),
+    /// all or nothing as an import is: one batch for the index, one commit.
+    pub(super) fn write_new_notes(
+        &self,
+        project: &Project,
+        source: &str,
+        placed: Vec<(String, Draft)>,
+    ) -> Result<Redactions> {
+        let plans: Vec<Planned> = placed
+            .into_iter()
+            .map(|(path, draft)| Planned {
+                path,
+                draft,
+                overwrite: false,
+            })
+            .collect();
+        self.write_planned(project, source, &plans, &|_, _| {})
+    }
+
     /// Where each draft goes, and which are left out.
     fn plan(
         &self,

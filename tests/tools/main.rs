@@ -26,6 +26,7 @@ mod graph;
 mod graph_query;
 mod history;
 mod imports;
+mod ingest;
 mod inspect;
 mod links;
 mod memory;

@@ -1,6 +1,7 @@
 //! MCP over streamable HTTP (`gitmem serve --transport http`): the same tools, prompts and
 //! resources as stdio at `/mcp`, for many clients at once, behind bearer tokens; `/healthz`
-//! for probes and `/notes/<permalink>` for the links the ChatGPT tools return.
+//! for probes, `/notes/<permalink>` for the links the ChatGPT tools return, and `/ingest`
+//! for memory records in bulk (`ingest`).
 //!
 //! Every request but `/healthz` passes one guard (`guard`); the caller's grant rides in the
 //! request's extensions, and rmcp hands the HTTP request parts to the handler, which narrows
@@ -31,6 +32,7 @@ use crate::service::{App, Outcome};
 use guard::{allowed_hosts, allowed_origins, guard, refusal, Credentials};
 
 mod guard;
+mod ingest;
 mod oauth;
 
 /// The default `--bind`.
@@ -189,6 +191,7 @@ pub async fn serve_http(root: &std::path::Path, options: HttpOptions) -> anyhow:
     );
     let router = Router::new()
         .route("/notes/{*permalink}", get(note))
+        .route("/ingest", post(ingest::ingest))
         .route_service("/mcp", mcp)
         .route(
             "/.well-known/oauth-protected-resource",

@@ -11,6 +11,9 @@ pub enum MemoryError {
     NoBasicId(String),
     #[error("a memory with id '{0}' exists already; memory_update changes it")]
     Exists(String),
+    /// A second record of one ingest with an id an earlier line has.
+    #[error("line {first_line} has the id '{id}' already; one body holds each memory once")]
+    Repeated { id: String, first_line: usize },
     #[error("id must not be empty")]
     EmptyId,
     #[error("content must not be empty")]
@@ -43,6 +46,9 @@ pub enum MemoryError {
     AlreadySuperseded { identifier: String, by: String },
     #[error("reason must not be empty: say what the correction fixes")]
     EmptyReason,
+    /// `POST /ingest`'s body as a whole: nothing in it can be read as a record.
+    #[error("the body is not JSON Lines ({0}); send one memory record, a JSON object, per line")]
+    NotJsonLines(&'static str),
     /// The memory's file has front matter that its patch could not be merged into.
     #[error("the front matter of {path} is not valid YAML ({source}); fix the file, then update the memory")]
     FrontMatter {

@@ -53,16 +53,29 @@ impl App {
         bytes: usize,
         write: impl FnOnce() -> Result<T>,
     ) -> Result<T> {
-        let limits = self.config().limits.clone();
-        let size = bytes as u64;
-        if size > limits.max_memory_size {
-            return Err(MemoryError::TooLarge {
-                size,
-                limit: limits.max_memory_size,
-            }
-            .into());
+        self.check_memory_size(bytes)?;
+        self.within_daily_limit(project, bytes, write)
+    }
+
+    /// Refuses one memory's content over `max_memory_size`.
+    pub(super) fn check_memory_size(&self, bytes: usize) -> std::result::Result<(), MemoryError> {
+        let limit = self.config().limits.max_memory_size;
+        match bytes as u64 {
+            size if size > limit => Err(MemoryError::TooLarge { size, limit }),
+            _ => Ok(()),
         }
-        let Some(limit) = limits.max_total_daily.filter(|_| size > 0) else {
+    }
+
+    /// Runs `write`, memory writes of `bytes` bytes of content in all, if the day's limit
+    /// leaves room for them, and counts them once they are done.
+    pub(super) fn within_daily_limit<T>(
+        &self,
+        project: &Project,
+        bytes: usize,
+        write: impl FnOnce() -> Result<T>,
+    ) -> Result<T> {
+        let size = bytes as u64;
+        let Some(limit) = self.config().limits.max_total_daily.filter(|_| size > 0) else {
             return write();
         };
         // Checked, written and counted under one lock, so two calls cannot both fit the

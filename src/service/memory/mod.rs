@@ -1,16 +1,18 @@
 //! The gitmem memory API (`serve --tools gitmem`): memories are notes, kept in `memories/`,
 //! whose front matter carries the API's fields (`note::memory`). Any note is a memory: one
 //! without an `id` is known by its permalink, so a Basic Memory note answers memory_get too.
-//! `search` finds memories, `basic` imports Basic Memory's notes as memories, and `limits`
-//! holds writes to `[limits]`.
+//! `search` finds memories, `basic` imports Basic Memory's notes as memories, `ingest` takes
+//! JSON Lines of memory records (`POST /ingest`), and `limits` holds writes to `[limits]`.
 
 mod basic;
+mod ingest;
 mod limits;
 mod search;
 
 use chrono::{DateTime, Utc};
 use serde_json::{json, Map, Value};
 
+pub use ingest::{IngestReport, IngestedRecord, Placed, RecordOutcome, INGEST_SOURCE};
 pub use search::{MemoryPage, MemoryQuery, MemorySort, MAX_LIMIT};
 
 use super::encryption::{encryption_of, EncryptionInfo};

@@ -1,0 +1,76 @@
+//! `POST /ingest[?project=NAME]`: JSON Lines of memory records, answered 207 with each line's
+//! outcome (`service::memory::ingest`, `render::memory::ingested`). It sits behind the guard
+//! like `/mcp` (bearer token, body limit) and needs a token that may write.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::{Query, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::{Extension, Json};
+
+use super::guard::refusal;
+use super::HttpState;
+use crate::render::memory::{error_code, ingested, ErrorCode};
+use crate::service::auth::Grant;
+use crate::service::error::UserError;
+use crate::service::ServiceError;
+
+pub(super) async fn ingest(
+    State(state): State<Arc<HttpState>>,
+    grant: Option<Extension<Grant>>,
+    Query(query): Query<HashMap<String, String>>,
+    body: Bytes,
+) -> Response {
+    let ctx = match state.ctx.for_grant(grant.as_ref().map(|g| &g.0)) {
+        Ok(ctx) => ctx,
+        Err(refused) => {
+            return refusal(
+                StatusCode::FORBIDDEN,
+                "insufficient_scope",
+                &refused.to_string(),
+            )
+        }
+    };
+    if ctx.read_only {
+        return refusal(
+            StatusCode::FORBIDDEN,
+            "insufficient_scope",
+            "this token may only read; ingesting needs one that may write",
+        );
+    }
+    let choice = ctx.choice_of(query.get("project").map(String::as_str));
+    let app = state.app.clone();
+    let done = tokio::task::spawn_blocking(move || app.memory_ingest(&choice, &body)).await;
+    match done {
+        Ok(Ok(report)) => (StatusCode::MULTI_STATUS, Json(ingested(&report))).into_response(),
+        Ok(Err(e @ ServiceError::User(UserError::ProjectNotAllowed { .. }))) => {
+            refusal(StatusCode::FORBIDDEN, "insufficient_scope", &e.to_string())
+        }
+        Ok(Err(e)) if e.is_user_error() => {
+            let status = match error_code(&e) {
+                ErrorCode::NotFound => StatusCode::NOT_FOUND,
+                _ => StatusCode::BAD_REQUEST,
+            };
+            refusal(status, "invalid_request", &e.to_string())
+        }
+        Ok(Err(e)) => {
+            tracing::error!("an ingest failed: {e}");
+            refusal(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "server_error",
+                &format!("nothing was ingested: {e}"),
+            )
+        }
+        Err(e) => {
+            tracing::error!("an ingest panicked: {e}");
+            refusal(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "server_error",
+                "nothing was ingested",
+            )
+        }
+    }
+}
