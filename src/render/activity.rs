@@ -247,7 +247,7 @@ fn item_line(item: &ActivityItem, project: Option<&str>) -> String {
 }
 
 /// The grouped answer as text: a section per group, its items as lines.
-fn grouped_text(scope: &ActivityScope, grouped: &Grouped, label: &str) -> String {
+fn grouped_text(scope: &ActivityScope, grouped: &Grouped, label: &str, page: usize) -> String {
     let by = grouped.by.as_str();
     let mut out = match scope {
         ActivityScope::Project { project, .. } => {
@@ -266,9 +266,9 @@ fn grouped_text(scope: &ActivityScope, grouped: &Grouped, label: &str) -> String
     }
     let more = match scope {
         ActivityScope::Project { activity, .. } if activity.has_more => {
-            " Use page=N+1 to see more."
+            format!(" Use page={} to see more.", page + 1)
         }
-        _ => "",
+        _ => String::new(),
     };
     out.push_str(&format!(
         "**Activity Summary:** {} items in {} groups.{more}",
@@ -314,7 +314,7 @@ pub fn answer(
         if format == Format::Json || scope.items().next().is_some() {
             return Rendered::either(
                 format,
-                || grouped_text(scope, grouped, label),
+                || grouped_text(scope, grouped, label, page),
                 || grouped_json(scope, grouped),
             );
         }
