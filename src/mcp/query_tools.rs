@@ -15,7 +15,7 @@ use crate::render::{self, Format, Rendered};
 use crate::service::context::ContextRequest;
 use crate::service::directory::DirectoryRequest;
 use crate::service::error::QueryError;
-use crate::service::search::{RowKind, SearchRequest};
+use crate::service::search::{Boost, RowKind, SearchRequest};
 use crate::service::timeframe::{parse_instant, Timeframe};
 use crate::service::{Outcome, ServiceError, UserError};
 
@@ -105,6 +105,10 @@ pub struct SearchNotesArgs {
         deserialize_with = "args::float"
     )]
     pub min_similarity: Option<f64>,
+    /// Weigh the ranking of a worded search: "recency" (newer first, by a half-life of the
+    /// note's type), "score" (front matter score, or a decaying memory's relevance), or both
+    #[serde(default, deserialize_with = "args::string_list")]
+    pub boost: Option<Vec<String>>,
 }
 
 fn search_notes(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
@@ -137,6 +141,10 @@ fn search_notes(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
         metadata_filters: a.metadata_filters,
         sessions: a.sessions.unwrap_or_default(),
         min_similarity: a.min_similarity,
+        boost: match Boost::named(&a.boost.unwrap_or_default()) {
+            Ok(boost) => boost,
+            Err(e) => return service_error(TOOL, e),
+        },
         ..SearchRequest::default()
     };
     let all = a.search_all_projects.unwrap_or(false);

@@ -7,6 +7,7 @@ pub mod auth;
 pub mod chatgpt;
 pub mod context;
 pub mod crypto;
+pub mod decay;
 pub mod directory;
 pub mod gitsync;
 pub mod graph;

@@ -100,7 +100,10 @@ impl App {
             // A note whose file just vanished (renamed or deleted, the watcher not yet done)
             // reads as not found rather than as a server failure.
             match self.read_note_file(&project, &note) {
-                Ok(file) => return Ok(Outcome::Done(file)),
+                Ok(file) => {
+                    self.record_uses(std::slice::from_ref(&note.id));
+                    return Ok(Outcome::Done(file));
+                }
                 Err(e) if e.io_kind() == Some(std::io::ErrorKind::NotFound) => {}
                 Err(e) => return Err(e),
             }
@@ -218,10 +221,15 @@ impl App {
             return Ok(Outcome::Refused(OutsideProject::new(PathArg::Path, path)));
         };
         match crate::vault::fs::read(&file) {
-            Ok(bytes) => Ok(Outcome::Done(super::content::content_of(
-                bytes,
-                &content_type,
-            ))),
+            Ok(bytes) => {
+                if let Some(note) = &note {
+                    self.record_uses(std::slice::from_ref(&note.id));
+                }
+                Ok(Outcome::Done(super::content::content_of(
+                    bytes,
+                    &content_type,
+                )))
+            }
             Err(_) => Err(NoteError::ResourceNotFound(relative).into()),
         }
     }

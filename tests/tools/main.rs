@@ -16,6 +16,7 @@ mod chatgpt;
 mod context;
 mod coverage;
 mod crypto;
+mod decay;
 mod directory;
 mod fetch;
 mod git;

@@ -360,6 +360,7 @@ impl App {
                 &mut fused,
             )?;
         }
+        self.boost(&mut fused, request.boost)?;
         let explanation = explain.then(|| Explanation {
             mode,
             vector: match vector {
