@@ -180,6 +180,7 @@ impl App {
             .iter()
             .map(|r| r.entity_id.clone())
             .collect();
+        used.sort_unstable();
         used.dedup();
         self.record_uses(&used);
         Ok(found)
