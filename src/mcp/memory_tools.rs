@@ -264,7 +264,7 @@ fn memory_get(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
 pub const MEMORY_UPDATE: ToolSpec = ToolSpec {
     name: "memory_update",
     title: "Update Memory",
-    description: "Change a memory: `patch` holds the fields to change (title, content, tags, type, ttl, score); only those change, and `null` clears ttl or score. source, basic_id and deleted_at (null restores a soft-deleted memory) are given beside patch. `updated_at` is set to now and `version` goes up by one.",
+    description: "Change a memory: `patch` holds the fields to change (title, content, tags, type, ttl, decay, score); only those change, and `null` clears ttl, decay or score. source, basic_id and deleted_at (null restores a soft-deleted memory) are given beside patch. `updated_at` is set to now and `version` goes up by one.",
     hints: Hints::WRITES.idempotent(true),
     schema: schema_of::<UpdateArgs>,
     handler: memory_update,
