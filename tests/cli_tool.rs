@@ -147,3 +147,70 @@ fn schema_commands_print_the_schema_tools_answers_for_files_not_indexed_yet() {
     .json();
     assert_eq!(one["results"][0]["note_identifier"], "Ada");
 }
+
+#[test]
+fn memory_prune_and_compact_dry_runs_list_what_would_go_and_change_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let memories = root.join("projects/main/memories");
+    std::fs::create_dir_all(&memories).unwrap();
+    let old = "2020-01-01T00:00:00Z";
+    for (name, extra) in [
+        ("Faded", "decay: P7D\n"),
+        ("Lasting", ""),
+        ("Low", "score: 0.1\n"),
+    ] {
+        std::fs::write(
+            memories.join(format!("{name}.md")),
+            format!("---\ntitle: {name}\n{extra}updated_at: {old}\n---\n\n{name} memory\n"),
+        )
+        .unwrap();
+    }
+    gitmem(root, &["reindex"]).ok();
+    let before = snapshot(&root.join("projects"));
+
+    let pruned = gitmem(root, &["memory", "prune", "--dry-run", "--json"])
+        .ok()
+        .json();
+    let titles: Vec<&str> = pruned["pruned"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["title"].as_str().unwrap())
+        .collect();
+    assert_eq!(titles, ["Faded"], "{pruned}");
+    assert_eq!(pruned["pruned"][0]["action"], "would_soft_delete");
+    let text = gitmem(root, &["memory", "prune", "--dry-run"]).ok().stdout;
+    assert_mentions(&text, "1 decaying memory below relevance 0.1");
+    assert_mentions(&text, "would soft delete  0.0000  main/memories/faded");
+
+    let compacted = gitmem(
+        root,
+        &["compact", "--older-than", "P30D", "--dry-run", "--json"],
+    )
+    .ok()
+    .json();
+    let folded: Vec<&str> = compacted["folded"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["title"].as_str().unwrap())
+        .collect();
+    assert_eq!(folded, ["Faded", "Low"], "{compacted}");
+    let text = gitmem(root, &["compact", "--older-than", "30d", "--dry-run"])
+        .ok()
+        .stdout;
+    assert_mentions(
+        &text,
+        "2 memories would be folded (dry run: nothing changed).",
+    );
+    assert_eq!(
+        snapshot(&root.join("projects")),
+        before,
+        "dry runs write nothing"
+    );
+
+    let refused = gitmem(root, &["compact", "--older-than", "whenever"]);
+    assert_ne!(refused.code, 0);
+    assert_mentions(&refused.stderr, "older_than must be a duration");
+}

@@ -3,7 +3,8 @@
 //! and a Basic Memory client then reads the same knowledge as notes; it walks, exports, upserts
 //! and merges with corporatepiyush/mcp-memory's graph tools (`mcp_graph_query_client.py`); it
 //! also makes the gitmem specification's calls against `serve --tools gitmem`
-//! (`tests/clients/mcp_memory_client.py`).
+//! (`tests/clients/mcp_memory_client.py`), and sees memories decay, get pruned and compacted
+//! (`mcp_decay_client.py`).
 
 mod common;
 
@@ -331,4 +332,51 @@ fn a_client_groups_activity_diversifies_search_and_searches_chinese_over_stdio()
         "讀書筆記",
         "simplified finds traditional"
     );
+}
+
+#[test]
+fn a_client_sees_memories_decay_get_pruned_and_compacted_over_stdio() {
+    let dir = tempfile::tempdir().unwrap();
+    let summary = run_client("mcp_decay_client.py", dir.path());
+    let calls = summary["calls"].as_array().unwrap();
+    for call in calls {
+        assert_eq!(call["error"], false, "{call}");
+    }
+    let answer = |i: usize| &calls[i]["structured"];
+    let relevance = |i: usize| answer(i)["relevance"].as_f64().unwrap();
+    assert!(
+        (relevance(3) - 1.0 / 32.0).abs() < 0.01,
+        "five half-lives: {}",
+        answer(3)
+    );
+    assert!(
+        relevance(4) > 0.99,
+        "the first read reinforced it: {}",
+        answer(4)
+    );
+    let titles = |i: usize, list: &str| -> Vec<String> {
+        answer(i)[list]
+            .as_array()
+            .unwrap_or_else(|| panic!("{}", answer(i)))
+            .iter()
+            .map(|n| n["title"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(titles(5, "pruned"), ["Kookaburra nest in tree hollows"]);
+    assert_eq!(answer(5)["pruned"][0]["action"], "would_soft_delete");
+    assert_eq!(titles(6, "pruned"), ["Kookaburra nest in tree hollows"]);
+    assert_eq!(answer(6)["pruned"][0]["action"], "soft_deleted");
+    assert_eq!(titles(7, "folded"), ["Kookaburra are kingfishers"]);
+    assert!(answer(7)["summary"].is_null());
+    let summary_path = answer(8)["summary"]["file_path"].as_str().unwrap();
+    let text =
+        std::fs::read_to_string(dir.path().join("projects/main").join(summary_path)).unwrap();
+    assert_mentions(
+        &text,
+        "Kookaburra are kingfishers: Kookaburra are kingfishers",
+    );
+    assert!(dir
+        .path()
+        .join("projects/main/memories/Kookaburra are kingfishers.md")
+        .exists());
 }

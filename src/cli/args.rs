@@ -60,6 +60,12 @@ pub enum Command {
     /// Look inside the index: how it sees a note, why a search ranked what it ranked
     #[command(subcommand)]
     Inspect(InspectCommand),
+    /// Memories that age: prune the decaying memories whose relevance fell below a threshold
+    #[command(subcommand)]
+    Memory(MemoryCommand),
+    /// Fold old, low-value memories into one summary note (the originals are kept, tagged
+    /// `compacted` and hidden; no file is deleted)
+    Compact(CompactArgs),
     /// Picoschema: validate notes against their schemas, infer a schema, or show drift
     #[command(subcommand)]
     Schema(SchemaCommand),
@@ -592,6 +598,49 @@ pub struct ContextArgs {
     /// Cite notes a correction or a compaction superseded too
     #[arg(long)]
     pub include_superseded: bool,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum MemoryCommand {
+    /// Soft-delete every decaying memory (front matter `decay`) whose relevance fell below the
+    /// threshold; memories without `decay` are never pruned
+    Prune(PruneArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct PruneArgs {
+    /// Relevance below which a memory goes (0 to 1)
+    #[arg(long, default_value_t = crate::service::decay::DEFAULT_PRUNE_THRESHOLD)]
+    pub threshold: f64,
+    /// List what would go; change nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Delete the files instead of marking them deleted_at
+    #[arg(long)]
+    pub hard: bool,
+    #[arg(long)]
+    pub project: Option<String>,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct CompactArgs {
+    /// Fold memories not updated or used for this long: an ISO 8601 duration (P30D) or 30d,
+    /// 12h, 2w
+    #[arg(long)]
+    pub older_than: String,
+    /// Fold only memories whose importance (score, or a decaying memory's relevance) is at
+    /// most this (0 to 1)
+    #[arg(long)]
+    pub max_score: Option<f64>,
+    /// List what would be folded; change nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    #[arg(long)]
+    pub project: Option<String>,
     #[arg(long)]
     pub json: bool,
 }

@@ -6,6 +6,7 @@ mod bench;
 mod git;
 mod import;
 mod links;
+mod memory;
 mod models;
 mod progress;
 mod projects;
@@ -103,6 +104,8 @@ fn on_app(app: &App, command: Command) -> Result<()> {
         Command::Search(args) => search::search(app, &args),
         Command::Context(args) => search::context(app, &args),
         Command::Inspect(cmd) => search::inspect(app, cmd),
+        Command::Memory(cmd) => memory::memory(app, cmd),
+        Command::Compact(args) => memory::compact(app, &args),
         Command::Schema(cmd) => schema::schema(app, cmd),
         Command::Model(cmd) => models::model(app, cmd),
         Command::Git(cmd) => git::git(app, cmd),

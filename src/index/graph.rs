@@ -54,9 +54,11 @@ pub struct Tables {
     pub search_docs: Database<Str, Bytes>,
     /// Word statistics for body relevance (BM25).
     pub terms: TermTables,
+    /// `id` -> when the note was last used and how often (`index::uses`).
+    pub uses: super::uses::UseTable,
 }
 
-pub const TABLE_COUNT: u32 = 13;
+pub const TABLE_COUNT: u32 = 14;
 
 impl Tables {
     pub fn create(env: &Env<WithoutTls>) -> Result<Self, IndexError> {
@@ -73,6 +75,7 @@ impl Tables {
             activity: env.create_database(&mut wtxn, Some("activity"))?,
             search_dirty: env.create_database(&mut wtxn, Some("search_dirty"))?,
             search_docs: env.create_database(&mut wtxn, Some("search_docs"))?,
+            uses: env.create_database(&mut wtxn, Some("uses"))?,
             terms: TermTables {
                 postings: env
                     .database_options()
@@ -428,6 +431,10 @@ impl<'t> GraphWriter<'t> {
                         self.tables.put_note(txn, &note)?;
                     }
                 }
+                Ok(OpOutcome::Done)
+            }
+            WriteOp::RecordUses(uses) => {
+                super::uses::add(&self.tables.uses, txn, uses)?;
                 Ok(OpOutcome::Done)
             }
             WriteOp::SetProjectState { project, state } => {

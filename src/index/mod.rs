@@ -14,6 +14,7 @@ pub mod model;
 mod owner;
 pub mod search;
 pub mod terms;
+pub mod uses;
 pub mod vectors;
 mod writer;
 
@@ -82,6 +83,8 @@ pub struct Index {
     /// static model distilled from it (`service::semantic::quick`).
     pub quick_vectors: vectors::VectorStore,
     writer: WriteHandle,
+    /// Uses of notes not stored yet.
+    uses: Arc<uses::UseLog>,
     dir: PathBuf,
     /// Set when an existing index was discarded (other schema, corrupt): every project must be
     /// read from its files again.
@@ -182,6 +185,7 @@ impl Index {
             vectors,
             quick_vectors,
             writer,
+            uses: Arc::default(),
             dir: dir.to_path_buf(),
             rebuilt: false,
         })
@@ -376,8 +380,46 @@ impl Index {
         crate::vault::fs::tree_size(&self.dir)
     }
 
-    /// Stops the writer after it has applied everything queued.
+    /// Records that these notes were used (read or found) at `at_ms`. Cheap: the uses are
+    /// stored by the graph writer with the next flush, at most every `uses::FLUSH_EVERY`.
+    pub fn record_uses(&self, ids: &[String], at_ms: i64) {
+        if let Some(due) = self.uses.record(ids, at_ms) {
+            // Not waited for: the caller is answering a read or a search.
+            if let Err(e) = self.writer.queue(vec![WriteOp::RecordUses(due)]) {
+                tracing::warn!("recording uses of notes failed: {e}");
+            }
+        }
+    }
+
+    /// A note's uses: the stored ones and those gathered since.
+    pub fn note_use(&self, id: &str) -> Result<Option<uses::NoteUse>, IndexError> {
+        let txn = self.read_txn()?;
+        let stored = uses::stored(&self.tables.uses, &txn, id)?;
+        Ok(match (stored, self.uses.pending(id)) {
+            (Some(a), Some(b)) => Some(a.merged(b)),
+            (a, b) => a.or(b),
+        })
+    }
+
+    /// Stores every gathered use now.
+    pub fn flush_uses(&self) -> Result<(), IndexError> {
+        let due = self.uses.take();
+        if due.is_empty() {
+            return Ok(());
+        }
+        for outcome in self.writer.write(vec![WriteOp::RecordUses(due)])? {
+            if let Err(OpError::Refused(e)) = outcome {
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
+    /// Stores the gathered uses, then stops the writer after it has applied everything queued.
     pub fn close(self) {
+        if let Err(e) = self.flush_uses() {
+            tracing::warn!("storing uses of notes failed: {e}");
+        }
         self.writer.shutdown();
     }
 }

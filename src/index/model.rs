@@ -150,6 +150,8 @@ pub enum WriteOp {
         project: String,
         state: ProjectState,
     },
+    /// Adds to the uses of notes (`index::uses`); changes nothing search sees.
+    RecordUses(Vec<(String, super::uses::NoteUse)>),
     /// Sent by the search indexer after a milli commit; not for other callers.
     SearchDone(super::search::SearchDone),
 }

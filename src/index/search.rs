@@ -84,6 +84,12 @@ pub fn entity_doc_id(note_id: &str) -> String {
     doc_id('n', note_id, None)
 }
 
+/// The note a search document belongs to, read from its id (notes' ids are UUIDs).
+pub fn note_id_of_doc(doc_id: &str) -> Option<String> {
+    let simple = doc_id.split('-').nth(1)?;
+    Some(uuid::Uuid::try_parse(simple).ok()?.to_string())
+}
+
 fn doc_id(prefix: char, note_id: &str, n: Option<usize>) -> String {
     let simple = note_id.replace('-', "");
     match n {

@@ -110,13 +110,15 @@ pub const TOOLS: &[ToolSpec] = &[
     MEMORY_SEARCH,
     MEMORY_LOOKUP_BASIC_ID,
     MEMORY_IMPORT_BASIC,
+    super::decay_tools::MEMORY_PRUNE,
+    super::decay_tools::MEMORY_COMPACT,
     super::crypto_tools::MEMORY_ENCRYPT,
     super::crypto_tools::MEMORY_DECRYPT,
     super::context_tools::MEMORY_CONTEXT,
     super::correct_tools::CORRECT_MEMORY,
 ];
 
-const SAVE_DESCRIPTION: &str = "Save a new memory: a note in memories/ whose front matter keeps its id, type, tags, score, ttl (an ISO 8601 duration after which searches no longer show it), times, source and compat.basic_id. Returns the memory with its id.";
+const SAVE_DESCRIPTION: &str = "Save a new memory: a note in memories/ whose front matter keeps its id, type, tags, score, ttl (an ISO 8601 duration after which searches no longer show it), decay (a half-life: its relevance halves with every one since it was last updated, read or found), times, source and compat.basic_id. Returns the memory with its id.";
 
 pub const MEMORY_SAVE: ToolSpec = ToolSpec {
     name: "memory_save",
@@ -175,6 +177,10 @@ struct SaveArgs {
     /// Time to live, an ISO 8601 duration (P30D, PT12H)
     #[serde(default, deserialize_with = "args::string")]
     ttl: Option<String>,
+    /// A half-life, an ISO 8601 duration (P7D): the memory's relevance halves with every
+    /// half-life since it was last updated, read or found
+    #[serde(default, deserialize_with = "args::string")]
+    decay: Option<String>,
     /// Where the memory comes from: {agent, session, origin, app}, or a string (its origin;
     /// default `memory_save`)
     #[serde(default, deserialize_with = "source")]
@@ -206,6 +212,7 @@ fn memory_save(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
         tags: a.tags.unwrap_or_default(),
         score: a.score,
         ttl: a.ttl,
+        decay: a.decay,
         source: a.source,
         basic_id: tri!(once(
             MEMORY_SAVE.name,
@@ -259,7 +266,7 @@ fn memory_get(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
 pub const MEMORY_UPDATE: ToolSpec = ToolSpec {
     name: "memory_update",
     title: "Update Memory",
-    description: "Change a memory: `patch` holds the fields to change (title, content, tags, type, ttl, score); only those change, and `null` clears ttl or score. source, basic_id and deleted_at (null restores a soft-deleted memory) are given beside patch. `updated_at` is set to now and `version` goes up by one.",
+    description: "Change a memory: `patch` holds the fields to change (title, content, tags, type, ttl, decay, score); only those change, and `null` clears ttl, decay or score. source, basic_id and deleted_at (null restores a soft-deleted memory) are given beside patch. `updated_at` is set to now and `version` goes up by one.",
     hints: Hints::WRITES.idempotent(true),
     schema: schema_of::<UpdateArgs>,
     handler: memory_update,
@@ -297,6 +304,10 @@ struct PatchArg {
     #[serde(default, deserialize_with = "clearable")]
     #[schemars(with = "Option<String>")]
     ttl: Option<Option<String>>,
+    /// A half-life, an ISO 8601 duration; null clears it
+    #[serde(default, deserialize_with = "clearable")]
+    #[schemars(with = "Option<String>")]
+    decay: Option<Option<String>>,
     /// Importance from 0 to 1; null clears it
     #[serde(default, deserialize_with = "clearable")]
     #[schemars(with = "Option<f64>")]
@@ -332,6 +343,10 @@ struct UpdateArgs {
     #[serde(default, deserialize_with = "clearable")]
     #[schemars(with = "Option<String>")]
     ttl: Option<Option<String>>,
+    /// A half-life, an ISO 8601 duration; null clears it
+    #[serde(default, deserialize_with = "clearable")]
+    #[schemars(with = "Option<String>")]
+    decay: Option<Option<String>>,
     /// Where the memory comes from, {agent, session, origin, app} or a string; null clears it
     #[serde(default, deserialize_with = "clearable_source")]
     #[schemars(with = "Option<Value>")]
@@ -359,6 +374,7 @@ fn memory_update(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
         tags: tri!(once(MEMORY_UPDATE.name, "patch", "tags", p.tags, a.tags)),
         score: tri!(once(MEMORY_UPDATE.name, "patch", "score", p.score, a.score)),
         ttl: tri!(once(MEMORY_UPDATE.name, "patch", "ttl", p.ttl, a.ttl)),
+        decay: tri!(once(MEMORY_UPDATE.name, "patch", "decay", p.decay, a.decay)),
         source: a.source,
         basic_id: a.basic_id,
         deleted_at: a.deleted_at,

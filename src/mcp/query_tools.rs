@@ -16,7 +16,7 @@ use crate::render::{self, Format, Rendered};
 use crate::service::context::ContextRequest;
 use crate::service::directory::DirectoryRequest;
 use crate::service::error::QueryError;
-use crate::service::search::{RowKind, SearchRequest};
+use crate::service::search::{Boost, RowKind, SearchRequest};
 use crate::service::timeframe::{parse_instant, Timeframe};
 use crate::service::{Outcome, ServiceError, UserError};
 
@@ -112,6 +112,10 @@ pub struct SearchNotesArgs {
     /// Maximal Marginal Relevance: let a distinct note past near-duplicates of better-ranked ones
     #[serde(default, alias = "mmr", deserialize_with = "args::boolean")]
     pub diversify: Option<bool>,
+    /// Weigh the ranking of a worded search: "recency" (newer first, by a half-life of the
+    /// note's type), "score" (front matter score, or a decaying memory's relevance), or both
+    #[serde(default, deserialize_with = "args::string_list")]
+    pub boost: Option<Vec<String>>,
 }
 
 fn search_notes(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
@@ -149,6 +153,10 @@ fn search_notes(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
             ..Reveal::default()
         },
         diversify: a.diversify.unwrap_or(false),
+        boost: match Boost::named(&a.boost.unwrap_or_default()) {
+            Ok(boost) => boost,
+            Err(e) => return service_error(TOOL, e),
+        },
         ..SearchRequest::default()
     };
     let all = a.search_all_projects.unwrap_or(false);

@@ -1,9 +1,10 @@
 //! The memory API's view of a note (the original gitmem specification): `id`, `version`,
-//! `score`, `ttl`, `created_at`, `updated_at`, `deleted_at`, `source` and `compat.basic_id` in
-//! front matter.
+//! `score`, `ttl`, `decay`, `created_at`, `updated_at`, `deleted_at`, `source` and
+//! `compat.basic_id` in front matter.
 //! A soft-deleted memory (`deleted_at`), an expired one (`created_at` + `ttl` in the past) and
 //! a superseded note (`superseded_by`, written by a correction or a compaction) are hidden
-//! from every search unless asked for.
+//! from every search unless asked for. A decaying memory (`decay`, a half-life) loses
+//! relevance with the time since it was last updated or used.
 
 use chrono::{DateTime, Months, TimeDelta, Utc};
 use serde_json::{Map, Value};
@@ -17,6 +18,7 @@ pub const KEYS: &[&str] = &[
     "tags",
     "score",
     "ttl",
+    "decay",
     "created_at",
     "updated_at",
     "deleted_at",
@@ -201,13 +203,23 @@ impl IsoDuration {
     /// chrono's calendar.
     pub fn add_to(&self, t: DateTime<Utc>) -> Option<DateTime<Utc>> {
         let months = self.years.checked_mul(12)?.checked_add(self.months)?;
-        let seconds = i64::from(self.weeks) * 7 * 86_400
+        t.checked_add_months(Months::new(months))?
+            .checked_add_signed(TimeDelta::try_seconds(self.exact_seconds())?)
+    }
+
+    /// `t` less this duration, counted as [`IsoDuration::add_to`] counts it.
+    pub fn subtract_from(&self, t: DateTime<Utc>) -> Option<DateTime<Utc>> {
+        let months = self.years.checked_mul(12)?.checked_add(self.months)?;
+        t.checked_sub_months(Months::new(months))?
+            .checked_sub_signed(TimeDelta::try_seconds(self.exact_seconds())?)
+    }
+
+    fn exact_seconds(&self) -> i64 {
+        i64::from(self.weeks) * 7 * 86_400
             + i64::from(self.days) * 86_400
             + i64::from(self.hours) * 3_600
             + i64::from(self.minutes) * 60
-            + i64::from(self.seconds);
-        t.checked_add_months(Months::new(months))?
-            .checked_add_signed(TimeDelta::try_seconds(seconds)?)
+            + i64::from(self.seconds)
     }
 }
 
@@ -333,6 +345,77 @@ pub fn is_hidden_unless(
     is_expired(meta, created_ms, now)
         || (!reveal.deleted && is_deleted(meta))
         || (!reveal.superseded && is_superseded(meta))
+}
+
+/// A memory's importance: its `score`, else 1.0 (an unscored memory counts in full; the
+/// memory API's scores run from 0 to 1).
+pub fn importance(meta: &Map<String, Value>) -> f64 {
+    meta.get("score")
+        .and_then(Value::as_f64)
+        .map_or(1.0, |s| s.clamp(0.0, 1.0))
+}
+
+/// A decaying memory's half-life (`decay`, an ISO 8601 duration); `None` for a memory that
+/// does not decay, or whose `decay` is no duration.
+pub fn half_life(meta: &Map<String, Value>) -> Option<IsoDuration> {
+    parse_duration(meta.get("decay")?.as_str()?)
+}
+
+/// `importance × 0.5^(age / half-life)`: a half-life after its last touch a memory counts half
+/// as much. Nothing ages before it was touched, and a zero half-life forgets at once.
+pub fn decayed(importance: f64, age_ms: i64, half_life_ms: i64) -> f64 {
+    match (age_ms.max(0), half_life_ms) {
+        (0, _) => importance,
+        (_, h) if h <= 0 => 0.0,
+        (age, h) => importance * 0.5f64.powf(age as f64 / h as f64),
+    }
+}
+
+/// A decaying memory's relevance at `now`: its importance decayed over the time since it was
+/// last touched, the later of its update (`updated_at`, else `updated_ms`, the file's time)
+/// and its last use (`last_use_ms`, a read or a search that found it). `None` when the
+/// memory does not decay.
+pub fn relevance(
+    meta: &Map<String, Value>,
+    updated_ms: i64,
+    last_use_ms: Option<i64>,
+    now: DateTime<Utc>,
+) -> Option<f64> {
+    let half_life = half_life(meta)?;
+    let updated = meta_time(meta, "updated_at").map_or(updated_ms, |t| t.timestamp_millis());
+    let touched = updated.max(last_use_ms.unwrap_or(i64::MIN));
+    let anchor = DateTime::from_timestamp_millis(touched)?;
+    // Months are calendar months from the last touch, as a ttl counts them from creation.
+    let half_life_ms = half_life
+        .add_to(anchor)
+        .map_or(i64::MAX, |end| (end - anchor).num_milliseconds());
+    Some(decayed(
+        importance(meta),
+        now.timestamp_millis() - touched,
+        half_life_ms,
+    ))
+}
+
+/// Note types whose notes are durable facts: memory_context's first section, kept current
+/// longest by the recency boost, never compacted.
+pub const DURABLE_TYPES: [&str; 3] = ["decision", "preference", "fact"];
+
+/// Whether a note of `note_type` is a durable fact.
+pub fn is_durable(note_type: &str) -> bool {
+    DURABLE_TYPES.contains(&super::permalink::normalize_note_type(note_type).as_str())
+}
+
+/// The half-life of the `recency` search boost for a note of `note_type`, in days: durable
+/// kinds (decisions, preferences, facts) stay current for a year, the passing ones (sessions,
+/// conversations, events, logs, tasks) for a week, everything else for a month.
+pub fn recency_half_life_days(note_type: &str) -> f64 {
+    if is_durable(note_type) {
+        return 365.0;
+    }
+    match super::permalink::normalize_note_type(note_type).as_str() {
+        "session" | "conversation" | "event" | "log" | "task" => 7.0,
+        _ => 30.0,
+    }
 }
 
 #[cfg(test)]
@@ -513,6 +596,106 @@ mod tests {
     }
 
     #[test]
+    fn relevance_halves_every_half_life_since_the_last_touch() {
+        let meta = |v: Value| v.as_object().unwrap().clone();
+        let at = |s: &str| s.parse::<DateTime<Utc>>().unwrap().timestamp_millis();
+        let now: DateTime<Utc> = "2026-03-31T00:00:00Z".parse().unwrap();
+        let updated = json!("2026-03-01T00:00:00Z");
+        let cases: [(&str, Value, Option<i64>, Option<f64>); 9] = [
+            ("no decay", json!({"updated_at": updated}), None, None),
+            (
+                "one half-life, unscored",
+                json!({"decay": "P30D", "updated_at": updated}),
+                None,
+                Some(0.5),
+            ),
+            (
+                "two half-lives, scored",
+                json!({"decay": "P15D", "score": 0.8, "updated_at": updated}),
+                None,
+                Some(0.2),
+            ),
+            (
+                "used ten days ago",
+                json!({"decay": "P10D", "updated_at": updated}),
+                Some(at("2026-03-21T00:00:00Z")),
+                Some(0.5),
+            ),
+            (
+                "a use older than the update counts for nothing",
+                json!({"decay": "P30D", "updated_at": updated}),
+                Some(at("2026-01-01T00:00:00Z")),
+                Some(0.5),
+            ),
+            (
+                "touched in the future: no age",
+                json!({"decay": "P1D", "updated_at": "2026-04-02T00:00:00Z"}),
+                None,
+                Some(1.0),
+            ),
+            (
+                "a zero half-life forgets at once",
+                json!({"decay": "P0D", "updated_at": updated}),
+                None,
+                Some(0.0),
+            ),
+            (
+                "a calendar month from the last touch: March has 31 days",
+                json!({"decay": "P1M", "updated_at": updated}),
+                None,
+                Some(0.5f64.powf(30.0 / 31.0)),
+            ),
+            (
+                "not a duration",
+                json!({"decay": "soon", "updated_at": updated}),
+                None,
+                None,
+            ),
+        ];
+        for (what, fm, used, expected) in cases {
+            let got = relevance(&meta(fm), 0, used, now);
+            match (got, expected) {
+                (Some(g), Some(e)) => assert!((g - e).abs() < 1e-9, "{what}: {g} != {e}"),
+                (g, e) => assert_eq!(g, e, "{what}"),
+            }
+        }
+        let file_time = at("2026-03-24T00:00:00Z");
+        let without_updated_at = meta(json!({"decay": "P7D"}));
+        let got = relevance(&without_updated_at, file_time, None, now).unwrap();
+        assert!((got - 0.5).abs() < 1e-9, "the file's time stands in: {got}");
+    }
+
+    #[test]
+    fn importance_is_the_score_else_whole() {
+        let meta = |v: Value| v.as_object().unwrap().clone();
+        let cases = [
+            (json!({}), 1.0),
+            (json!({"score": 0.3}), 0.3),
+            (json!({"score": 7}), 1.0),
+            (json!({"score": "high"}), 1.0),
+        ];
+        for (fm, expected) in cases {
+            assert_eq!(importance(&meta(fm.clone())), expected, "{fm}");
+        }
+    }
+
+    #[test]
+    fn recency_half_lives_follow_the_kind_of_note() {
+        let cases = [
+            ("decision", 365.0),
+            ("Preference", 365.0),
+            ("fact", 365.0),
+            ("session", 7.0),
+            ("conversation", 7.0),
+            ("memory", 30.0),
+            ("note", 30.0),
+        ];
+        for (kind, days) in cases {
+            assert_eq!(recency_half_life_days(kind), days, "{kind}");
+        }
+    }
+
+    #[test]
     fn a_title_is_the_first_line_cut_at_a_word() {
         let words = "word ".repeat(20);
         let long_word = "x".repeat(70);
@@ -611,6 +794,15 @@ mod tests {
         for (duration, start, end) in cases {
             let got = parse_duration(duration).unwrap().add_to(at(start));
             assert_eq!(got, end.map(at), "{duration} after {start}");
+        }
+        let back = [
+            ("P30D", "2025-01-31T00:00:00Z", "2025-01-01T00:00:00Z"),
+            ("P1M", "2025-03-31T10:00:00Z", "2025-02-28T10:00:00Z"),
+            ("PT36H", "2025-03-31T12:00:00Z", "2025-03-30T00:00:00Z"),
+        ];
+        for (duration, end, start) in back {
+            let got = parse_duration(duration).unwrap().subtract_from(at(end));
+            assert_eq!(got, Some(at(start)), "{duration} before {end}");
         }
     }
 }

@@ -42,6 +42,12 @@ pub fn memory(m: &Memory) -> Value {
         "file_path": m.file_path,
         "project": m.project,
     });
+    let mut answer = answer;
+    // Only a decaying memory has these, so the specification's shape stays as it was.
+    if let (Some(decay), Some(object)) = (&m.decay, answer.as_object_mut()) {
+        object.insert("decay".into(), json!(decay));
+        object.insert("relevance".into(), json!(m.relevance));
+    }
     super::notes::with_redacted(answer, &m.redacted)
 }
 

@@ -8,6 +8,7 @@ pub mod chatgpt;
 pub mod context;
 pub mod correct;
 pub mod crypto;
+pub mod decay;
 pub mod directory;
 pub mod gitsync;
 pub mod graph;

@@ -7,10 +7,12 @@ mod authored;
 pub mod background;
 pub mod canvas;
 mod changes;
+pub mod compact;
 pub mod content;
 pub mod context;
 pub mod correct;
 pub mod crypto;
+pub mod decay;
 pub mod directory;
 pub mod edit;
 pub mod encryption;
@@ -239,6 +241,9 @@ impl App {
     /// made afterwards fail; a process calls this last, whoever else still holds the app.
     pub fn shutdown(&self) {
         self.stop_embedding();
+        if let Err(e) = self.index.flush_uses() {
+            tracing::warn!("storing uses of notes failed: {e}");
+        }
         self.index.writer().shutdown();
         self.history.finish();
     }

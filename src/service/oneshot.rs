@@ -231,6 +231,30 @@ impl Oneshot<'_> {
         self.app.memory_context(&choice, request)
     }
 
+    /// memory_prune on a project brought up to date first.
+    pub fn memory_prune(
+        &self,
+        project: Option<&str>,
+        request: &super::decay::PruneRequest,
+    ) -> Result<super::decay::PruneOutcome> {
+        let project = self.app.project(project)?;
+        self.sync(&project)?;
+        let choice = super::scope::ProjectChoice::named(Some(&project.name));
+        self.app.memory_prune(&choice, request)
+    }
+
+    /// memory_compact on a project brought up to date first.
+    pub fn memory_compact(
+        &self,
+        project: Option<&str>,
+        request: &super::compact::CompactRequest,
+    ) -> Result<super::compact::CompactOutcome> {
+        let project = self.app.project(project)?;
+        self.sync(&project)?;
+        let choice = super::scope::ProjectChoice::named(Some(&project.name));
+        self.app.memory_compact(&choice, request)
+    }
+
     /// Rebuilds one project or every project from its files, then embeds what changed. A
     /// chosen hub model not installed yet is fetched meanwhile; its progress is shown once
     /// the rebuild is done, and a failed fetch leaves search lexical without failing the

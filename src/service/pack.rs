@@ -15,12 +15,10 @@ use super::search::{SearchRequest, SearchResult};
 use super::{App, Result};
 use crate::config::Project;
 use crate::note::lines::TokenBudget;
-use crate::note::memory::Reveal;
+use crate::note::memory::{Reveal, DURABLE_TYPES};
 
 /// The budget of a pack when the caller names none (tokens, as `note::lines` estimates them).
 pub const DEFAULT_TOKEN_BUDGET: usize = 4_000;
-/// Note types whose notes are durable facts.
-const DURABLE_TYPES: [&str; 3] = ["decision", "preference", "fact"];
 /// A note whose `score` is at least this is a durable fact.
 const HIGH_SCORE: f64 = 0.8;
 /// How far back "recent" reaches.

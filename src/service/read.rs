@@ -101,6 +101,7 @@ impl App {
             // reads as not found rather than as a server failure.
             match self.read_note_file(&project, &note) {
                 Ok(file) => {
+                    self.record_uses(std::slice::from_ref(&note.id));
                     let chain = self.correction_chain(&project, &note)?;
                     return Ok(Outcome::Done(NoteFile { chain, ..file }));
                 }
@@ -221,10 +222,15 @@ impl App {
             return Ok(Outcome::Refused(OutsideProject::new(PathArg::Path, path)));
         };
         match crate::vault::fs::read(&file) {
-            Ok(bytes) => Ok(Outcome::Done(super::content::content_of(
-                bytes,
-                &content_type,
-            ))),
+            Ok(bytes) => {
+                if let Some(note) = &note {
+                    self.record_uses(std::slice::from_ref(&note.id));
+                }
+                Ok(Outcome::Done(super::content::content_of(
+                    bytes,
+                    &content_type,
+                )))
+            }
             Err(_) => Err(NoteError::ResourceNotFound(relative).into()),
         }
     }

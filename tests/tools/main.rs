@@ -18,6 +18,7 @@ mod context;
 mod corrections;
 mod coverage;
 mod crypto;
+mod decay;
 mod directory;
 mod diversity;
 mod fetch;

@@ -499,12 +499,12 @@ fn an_unknown_or_misplaced_field_is_refused_by_name() {
         (
             "memory_update",
             json!({"id": id, "patch": {"colour": "red"}}),
-            "unknown field `colour` in patch; expected one of title, content, tags, type, ttl, score",
+            "unknown field `colour` in patch; expected one of title, content, tags, type, ttl, decay, score",
         ),
         (
             "memory_update",
             json!({"id": id, "patch": {"source": "chat"}}),
-            "unknown field `source` in patch; expected one of title, content, tags, type, ttl, score",
+            "unknown field `source` in patch; expected one of title, content, tags, type, ttl, decay, score",
         ),
         ("memory_update", json!({"id": id, "colour": "red"}), "unknown field `colour`; expected one of id, patch, title,"),
         ("memory_save", json!({"content": "x", "importance": 1}), "unknown field `importance`; expected one of content,"),

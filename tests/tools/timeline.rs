@@ -127,7 +127,10 @@ fn recent_activity_grouped_text_has_a_section_per_group_and_refuses_unknown_keys
         text.ends_with("**Activity Summary:** 4 items in 2 groups."),
         "{text}"
     );
-    let paged = h.text("recent_activity", json!({"group_by": "day", "page_size": 2}));
+    let paged = h.text(
+        "recent_activity",
+        json!({"group_by": "day", "page_size": 2}),
+    );
     assert!(
         paged.ends_with("**Activity Summary:** 2 items in 1 groups. Use page=2 to see more."),
         "{paged}"

@@ -22,6 +22,12 @@ pub enum MemoryError {
     Score(f64),
     #[error("ttl must be an ISO 8601 duration such as P30D, PT12H or P1Y2M, got '{0}'")]
     Ttl(String),
+    #[error("decay must be an ISO 8601 duration, the half-life, such as P7D or P1M, got '{0}'")]
+    Decay(String),
+    #[error("{field} must be between 0 and 1, got {value}")]
+    Fraction { field: &'static str, value: f64 },
+    #[error("older_than must be a duration such as P30D, PT12H or 30d, got '{0}'")]
+    OlderThan(String),
     #[error("{field} must be an RFC 3339 time such as 2026-01-31T09:00:00Z, got '{value}'")]
     Time { field: &'static str, value: String },
     /// Over `[limits] max_memory_size`.

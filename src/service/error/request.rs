@@ -31,6 +31,8 @@ pub enum QueryError {
     InvalidSearchType(String),
     #[error("Invalid entity type '{0}'. Valid types are: entity, observation, relation")]
     InvalidEntityType(String),
+    #[error("Invalid boost '{0}'. Valid boosts are: recency, score")]
+    InvalidBoost(String),
     #[error("Unsupported metadata filter key: {0}")]
     UnsupportedMetadataKey(String),
     #[error("Unsupported metadata filter operator for {key}: {operator} {argument}")]

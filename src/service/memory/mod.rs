@@ -47,6 +47,10 @@ pub struct Memory {
     pub tags: Vec<String>,
     pub score: Option<f64>,
     pub ttl: Option<String>,
+    /// The half-life of a decaying memory.
+    pub decay: Option<String>,
+    /// A decaying memory's relevance when it was asked for (before this read reinforced it).
+    pub relevance: Option<f64>,
     pub created_at: Option<String>,
     pub updated_at: Option<String>,
     pub deleted_at: Option<String>,
@@ -77,6 +81,7 @@ pub struct NewMemory {
     pub tags: Vec<String>,
     pub score: Option<f64>,
     pub ttl: Option<String>,
+    pub decay: Option<String>,
     pub source: Option<MemorySource>,
     pub basic_id: Option<String>,
     pub aliases: Vec<String>,
@@ -95,6 +100,7 @@ pub struct MemoryPatch {
     pub tags: Option<Vec<String>>,
     pub score: Option<Option<f64>>,
     pub ttl: Option<Option<String>>,
+    pub decay: Option<Option<String>>,
     pub source: Option<Option<MemorySource>>,
     pub basic_id: Option<Option<String>>,
     /// `Some(None)` restores a soft-deleted memory.
@@ -117,6 +123,16 @@ pub enum DeleteMode {
     Hard,
 }
 
+impl DeleteMode {
+    pub fn of(hard: bool) -> DeleteMode {
+        if hard {
+            DeleteMode::Hard
+        } else {
+            DeleteMode::Soft
+        }
+    }
+}
+
 fn check_score(score: Option<f64>) -> Result<()> {
     match score {
         Some(s) if !(0.0..=1.0).contains(&s) => Err(MemoryError::Score(s).into()),
@@ -127,6 +143,13 @@ fn check_score(score: Option<f64>) -> Result<()> {
 fn check_ttl(ttl: Option<&str>) -> Result<()> {
     match ttl {
         Some(t) if parse_duration(t).is_none() => Err(MemoryError::Ttl(t.to_string()).into()),
+        _ => Ok(()),
+    }
+}
+
+fn check_decay(decay: Option<&str>) -> Result<()> {
+    match decay {
+        Some(d) if parse_duration(d).is_none() => Err(MemoryError::Decay(d.to_string()).into()),
         _ => Ok(()),
     }
 }
@@ -209,6 +232,8 @@ impl App {
             tags: note.tags.clone(),
             score: meta.get("score").and_then(Value::as_f64),
             ttl: text_of("ttl"),
+            decay: text_of("decay"),
+            relevance: self.relevance_of(note, Utc::now())?,
             created_at: text_of("created_at"),
             updated_at: text_of("updated_at"),
             deleted_at: text_of("deleted_at"),
@@ -233,6 +258,7 @@ impl App {
         }
         check_score(new.score)?;
         check_ttl(new.ttl.as_deref())?;
+        check_decay(new.decay.as_deref())?;
         check_time("created_at", new.created_at.as_deref())?;
         let created_at = new.created_at.clone().unwrap_or_else(now_text);
         let id = match new.id.as_deref().map(str::trim) {
@@ -265,6 +291,7 @@ impl App {
         }
         set(&mut meta, "score", new.score.map(|s| json!(s)));
         set(&mut meta, "ttl", new.ttl.clone().map(Value::String));
+        set(&mut meta, "decay", new.decay.clone().map(Value::String));
         meta.insert("created_at".into(), json!(created_at));
         meta.insert("updated_at".into(), json!(created_at));
         set_basic_id(&mut meta, new.basic_id.as_deref());
@@ -299,13 +326,16 @@ impl App {
         })
     }
 
-    /// memory_get: a memory by id, soft-deleted or expired ones included (they say so).
+    /// memory_get: a memory by id, soft-deleted or expired ones included (they say so). The
+    /// read is a use of the memory.
     pub fn memory_get(&self, choice: &ProjectChoice, id: &str) -> Result<Memory> {
         let project = self.select_project(choice)?;
         let note = self
             .memory_note(&project, id)?
             .ok_or_else(|| not_found(id))?;
-        self.memory_of(&project, &note)
+        let memory = self.memory_of(&project, &note)?;
+        self.record_uses(std::slice::from_ref(&note.id));
+        Ok(memory)
     }
 
     /// memory_update: applies a patch to a memory's front matter and content.
@@ -329,11 +359,12 @@ impl App {
         }
         check_score(patch.score.flatten())?;
         check_ttl(patch.ttl.clone().flatten().as_deref())?;
+        check_decay(patch.decay.clone().flatten().as_deref())?;
         check_time("deleted_at", patch.deleted_at.clone().flatten().as_deref())?;
         let now = now_text();
         let written = patch.content.as_ref().map_or(0, String::len);
         let redacted = self.within_limits(&project, written, || {
-            self.patch_memory(&project, &note, patch, &now)
+            self.patch_memory(&project, &note, patch, Some(&now))
         })?;
         let note = self.note_by_id(&note.id)?.ok_or_else(|| not_found(id))?;
         Ok(Memory {
@@ -342,13 +373,14 @@ impl App {
         })
     }
 
-    /// Writes a patch into a memory's file; answers what the redaction filter replaced.
+    /// Writes a patch into a memory's file, setting `updated_at` to `now` when given;
+    /// answers what the redaction filter replaced.
     fn patch_memory(
         &self,
         project: &Project,
         note: &NoteRecord,
         patch: &MemoryPatch,
-        now: &str,
+        now: Option<&str>,
     ) -> Result<Redactions> {
         // The rewrite decodes lossily, which would replace every invalid byte: a file that is
         // not UTF-8 is refused here.
@@ -379,6 +411,9 @@ impl App {
             if let Some(ttl) = &patch.ttl {
                 set(&mut meta, "ttl", ttl.clone().map(Value::String));
             }
+            if let Some(decay) = &patch.decay {
+                set(&mut meta, "decay", decay.clone().map(Value::String));
+            }
             if let Some(source) = &patch.source {
                 set(
                     &mut meta,
@@ -396,7 +431,9 @@ impl App {
                     deleted_at.clone().map(Value::String),
                 );
             }
-            meta.insert("updated_at".into(), json!(now));
+            if let Some(now) = now {
+                meta.insert("updated_at".into(), json!(now));
+            }
             meta.insert("version".into(), json!(version(&before) + 1));
             let edited = frontmatter::apply_changes(text, &before, &meta);
             Ok(Some(match &patch.content {
@@ -421,8 +458,22 @@ impl App {
         let note = self
             .memory_note(&project, id)?
             .ok_or_else(|| not_found(id))?;
+        self.delete_memory_note(&project, &note, id, DeleteMode::of(hard), true)
+    }
+
+    /// Deletes the memory `note` (known to the caller as `id`): soft (marks `deleted_at`,
+    /// once; `touch` also sets `updated_at`) or hard.
+    pub(crate) fn delete_memory_note(
+        &self,
+        project: &Project,
+        note: &NoteRecord,
+        id: &str,
+        mode: DeleteMode,
+        touch: bool,
+    ) -> Result<MemoryDeleted> {
+        let hard = mode == DeleteMode::Hard;
         if hard {
-            self.delete_note_file(&project, &note)?;
+            self.delete_note_file(project, note)?;
             return Ok(MemoryDeleted {
                 id: id.to_string(),
                 mode: DeleteMode::Hard,
@@ -432,12 +483,13 @@ impl App {
         let deleted_at = match note.metadata.get("deleted_at").and_then(Value::as_str) {
             Some(when) if is_deleted(&note.metadata) => when.to_string(),
             _ => {
+                let now = now_text();
                 let patch = MemoryPatch {
-                    deleted_at: Some(Some(now_text())),
+                    deleted_at: Some(Some(now.clone())),
                     ..Default::default()
                 };
-                let updated = self.memory_update(choice, id, &patch)?;
-                updated.deleted_at.unwrap_or_default()
+                self.patch_memory(project, note, &patch, touch.then_some(now.as_str()))?;
+                now
             }
         };
         Ok(MemoryDeleted {

@@ -158,12 +158,13 @@ impl App {
             (MemorySort::Relevance, Some(_)) => {}
         }
         let total = notes.len();
-        let items = notes
+        let page: Vec<&NoteRecord> = notes.iter().skip(query.offset).take(query.limit).collect();
+        let items = page
             .iter()
-            .skip(query.offset)
-            .take(query.limit)
             .map(|n| self.memory_of(&project, n))
             .collect::<Result<Vec<_>>>()?;
+        let found: Vec<String> = page.iter().map(|n| n.id.clone()).collect();
+        self.record_uses(&found);
         Ok(MemoryPage {
             items,
             total,

@@ -2,6 +2,7 @@
 //! modes, filters, the relaxed OR retry, several projects). The query language, metadata
 //! filters and result rows live in their own modules.
 
+mod boost;
 mod diverse;
 mod metadata;
 mod query;
@@ -26,6 +27,7 @@ use crate::note::permalink::{generate_permalink, normalize_note_type};
 use crate::note::permalink::{observation_permalink, relation_permalink};
 use regex::Regex;
 
+pub use boost::Boost;
 pub use metadata::{is_metadata_key, metadata_matches, validate_metadata_filters};
 pub use query::{boolean_branches, extract_tags, filter_literal, STOPWORDS};
 pub use ranked::{Explanation, FusedBy, Ranking, SaidBy, VectorRanking};
@@ -74,6 +76,8 @@ pub struct SearchRequest {
     pub diversify: bool,
     /// Only these notes (by id): find's `path` scope with `meta`.
     pub within: Option<Vec<String>>,
+    /// Weighs a worded search's ranking by recency or importance (none: unchanged).
+    pub boost: Boost,
 }
 
 /// How hybrid search combines the text and the vector ranking.
@@ -111,6 +115,7 @@ impl Default for SearchRequest {
             reveal: Reveal::default(),
             diversify: false,
             within: None,
+            boost: Boost::default(),
         }
     }
 }
@@ -152,7 +157,8 @@ pub struct ScopedSearch {
 
 impl App {
     /// search_notes as the tool takes it: one project, or every visible project when asked and
-    /// no project is named.
+    /// no project is named. The notes on the page are used (found), which reinforces the
+    /// decaying ones.
     pub fn search_notes(
         &self,
         choice: &ProjectChoice,
@@ -160,18 +166,29 @@ impl App {
         request: &SearchRequest,
     ) -> Result<ScopedSearch> {
         let all = search_all_projects && choice.project.is_none() && choice.project_id.is_none();
-        if all {
+        let found = if all {
             let projects = self.visible_projects(choice)?;
-            return Ok(ScopedSearch {
+            ScopedSearch {
                 response: self.search_projects(&projects, request)?,
                 scope: SearchScope::AllProjects,
-            });
-        }
-        let project = self.select_project(choice)?;
-        Ok(ScopedSearch {
-            response: self.search(&project, request)?,
-            scope: SearchScope::Project(project.name),
-        })
+            }
+        } else {
+            let project = self.select_project(choice)?;
+            ScopedSearch {
+                response: self.search(&project, request)?,
+                scope: SearchScope::Project(project.name),
+            }
+        };
+        let mut used: Vec<String> = found
+            .response
+            .results
+            .iter()
+            .map(|r| r.entity_id.clone())
+            .collect();
+        used.sort_unstable();
+        used.dedup();
+        self.record_uses(&used);
+        Ok(found)
     }
 
     /// search_notes in one project.

@@ -360,6 +360,8 @@ impl App {
                 &mut fused,
             )?;
         }
+        // Boosts change the relevance that diversity then trades against redundancy.
+        self.boost(&mut fused, request.boost)?;
         if request.diversify {
             self.diversify(
                 &project.name,
