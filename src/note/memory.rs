@@ -291,34 +291,6 @@ pub fn is_expired(meta: &Map<String, Value>, created_ms: i64, now: DateTime<Utc>
     expires_at(meta, created_ms).is_some_and(|t| t <= now)
 }
 
-/// The permalink of the note that corrected this one (`superseded_by`), if any.
-pub fn superseded_by(meta: &Map<String, Value>) -> Option<&str> {
-    meta.get("superseded_by")
-        .and_then(Value::as_str)
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-}
-
-/// Whether a later note supersedes this one (a correction, or a compaction's summary).
-pub fn is_superseded(meta: &Map<String, Value>) -> bool {
-    superseded_by(meta).is_some()
-}
-
-/// The permalinks this note supersedes (`supersedes`: one, or a list for a summary).
-pub fn supersedes(meta: &Map<String, Value>) -> Vec<String> {
-    let text = |v: &Value| {
-        v.as_str()
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .map(String::from)
-    };
-    match meta.get("supersedes") {
-        Some(Value::Array(items)) => items.iter().filter_map(text).collect(),
-        Some(one) => text(one).into_iter().collect(),
-        None => Vec::new(),
-    }
-}
-
 /// What a caller asked to see among the notes answers hide by default. Expired memories are
 /// never shown.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -344,7 +316,7 @@ pub fn is_hidden_unless(
 ) -> bool {
     is_expired(meta, created_ms, now)
         || (!reveal.deleted && is_deleted(meta))
-        || (!reveal.superseded && is_superseded(meta))
+        || (!reveal.superseded && super::supersede::is_superseded(meta))
 }
 
 /// A memory's importance: its `score`, else 1.0 (an unscored memory counts in full; the
@@ -583,15 +555,6 @@ mod tests {
                 "{fm}"
             );
             assert_eq!(is_hidden_unless(&m, 0, now, both), with_both, "{fm}");
-        }
-        let cases = [
-            (json!({"supersedes": "a/b"}), vec!["a/b"]),
-            (json!({"supersedes": ["a", " ", "b"]}), vec!["a", "b"]),
-            (json!({"supersedes": ""}), vec![]),
-            (json!({}), vec![]),
-        ];
-        for (fm, expected) in cases {
-            assert_eq!(supersedes(&meta(fm.clone())), expected, "{fm}");
         }
     }
 

@@ -17,6 +17,7 @@ pub mod permalink;
 pub mod redact;
 pub mod schema;
 pub mod section;
+pub mod supersede;
 
 use chrono::{DateTime, FixedOffset, Local, NaiveDate, NaiveDateTime, TimeZone};
 use serde_json::{Map, Value};

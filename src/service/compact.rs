@@ -17,6 +17,7 @@ use crate::note::memory::{
     importance, is_deleted, is_durable, meta_time, parse_duration, title_from_content,
 };
 use crate::note::permalink::note_permalink;
+use crate::note::supersede::{is_superseded, supersedes};
 use crate::vault;
 
 /// Where summaries go.
@@ -137,8 +138,8 @@ impl App {
             || meta.get("pinned").and_then(Value::as_bool) == Some(true)
             || is_durable(&note.note_type)
             || is_deleted(meta)
-            || meta.contains_key("superseded_by")
-            || meta.contains_key("supersedes");
+            || is_superseded(meta)
+            || !supersedes(meta).is_empty();
         if kept {
             return Ok(None);
         }

@@ -17,8 +17,9 @@ use crate::config::Project;
 use crate::index::NoteRecord;
 use crate::note::document::Document;
 use crate::note::frontmatter;
-use crate::note::memory::{superseded_by, supersedes, version, MemorySource};
+use crate::note::memory::{version, MemorySource};
 use crate::note::redact::Redactions;
+use crate::note::supersede::{superseded_by, supersedes};
 
 /// correct_memory's fields.
 #[derive(Debug, Clone, Default)]
