@@ -110,7 +110,8 @@ impl App {
         } else {
             let summary = self.write_summary(&project, cutoff, max_score, &folded)?;
             for note in &originals {
-                self.mark_compacted(&project, note, &summary.0)?;
+                // Tagged, and pointed at the summary, which hides it.
+                self.mark_superseded(&project, note, &summary.0, Some(COMPACTED_TAG))?;
             }
             Some(summary)
         };
@@ -210,32 +211,6 @@ impl App {
             .note_by_id(&written.id)?
             .ok_or_else(|| InternalError::Vanished(path.clone()))?;
         Ok((note.permalink.unwrap_or(permalink), path))
-    }
-
-    /// Tags an original `compacted` and points it at the summary (`superseded_by`), editing
-    /// only those two keys.
-    fn mark_compacted(&self, project: &Project, note: &NoteRecord, summary: &str) -> Result<()> {
-        self.try_rewrite_note(project, note, |text| {
-            let before = Document::parse(text)
-                .map_err(|source| MemoryError::FrontMatter {
-                    path: note.path.clone(),
-                    source,
-                })?
-                .meta;
-            let mut meta = before.clone();
-            let mut tags: Vec<Value> = match meta.get("tags") {
-                Some(Value::Array(tags)) => tags.clone(),
-                Some(Value::String(tag)) if !tag.trim().is_empty() => vec![json!(tag)],
-                _ => Vec::new(),
-            };
-            if !tags.iter().any(|t| t.as_str() == Some(COMPACTED_TAG)) {
-                tags.push(json!(COMPACTED_TAG));
-            }
-            meta.insert("tags".into(), Value::Array(tags));
-            meta.insert("superseded_by".into(), json!(summary));
-            Ok(Some(frontmatter::apply_changes(text, &before, &meta)))
-        })?;
-        Ok(())
     }
 }
 

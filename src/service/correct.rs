@@ -9,13 +9,12 @@ use std::collections::HashSet;
 use serde_json::{json, Map, Value};
 
 use super::error::{InternalError, MemoryError};
-use super::memory::NewMemory;
+use super::memory::{front_matter_of, NewMemory};
 use super::notes::{Lookup, WriteNoteRequest, WriteRefusal};
 use super::scope::ProjectChoice;
 use super::{now_text, App, Outcome, Result};
 use crate::config::Project;
 use crate::index::NoteRecord;
-use crate::note::document::Document;
 use crate::note::frontmatter;
 use crate::note::memory::{version, MemorySource};
 use crate::note::redact::Redactions;
@@ -101,6 +100,19 @@ fn corrected_title(old: &str, day: &str, attempt: usize) -> String {
     }
 }
 
+/// `tags` with `tag` added (once), as a list, whether they were a list or one string.
+fn add_tag(meta: &mut Map<String, Value>, tag: &str) {
+    let mut tags: Vec<Value> = match meta.get("tags") {
+        Some(Value::Array(tags)) => tags.clone(),
+        Some(Value::String(one)) if !one.trim().is_empty() => vec![json!(one)],
+        _ => Vec::new(),
+    };
+    if !tags.iter().any(|t| t.as_str() == Some(tag)) {
+        tags.push(json!(tag));
+    }
+    meta.insert("tags".into(), Value::Array(tags));
+}
+
 /// Most titles tried when earlier corrections on the same day took the obvious ones.
 const TITLE_ATTEMPTS: usize = 20;
 
@@ -149,7 +161,7 @@ impl App {
             .note_by_id(&new_id)?
             .ok_or_else(|| InternalError::Vanished(new_id.clone()))?;
         let new_link = new.permalink.clone().unwrap_or_else(|| new.path.clone());
-        self.mark_superseded(&project, &old, &new_link)?;
+        self.mark_superseded(&project, &old, &new_link, None)?;
         let old = self.note_by_id(&old.id)?.unwrap_or(old);
         Ok(Outcome::Done(Corrected {
             project: project.name,
@@ -242,21 +254,26 @@ impl App {
         Err(InternalError::KeptChanging(last.unwrap_or_default()).into())
     }
 
-    /// Adds `superseded_by` and `superseded_at` to the old note's front matter, editing only
-    /// those keys (a memory's version and update time move on with them).
-    fn mark_superseded(&self, project: &Project, old: &NoteRecord, by: &str) -> Result<()> {
+    /// Marks `old` superseded by `by` (`superseded_by`, `superseded_at`), adding `tag` to its
+    /// tags when given, and edits only those keys (a memory's version and update time move on
+    /// with them): a correction's and a compaction's mark.
+    pub(super) fn mark_superseded(
+        &self,
+        project: &Project,
+        old: &NoteRecord,
+        by: &str,
+        tag: Option<&str>,
+    ) -> Result<()> {
         let now = now_text();
         let is_memory = old.metadata.contains_key("id");
         self.try_rewrite_note(project, old, |text| {
-            let before = Document::parse(text)
-                .map_err(|source| MemoryError::FrontMatter {
-                    path: old.path.clone(),
-                    source,
-                })?
-                .meta;
+            let before = front_matter_of(old, text)?;
             let mut meta = before.clone();
             meta.insert("superseded_by".into(), json!(by));
             meta.insert("superseded_at".into(), json!(now));
+            if let Some(tag) = tag {
+                add_tag(&mut meta, tag);
+            }
             if is_memory {
                 meta.insert("updated_at".into(), json!(now));
                 meta.insert("version".into(), json!(version(&before) + 1));

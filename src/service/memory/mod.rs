@@ -195,6 +195,18 @@ fn set_basic_id(meta: &mut Map<String, Value>, value: Option<&str>) {
     );
 }
 
+/// A note file's front matter, for an edit in place. Front matter that cannot be parsed is
+/// refused, never taken for empty: its keys would be lost.
+pub(crate) fn front_matter_of(note: &NoteRecord, text: &str) -> Result<Map<String, Value>> {
+    Document::parse(text).map(|doc| doc.meta).map_err(|source| {
+        MemoryError::FrontMatter {
+            path: note.path.clone(),
+            source,
+        }
+        .into()
+    })
+}
+
 impl App {
     /// The note a memory id names: the note whose front matter `id` it is, else the note
     /// with that permalink.
@@ -389,12 +401,7 @@ impl App {
         // memory, and its author's comments, quoting and key order stay. Front matter that
         // cannot be parsed is refused, never taken for empty: its keys would be lost.
         self.try_rewrite_note(project, note, |text| {
-            let before = Document::parse(text)
-                .map_err(|source| MemoryError::FrontMatter {
-                    path: note.path.clone(),
-                    source,
-                })?
-                .meta;
+            let before = front_matter_of(note, text)?;
             let mut meta = before.clone();
             if let Some(title) = &patch.title {
                 meta.insert("title".into(), json!(title.trim()));
