@@ -105,15 +105,22 @@ struct PageArg {
     offset: Option<usize>,
     /// Maximum number of entities to return (at most 1000)
     limit: Option<usize>,
+    /// Also show notes a correction or a compaction superseded (hidden by default)
+    #[serde(rename = "include_superseded", alias = "includeSuperseded")]
+    include_superseded: Option<bool>,
 }
 
 impl PageArg {
     fn page(self) -> Option<EntityPage> {
-        let asked = self.entity_type.is_some() || self.offset.is_some() || self.limit.is_some();
+        let asked = self.entity_type.is_some()
+            || self.offset.is_some()
+            || self.limit.is_some()
+            || self.include_superseded.is_some();
         asked.then(|| EntityPage {
             entity_type: self.entity_type,
             offset: self.offset.unwrap_or(0),
             limit: self.limit,
+            include_superseded: self.include_superseded.unwrap_or(false),
         })
     }
 }

@@ -7,6 +7,7 @@
 //! where relations are listed, but no walk passes through it. Paths and subgraphs follow
 //! relations either way, as that server's do.
 
+use crate::note::memory::Reveal;
 use std::collections::{HashMap, HashSet, VecDeque};
 
 use super::error::GraphError;
@@ -41,6 +42,8 @@ pub struct EntityPage {
     pub entity_type: Option<String>,
     pub offset: usize,
     pub limit: Option<usize>,
+    /// Notes a correction or a compaction superseded are entities too.
+    pub include_superseded: bool,
 }
 
 /// Aggregate counts of a graph.
@@ -437,7 +440,7 @@ impl App {
         choice: &ProjectChoice,
         page: &EntityPage,
     ) -> Result<KnowledgeGraph> {
-        let (_, graph) = self.project_graph(choice)?;
+        let (_, graph) = self.project_graph_revealing(choice, page.reveal())?;
         let picked = paged(&graph, page, MAX_PAGE, |_| true);
         let names: HashSet<&str> = picked.iter().map(|e| e.name.as_str()).collect();
         let relations = graph
@@ -458,11 +461,20 @@ impl App {
         query: &str,
         page: &EntityPage,
     ) -> Result<KnowledgeGraph> {
-        let (_, graph) = self.project_graph(choice)?;
+        let (_, graph) = self.project_graph_revealing(choice, page.reveal())?;
         let query = query.to_lowercase();
         let picked = paged(&graph, page, SEARCH_PAGE, |e| Graph::matches(e, &query));
         let names: HashSet<&str> = picked.iter().map(|e| e.name.as_str()).collect();
         Ok(graph.subgraph(|e| names.contains(e.name.as_str())))
+    }
+}
+
+impl EntityPage {
+    fn reveal(&self) -> Reveal {
+        Reveal {
+            superseded: self.include_superseded,
+            ..Reveal::default()
+        }
     }
 }
 

@@ -25,6 +25,7 @@ use crate::note::entity::{
 use crate::note::filename::{
     entity_type_folder, foreign_file_stem, note_file_path, sanitize_for_filename,
 };
+use crate::note::memory::{is_hidden_unless, Reveal};
 use crate::note::parse::link_lookup_text;
 use crate::note::redact::Redactions;
 
@@ -181,19 +182,28 @@ impl Graph {
 impl App {
     /// The chosen project, and its notes as a graph: where every graph tool starts.
     pub(super) fn project_graph(&self, choice: &ProjectChoice) -> Result<(Project, Graph)> {
+        self.project_graph_revealing(choice, Reveal::default())
+    }
+
+    /// `project_graph`, with the hidden notes `reveal` asks for among its entities.
+    pub(super) fn project_graph_revealing(
+        &self,
+        choice: &ProjectChoice,
+        reveal: Reveal,
+    ) -> Result<(Project, Graph)> {
         let project = self.select_project(choice)?;
-        let graph = self.graph(&project)?;
+        let graph = self.graph(&project, reveal)?;
         Ok((project, graph))
     }
 
-    fn graph(&self, project: &Project) -> Result<Graph> {
+    fn graph(&self, project: &Project, reveal: Reveal) -> Result<Graph> {
         let now = chrono::Utc::now();
         let mut notes: Vec<NoteRecord> = self
             .all_notes(project)?
             .into_iter()
             .filter(|n| {
                 n.kind == NoteKind::Markdown
-                    && !crate::note::memory::is_hidden(&n.metadata, n.created_ms, now)
+                    && !is_hidden_unless(&n.metadata, n.created_ms, now, reveal)
             })
             .collect();
         notes.sort_by(|a, b| a.path.cmp(&b.path));

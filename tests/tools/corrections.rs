@@ -123,6 +123,17 @@ fn a_corrected_note_is_kept_marked_and_hidden_until_asked_for() {
         .map(|e| e["name"].as_str().unwrap())
         .collect();
     assert!(!names.contains(&"Release day"), "{names:?}");
+    let (graph, _) = structured(h.call("read_graph", json!({"include_superseded": true})));
+    assert!(graph.to_string().contains("\"Release day\""), "{graph}");
+    let nodes = |args: Value| -> usize {
+        let (found, _) = structured(h.call("search_nodes", args));
+        found["entities"].as_array().unwrap().len()
+    };
+    assert_eq!(nodes(json!({"query": "release day"})), 1);
+    assert_eq!(
+        nodes(json!({"query": "release day", "include_superseded": true})),
+        2
+    );
 }
 
 #[test]

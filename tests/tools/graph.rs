@@ -310,12 +310,12 @@ fn a_field_the_graph_tools_do_not_know_is_refused_by_name() {
         (
             "read_graph",
             json!({"depth": 2}),
-            "unknown field `depth`; expected one of entityType, offset, limit, project, project_id",
+            "unknown field `depth`; expected one of entityType, offset, limit, include_superseded, project, project_id",
         ),
         (
             "search_nodes",
             json!({"query": "john", "depth": 5}),
-            "unknown field `depth`; expected one of query, entityType, offset, limit, project, project_id",
+            "unknown field `depth`; expected one of query, entityType, offset, limit, include_superseded, project, project_id",
         ),
     ];
     for (tool, args, expected) in cases {
