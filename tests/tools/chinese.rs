@@ -1,9 +1,9 @@
 //! Chinese notes in simplified and traditional script: words found inside sentences (no
 //! spaces), across the two scripts, and mixed with English.
 
-use serde_json::{json, Value};
+use serde_json::json;
 
-use crate::Harness;
+use crate::{titles, Harness};
 
 fn chinese_notes() -> Harness {
     Harness::with_notes(&[
@@ -24,15 +24,6 @@ fn chinese_notes() -> Harness {
         ),
         ("Gardening", "Tomatoes need sun and water every day."),
     ])
-}
-
-fn titles(v: &Value) -> Vec<String> {
-    v["results"]
-        .as_array()
-        .unwrap_or_else(|| panic!("results in {v}"))
-        .iter()
-        .map(|r| r["title"].as_str().unwrap().to_string())
-        .collect()
 }
 
 #[test]

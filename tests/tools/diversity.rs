@@ -2,7 +2,7 @@
 
 use serde_json::{json, Value};
 
-use crate::Harness;
+use crate::{titles, Harness};
 
 /// Five near-identical notes about the query, and one that answers it differently.
 fn near_duplicates() -> Harness {
@@ -22,15 +22,6 @@ fn near_duplicates() -> Harness {
         .map(|(t, b)| (t.as_str(), b.as_str()))
         .collect();
     Harness::with_notes(&notes)
-}
-
-fn titles(v: &Value) -> Vec<String> {
-    v["results"]
-        .as_array()
-        .unwrap_or_else(|| panic!("results in {v}"))
-        .iter()
-        .map(|r| r["title"].as_str().unwrap().to_string())
-        .collect()
 }
 
 #[test]

@@ -24,15 +24,9 @@ pub(super) async fn ingest(
     Query(query): Query<HashMap<String, String>>,
     body: Bytes,
 ) -> Response {
-    let ctx = match state.ctx.for_grant(grant.as_ref().map(|g| &g.0)) {
+    let ctx = match super::context_for(&state, grant.as_ref().map(|g| &g.0)) {
         Ok(ctx) => ctx,
-        Err(refused) => {
-            return refusal(
-                StatusCode::FORBIDDEN,
-                "insufficient_scope",
-                &refused.to_string(),
-            )
-        }
+        Err(refused) => return *refused,
     };
     if ctx.read_only {
         return refusal(

@@ -236,6 +236,17 @@ pub async fn serve_http(root: &std::path::Path, options: HttpOptions) -> anyhow:
     running.finish().await
 }
 
+/// The tool context a request's grant gives, or the 403 for a grant this server refuses.
+fn context_for(state: &HttpState, grant: Option<&Grant>) -> Result<ToolCtx, Box<Response>> {
+    state.ctx.for_grant(grant).map_err(|refused| {
+        Box::new(refusal(
+            StatusCode::FORBIDDEN,
+            "insufficient_scope",
+            &refused.to_string(),
+        ))
+    })
+}
+
 async fn healthz() -> Json<serde_json::Value> {
     Json(json!({"ok": true, "storage": "local"}))
 }
@@ -247,15 +258,9 @@ async fn note(
     request: Request,
 ) -> Response {
     let grant = request.extensions().get::<Grant>().cloned();
-    let ctx = match state.ctx.for_grant(grant.as_ref()) {
+    let ctx = match context_for(&state, grant.as_ref()) {
         Ok(ctx) => ctx,
-        Err(refused) => {
-            return refusal(
-                StatusCode::FORBIDDEN,
-                "insufficient_scope",
-                &refused.to_string(),
-            )
-        }
+        Err(refused) => return *refused,
     };
     let app = state.app.clone();
     let choice = ctx.choice_of(None);
