@@ -7,8 +7,8 @@ usage: benches/http_load.py [--clients 16] [--notes-per-client 200] [--searches 
 Starts `gitmem serve --transport http` on a loopback port over a fresh data root whose default
 project is a generated vault (`gitmem bench generate`, --vault-notes notes; 0 for an empty
 project), waits for the initial index, then runs --clients writer threads, each writing
---notes-per-client new notes with write_note, while one more client searches (search_notes, 1-3
-vocabulary words) as fast as it can. Every request is a stateless MCP request of protocol
+--notes-per-client new notes with write_note, while one more client, with a token of its own,
+searches (search_notes, 1-3 vocabulary words) as fast as it can. Every request is a stateless MCP request of protocol
 2026-07-28 with a bearer token, as seen by the client (request sent -> response read). Prints
 notes/s (all writes, wall clock) and the search latency percentiles under load, then the same
 searches with no load for comparison. Standard library only. Needs a release build.
@@ -75,8 +75,12 @@ def main():
             os.makedirs(project)
         subprocess.run([gitmem, "--root", root, "reindex"], check=True,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        token = subprocess.run([gitmem, "--root", root, "token", "create", "bench"], check=True,
-                               capture_output=True, text=True).stdout.strip()
+        # The reader is a client of its own (its own token): with read-your-writes its
+        # searches wait for its own writes only, never for the writers'.
+        token, reader_token = (
+            subprocess.run([gitmem, "--root", root, "token", "create", name], check=True,
+                           capture_output=True, text=True).stdout.strip()
+            for name in ("bench", "reader"))
         server = subprocess.Popen([gitmem, "--root", root, "serve", "--transport", "http",
                                    "--bind", "127.0.0.1:0"], stderr=subprocess.PIPE, text=True)
         port = None
@@ -88,7 +92,7 @@ def main():
         try:
             rng = random.Random(7)
             queries = [" ".join(rng.sample(WORDS, rng.randint(1, 3))) for _ in range(args.searches)]
-            searcher = Client(port, token)
+            searcher = Client(port, reader_token)
             searcher.call("search_notes", {"query": "warm up"})
             writes, write_errors, loaded_searches = [], [], []
             done = threading.Event()

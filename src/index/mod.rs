@@ -10,6 +10,7 @@
 
 pub mod embed;
 pub mod graph;
+pub mod horizon;
 pub mod model;
 mod owner;
 pub mod search;
@@ -200,7 +201,8 @@ impl Index {
         self.writer.write(ops)
     }
 
-    /// Waits until every write acknowledged so far is visible to search (the read barrier).
+    /// Waits until the writes acknowledged so far are visible to search (the read barrier):
+    /// the current client's (`horizon`), or everyone's outside a client's scope.
     pub fn wait_searchable(&self) -> Result<(), IndexError> {
         self.writer.wait_searchable()
     }
@@ -501,7 +503,7 @@ impl Progress {
 
     fn wait_search(&self) -> Result<(), IndexError> {
         let mut s = self.state.lock().unwrap();
-        let target = s.0;
+        let target = horizon::wanted(s.0);
         while s.1 < target {
             if s.2 {
                 return Err(IndexError::WriterGone);

@@ -1,4 +1,5 @@
 //! The index as a whole: writes, searches, links, recovery after a dead writer, rebuilds.
+use super::horizon::Horizon;
 use super::search::Query;
 use super::*;
 use crate::note::Relation;
@@ -390,4 +391,35 @@ fn an_index_without_a_version_is_rebuilt_only_when_it_holds_notes() {
         assert_eq!(kept, !rebuilt, "an index without notes is opened as it is");
         reopened.close();
     }
+}
+
+/// Read-your-writes: a client's search waits for that client's writes, never for another's.
+/// The search indexer is held back by a milli write transaction the test keeps open, so a
+/// search that waited for the stranger's write would never return.
+#[test]
+fn a_search_waits_for_its_own_clients_writes_and_not_for_a_strangers() {
+    let (_dir, index) = fresh();
+    let (writer, reader) = (Arc::new(Horizon::default()), Arc::new(Horizon::default()));
+    let index = Arc::new(index);
+    let held = index.milli.write_txn().unwrap();
+    writer.scope(|| index.write(vec![input("a.md", "A", "kiwi", &[])]).unwrap());
+    assert!(writer.commit() > 0, "the write moved its client's horizon");
+    assert_eq!(reader.commit(), 0, "and no one else's");
+
+    let (answer, answered) = std::sync::mpsc::channel();
+    let searching = index.clone();
+    std::thread::spawn(move || {
+        let _ = answer.send(reader.scope(|| hits(&searching, "kiwi")));
+    });
+    let stranger_sees = answered
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("a reader that wrote nothing does not wait for the search indexer");
+    assert_eq!(stranger_sees, 0, "the write is not searchable yet");
+
+    drop(held);
+    assert_eq!(
+        writer.scope(|| hits(&index, "kiwi")),
+        1,
+        "its writer finds it"
+    );
 }

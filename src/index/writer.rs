@@ -118,11 +118,16 @@ impl Drop for StoppedOnExit {
 }
 
 /// The answer to a queued write; `wait` blocks until the graph tables have it.
-pub struct PendingWrite(Receiver<Answer>);
+pub struct PendingWrite(Receiver<Answer>, SharedProgress);
 
 impl PendingWrite {
     pub fn wait(self) -> Answer {
-        self.0.recv().map_err(|_| IndexError::WriterGone)?
+        let answer = self.0.recv().map_err(|_| IndexError::WriterGone)?;
+        // The graph writer numbers a commit before it answers, so the number now is this
+        // write's commit or a later one: the caller's searches wait for it at most one commit
+        // longer than they must.
+        super::horizon::wrote(self.1.graph_seq());
+        answer
     }
 }
 
@@ -138,7 +143,7 @@ impl WriteHandle {
         self.tx
             .send(Message::Write { ops, reply })
             .map_err(|_| IndexError::WriterGone)?;
-        Ok(PendingWrite(answer))
+        Ok(PendingWrite(answer, self.progress.clone()))
     }
 
     pub fn wait_searchable(&self) -> Result<(), IndexError> {

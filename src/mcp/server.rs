@@ -20,7 +20,7 @@ use super::notify::{Notifier, Session};
 use super::tools::{self, ToolCtx, ToolReply};
 use super::{prompts, resources};
 use crate::service::auth::Grant;
-use crate::service::{background, App};
+use crate::service::{background, horizon, App, Horizon, Horizons};
 
 pub const INSTRUCTIONS: &str = include_str!("../../templates/instructions.md");
 pub const GUIDE: &str = include_str!("../../templates/ai_assistant_guide.md");
@@ -36,16 +36,57 @@ pub struct GitmemServer {
     deadline: Duration,
     /// This client's session, for change notifications.
     session: Arc<Session>,
+    /// What this session wrote, for its reads (read-your-writes).
+    horizon: Arc<Horizon>,
+    /// The horizons of tokens (and of anonymous stateless requests).
+    horizons: Arc<Horizons>,
 }
 
 impl GitmemServer {
-    /// The handler of one client session (stdio, or one HTTP session).
-    pub fn new(ctx: ToolCtx, deadline: Duration, notifier: &Notifier) -> Self {
+    /// The handler of one client session (stdio, or one HTTP session), or of one stateless
+    /// HTTP request.
+    pub fn new(
+        ctx: ToolCtx,
+        deadline: Duration,
+        notifier: &Notifier,
+        horizons: Arc<Horizons>,
+    ) -> Self {
         Self {
             ctx,
             deadline,
             session: notifier.session(),
+            horizon: Arc::default(),
+            horizons,
         }
+    }
+
+    /// Whose writes a request's reads wait for: its session's and its token's. A stateless
+    /// HTTP request has no session (and a new handler each time); without a token either, the
+    /// client is every anonymous stateless caller.
+    fn horizons_for(&self, context: &RequestContext<RoleServer>) -> Vec<Arc<Horizon>> {
+        let Some(parts) = context.extensions.get::<axum::http::request::Parts>() else {
+            return vec![self.horizon.clone()];
+        };
+        let token = parts.extensions.get::<Grant>().map(|g| g.name.as_str());
+        let session = parts.headers.contains_key("mcp-session-id");
+        let mut horizons = Vec::with_capacity(2);
+        if token.is_some() || !session {
+            horizons.push(self.horizons.of(token.unwrap_or_default()));
+        }
+        if session {
+            horizons.push(self.horizon.clone());
+        }
+        horizons
+    }
+
+    /// Runs blocking work for a request inside its client's horizon.
+    fn blocking<R: Send + 'static>(
+        &self,
+        context: &RequestContext<RoleServer>,
+        work: impl FnOnce() -> R + Send + 'static,
+    ) -> tokio::task::JoinHandle<R> {
+        let horizons = self.horizons_for(context);
+        tokio::task::spawn_blocking(move || horizon::scope(&horizons, work))
     }
 
     /// The context of one request: over HTTP, narrowed to the grant the guard attached to the
@@ -161,8 +202,9 @@ impl ServerHandler for GitmemServer {
             Some(id) => tracing::info_span!("request", id = %id, tool = %name),
             None => tracing::info_span!("call", tool = %name),
         };
-        let call =
-            tokio::task::spawn_blocking(move || span.in_scope(|| tools::call(&ctx, &tool, &args)));
+        let call = self.blocking(&context, move || {
+            span.in_scope(|| tools::call(&ctx, &tool, &args))
+        });
         // A call that is cancelled or runs past the deadline is answered (or dropped) at once;
         // long operations see `stop` and end early, and the server goes on serving.
         let reply = tokio::select! {
@@ -222,7 +264,8 @@ impl ServerHandler for GitmemServer {
         let ctx = self.ctx_for(&context)?;
         let name = request.name.clone();
         let args = request.arguments.clone().unwrap_or_default();
-        let rendered = tokio::task::spawn_blocking(move || prompts::render(&ctx, &name, &args))
+        let rendered = self
+            .blocking(&context, move || prompts::render(&ctx, &name, &args))
             .await
             .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
         match rendered {
@@ -244,7 +287,8 @@ impl ServerHandler for GitmemServer {
     ) -> Result<ListResourcesResult, ErrorData> {
         let ctx = self.ctx_for(&context)?;
         let cursor = request.and_then(|r| r.cursor);
-        let listed = tokio::task::spawn_blocking(move || resources::list(&ctx, cursor.as_deref()))
+        let listed = self
+            .blocking(&context, move || resources::list(&ctx, cursor.as_deref()))
             .await
             .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
         match listed {
@@ -270,7 +314,7 @@ impl ServerHandler for GitmemServer {
     ) -> Result<(), ErrorData> {
         let ctx = self.ctx_for(&context)?;
         let session = self.session.clone();
-        tokio::task::spawn_blocking(move || session.subscribe(&ctx, &request.uri))
+        self.blocking(&context, move || session.subscribe(&ctx, &request.uri))
             .await
             .map_err(|e| ErrorData::internal_error(e.to_string(), None))
     }
@@ -312,11 +356,12 @@ impl ServerHandler for GitmemServer {
             .as_object()
             .cloned()
             .unwrap_or_default();
-        let values = tokio::task::spawn_blocking(move || {
-            resources::complete(&ctx, &argument, &value, &resolved)
-        })
-        .await
-        .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        let values = self
+            .blocking(&context, move || {
+                resources::complete(&ctx, &argument, &value, &resolved)
+            })
+            .await
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
         from_json(json!({
             "completion": {"values": values, "total": values.len(), "hasMore": false}
         }))
@@ -329,7 +374,8 @@ impl ServerHandler for GitmemServer {
     ) -> Result<ReadResourceResponse, ErrorData> {
         let uri = request.uri.clone();
         let ctx = self.ctx_for(&context)?;
-        let read = tokio::task::spawn_blocking(move || resources::read(&ctx, &uri))
+        let read = self
+            .blocking(&context, move || resources::read(&ctx, &uri))
             .await
             .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
         match read {
@@ -454,9 +500,14 @@ pub async fn serve_stdio(root: &Path, served: &Served) -> anyhow::Result<()> {
     let transport =
         rmcp::transport::async_rw::AsyncRwTransport::new_server(input, tokio::io::stdout())
             .with_max_line_length(max_request.saturating_add(1));
-    let service = GitmemServer::new(running.ctx.clone(), call_deadline(), &running.notifier)
-        .serve(transport)
-        .await?;
+    let service = GitmemServer::new(
+        running.ctx.clone(),
+        call_deadline(),
+        &running.notifier,
+        Arc::default(),
+    )
+    .serve(transport)
+    .await?;
     let cancel = service.cancellation_token();
     tokio::select! {
         ended = service.waiting() => { ended?; }

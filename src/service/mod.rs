@@ -59,6 +59,9 @@ use std::sync::{RwLock, RwLockReadGuard};
 use crate::config::{Config, Project};
 use crate::index::{Index, WriteOp};
 
+/// A client's reads wait for its own writes only (read-your-writes); adapters give each
+/// client one.
+pub use crate::index::horizon::{self, Horizon, Horizons};
 pub use error::{InternalError, OutsideProject, PathArg, ServiceError, UserError};
 
 /// What a workflow did, or why it declined: a refusal is an answer for the agent (guidance

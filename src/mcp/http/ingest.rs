@@ -37,7 +37,14 @@ pub(super) async fn ingest(
     }
     let choice = ctx.choice_of(query.get("project").map(String::as_str));
     let app = state.app.clone();
-    let done = tokio::task::spawn_blocking(move || app.memory_ingest(&choice, &body)).await;
+    // The same client as this token's stateless `/mcp` requests: its next search sees these.
+    let horizon = state.horizons.of(grant
+        .as_ref()
+        .map(|g| g.0.name.as_str())
+        .unwrap_or_default());
+    let done =
+        tokio::task::spawn_blocking(move || horizon.scope(|| app.memory_ingest(&choice, &body)))
+            .await;
     match done {
         Ok(Ok(report)) => (StatusCode::MULTI_STATUS, Json(ingested(&report))).into_response(),
         Ok(Err(e @ ServiceError::User(UserError::ProjectNotAllowed { .. }))) => {

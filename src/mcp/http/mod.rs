@@ -28,7 +28,7 @@ use crate::service::auth::{Grant, TokenStore};
 use crate::service::issuer::ExternalIssuer;
 use crate::service::oauth::OAuthServer;
 use crate::service::read::ReadRefusal;
-use crate::service::{App, Outcome};
+use crate::service::{App, Horizons, Outcome};
 use guard::{allowed_hosts, allowed_origins, guard, refusal, Credentials};
 
 mod guard;
@@ -86,6 +86,8 @@ struct HttpState {
     /// RFC 9728 metadata, when an authorization server (built in or external) is in use.
     resource_metadata: Option<serde_json::Value>,
     public_url: String,
+    /// Read-your-writes of stateless clients, by token (shared with `/mcp`'s handlers).
+    horizons: Arc<Horizons>,
 }
 
 /// The id of one HTTP request, in its logs and its `x-request-id` header.
@@ -171,6 +173,7 @@ pub async fn serve_http(root: &std::path::Path, options: HttpOptions) -> anyhow:
         limits: options.limits,
         resource_metadata,
         public_url: public_url.clone(),
+        horizons: Arc::default(),
     });
 
     let cancel = CancellationToken::new();
@@ -184,8 +187,16 @@ pub async fn serve_http(root: &std::path::Path, options: HttpOptions) -> anyhow:
         .disable_allowed_origins();
     let deadline = options.limits.call_deadline;
     let (ctx, notifier) = (running.ctx.clone(), running.notifier.clone());
+    let horizons = state.horizons.clone();
     let mcp = StreamableHttpService::new(
-        move || Ok(GitmemServer::new(ctx.clone(), deadline, &notifier)),
+        move || {
+            Ok(GitmemServer::new(
+                ctx.clone(),
+                deadline,
+                &notifier,
+                horizons.clone(),
+            ))
+        },
         Arc::new(LocalSessionManager::default()),
         config,
     );
@@ -264,7 +275,13 @@ async fn note(
     };
     let app = state.app.clone();
     let choice = ctx.choice_of(None);
-    let read = tokio::task::spawn_blocking(move || app.fetch_document(&choice, &permalink)).await;
+    let horizon = state
+        .horizons
+        .of(grant.as_ref().map(|g| g.name.as_str()).unwrap_or_default());
+    let read = tokio::task::spawn_blocking(move || {
+        horizon.scope(|| app.fetch_document(&choice, &permalink))
+    })
+    .await;
     match read {
         Ok(Ok(Outcome::Done(file))) => (
             [(header::CONTENT_TYPE, "text/markdown; charset=utf-8")],
