@@ -18,7 +18,10 @@ fn main() {
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level));
     let logs = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr);
+        .with_writer(std::io::stderr)
+        // Colour codes are for a person at a terminal; a log file or a collector gets plain
+        // text, and an HTTP server logging each request saves the work.
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()));
     if cli.log_format == "json" {
         logs.json().with_current_span(true).init();
     } else {

@@ -94,6 +94,30 @@ fn files_created_edited_renamed_and_deleted_on_disk_are_reflected() {
     fs::remove_file(main.join("animals/wombat.md")).unwrap();
     reflected("a delete", || hits(&mut mcp, "marsupials") == 0);
     assert!(!main.join("wombat.md.tmp").exists());
+
+    // A folder renamed or deleted whole: the events name the folder, not its files.
+    fs::create_dir_all(main.join("zoo")).unwrap();
+    fs::write(main.join("zoo/koala.md"), "# Koala\n\neats eucalyptus\n").unwrap();
+    fs::write(main.join("zoo/emu.md"), "# Emu\n\nnever eats eucalyptus\n").unwrap();
+    reflected("a new folder's files", || hits(&mut mcp, "eucalyptus") == 2);
+    fs::rename(main.join("zoo"), main.join("park")).unwrap();
+    reflected("a renamed folder", || {
+        let found = mcp
+            .call(
+                "search_notes",
+                json!({"query": "eucalyptus", "output_format": "json"}),
+            )
+            .json();
+        let paths: Vec<&str> = found["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|r| r["file_path"].as_str())
+            .collect();
+        paths.len() == 2 && paths.iter().all(|p| p.starts_with("park/"))
+    });
+    fs::remove_dir_all(main.join("park")).unwrap();
+    reflected("a deleted folder", || hits(&mut mcp, "eucalyptus") == 0);
 }
 
 #[test]

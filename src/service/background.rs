@@ -73,9 +73,9 @@ pub fn index_and_watch(
                 .map(|p| (p.name.clone(), p.path.clone()))
                 .collect();
             let app = ctx.app.clone();
-            let watched = crate::vault::watch::watch(roots, move |name| {
+            let watched = crate::vault::watch::watch(roots, move |name, touched| {
                 if let Ok(project) = app.project(Some(name)) {
-                    if let Err(e) = app.sync_after_event(&project, DELETE_CONFIRMATION) {
+                    if let Err(e) = app.sync_after_event(&project, DELETE_CONFIRMATION, &touched) {
                         tracing::warn!("re-indexing project '{name}' after a change failed: {e}");
                     }
                 }
@@ -253,7 +253,8 @@ fn refresh(
                             let (id, name) = (link.id.clone(), project.name.clone());
                             crate::vault::watch::watch(
                                 vec![(id.clone(), link.resolved_path.clone())],
-                                move |_| {
+                                // A linked folder is rescanned whole, as its poll does.
+                                move |_, _| {
                                     let _ = tx.send((id.clone(), name.clone()));
                                 },
                             )

@@ -1,6 +1,6 @@
 //! Bringing the index up to date with a project directory.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::time::Instant;
 
 use serde::Serialize;
@@ -10,6 +10,7 @@ use super::{App, Result};
 use crate::config::Project;
 use crate::index::{FileWarning, NoteRecord, ProjectState, WriteOp};
 use crate::vault::scan::{self, Change, FileStat, IgnoreRules, Known};
+use crate::vault::watch::Touched;
 
 /// Ops sent to the writer per message: small enough to report progress, large enough to batch.
 const CHUNK: usize = 1000;
@@ -75,7 +76,7 @@ impl App {
         mode: SyncMode,
         on_event: &(dyn Fn(SyncEvent) + Sync),
     ) -> Result<SyncReport> {
-        self.sync_with(project, mode, None, on_event)
+        self.sync_with(project, mode, None, None, on_event)
     }
 
     /// Syncs after a file event. A path that vanished may be an editor's save-by-rename in
@@ -84,31 +85,54 @@ impl App {
         &self,
         project: &Project,
         confirm_after: std::time::Duration,
+        touched: &Touched,
     ) -> Result<SyncReport> {
-        self.sync_with(project, SyncMode::Incremental, Some(confirm_after), &|_| {})
+        let scope = match touched {
+            Touched::Paths(paths) => Some(paths),
+            Touched::Everything => None,
+        };
+        self.sync_with(
+            project,
+            SyncMode::Incremental,
+            scope,
+            Some(confirm_after),
+            &|_| {},
+        )
     }
 
+    /// Brings the index up to date with the project directory, or with the paths of `scope`
+    /// only (a watcher's events: the files the server writes itself cost one stat each then,
+    /// instead of a scan of the whole project).
     fn sync_with(
         &self,
         project: &Project,
         mode: SyncMode,
+        scope: Option<&BTreeSet<String>>,
         confirm_deletes: Option<std::time::Duration>,
         on_event: &(dyn Fn(SyncEvent) + Sync),
     ) -> Result<SyncReport> {
         let started = Instant::now();
         let rules = IgnoreRules::for_project(&project.path)?;
         // Notes of linked folders are the links' business, not the project directory's.
-        let known = match mode {
-            SyncMode::Incremental => self.known_project_files(project)?,
-            SyncMode::Rebuild => HashMap::new(),
+        let (known, paths) = match (mode, scope) {
+            (SyncMode::Rebuild, _) => (HashMap::new(), None),
+            (SyncMode::Incremental, None) => (self.known_project_files(project)?, None),
+            (SyncMode::Incremental, Some(paths)) => {
+                let paths = self.outside_mounts(project, paths);
+                (self.known_paths(project, &paths)?, Some(paths))
+            }
         };
-        let mut scan = scan::scan(&project.path, &rules, &known)?;
+        let rescan = || match &paths {
+            None => scan::scan(&project.path, &rules, &known),
+            Some(paths) => scan::scan_paths(&project.path, &rules, &known, paths),
+        };
+        let mut scan = rescan()?;
         scan::remove_stale_temp_files(&scan);
         let mut changes = scan::diff(&known, &scan);
         if let Some(wait) = confirm_deletes {
             if changes.iter().any(|c| matches!(c, Change::Deleted(_))) {
                 std::thread::sleep(wait);
-                scan = scan::scan(&project.path, &rules, &known)?;
+                scan = rescan()?;
                 changes = scan::diff(&known, &scan);
             }
         }
@@ -120,6 +144,7 @@ impl App {
         // A project folder that held files and is suddenly empty may be an unmounted drive:
         // keep its notes until a reindex says otherwise.
         let emptied = mode == SyncMode::Incremental
+            && paths.is_none()
             && scan.files.is_empty()
             && known.len() >= scan::EMPTIED_GUARD;
         if emptied {
@@ -208,6 +233,10 @@ impl App {
         }
         report.runtime_ms = started.elapsed().as_millis() as u64;
         report.warnings = warnings;
+        if paths.is_some() {
+            // The project's state (file count, scan warnings) is a whole scan's to record.
+            return Ok(report);
+        }
         let state = ProjectState {
             last_scan: Some(super::now_text()),
             last_scan_ms: Some(report.runtime_ms),
@@ -244,6 +273,54 @@ impl App {
         crate::vault::fs::delete_file(&marker)?;
         on_event(SyncEvent::Searchable);
         Ok(report)
+    }
+
+    /// `paths` without those under a linked folder's mount (the link's business).
+    fn outside_mounts(&self, project: &Project, paths: &BTreeSet<String>) -> Vec<String> {
+        let mounts: Vec<String> = self
+            .mounts(project)
+            .into_iter()
+            .map(|(m, _)| format!("{m}/"))
+            .collect();
+        paths
+            .iter()
+            .filter(|p| !mounts.iter().any(|m| p.starts_with(m.as_str())))
+            .cloned()
+            .collect()
+    }
+
+    /// What the index knows of `paths`: the note at each, or, for a path that is no note's
+    /// (a folder, perhaps gone), the notes under it.
+    fn known_paths(&self, project: &Project, paths: &[String]) -> Result<HashMap<String, Known>> {
+        let txn = self.index.read_txn()?;
+        let tables = self.index.tables();
+        let mut known = HashMap::new();
+        let mut folders = Vec::new();
+        for path in paths {
+            let note = match tables.id_by_path(&txn, &project.name, path)? {
+                Some(id) => tables.get_note(&txn, &id)?,
+                None => None,
+            };
+            match note {
+                Some(note) => {
+                    known.insert(path.clone(), known_of(&note));
+                }
+                // A new file; anything else may be a folder, here or gone.
+                None if project.path.join(path).is_file() => {}
+                None => folders.push(format!("{path}/")),
+            }
+        }
+        if folders.is_empty() {
+            return Ok(known);
+        }
+        for (path, id) in tables.project_paths(&txn, &project.name)? {
+            if folders.iter().any(|f| path.starts_with(f.as_str())) {
+                if let Some(note) = tables.get_note(&txn, &id)? {
+                    known.insert(path, known_of(&note));
+                }
+            }
+        }
+        Ok(known)
     }
 
     /// What the index knows of the project directory's own files: paths under a linked

@@ -230,108 +230,144 @@ pub fn scan(
         root: root.to_path_buf(),
         source,
     })?;
+    let whole = walkdir::WalkDir::new(root).follow_links(true).min_depth(1);
+    walk(root, rules, known, vec![whole])
+}
 
+/// Scans only `paths` of the project (files, or folders with what is under them; relative,
+/// slash-separated), as `scan` would see them: a watcher's events cost in proportion to what
+/// changed, not to the project. A path that is gone, ignored or under an ignored folder is
+/// not in the result; the caller compares with what it knew of those paths alone.
+pub fn scan_paths(
+    root: &Path,
+    rules: &dyn Ignore,
+    known: &HashMap<String, Known>,
+    paths: &[String],
+) -> Result<Scan, ScanError> {
+    std::fs::metadata(root).map_err(|source| ScanError::RootUnreadable {
+        root: root.to_path_buf(),
+        source,
+    })?;
+    let under_ignored_folder = |rel: &str| {
+        rel.match_indices('/')
+            .any(|(at, _)| rules.is_ignored(&rel[..at], true))
+    };
+    let starts = paths
+        .iter()
+        .filter(|rel| !rel.is_empty() && !under_ignored_folder(rel))
+        .map(|rel| root.join(rel))
+        .filter(|path| path.symlink_metadata().is_ok())
+        .map(|path| walkdir::WalkDir::new(path).follow_links(true))
+        .collect();
+    walk(root, rules, known, starts)
+}
+
+fn walk(
+    root: &Path,
+    rules: &dyn Ignore,
+    known: &HashMap<String, Known>,
+    starts: Vec<walkdir::WalkDir>,
+) -> Result<Scan, ScanError> {
     let mut scan = Scan::default();
     let mut to_read: Vec<(String, PathBuf, FileStat, Option<i64>)> = Vec::new();
     let canonical_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
     let temp_files = std::cell::RefCell::new(Vec::new());
-    let mut walker = walkdir::WalkDir::new(root)
-        .follow_links(true)
-        .min_depth(1)
-        .into_iter()
-        .filter_entry(|entry| {
-            if is_temp_file(entry) {
-                temp_files.borrow_mut().push(entry.path().to_path_buf());
-                return false;
-            }
-            match crate::vault::path::relative_slash_path(root, entry.path()) {
-                Some(rel) => !rules.is_ignored(&rel, entry.file_type().is_dir()),
-                None => false,
-            }
-        });
-    while let Some(entry) = walker.next() {
-        let entry = match entry {
-            Ok(entry) => entry,
-            Err(err) => {
-                let rel = err
-                    .path()
-                    .and_then(|p| crate::vault::path::relative_slash_path(root, p))
-                    .unwrap_or_default();
-                let message = if err.loop_ancestor().is_some() {
-                    "symlink loop; skipped".to_string()
-                } else {
-                    format!(
-                        "cannot read: {}",
-                        err.io_error()
-                            .map(|e| e.to_string())
-                            .unwrap_or_else(|| err.to_string())
-                    )
-                };
+    let keep = |entry: &walkdir::DirEntry| {
+        if is_temp_file(entry) {
+            temp_files.borrow_mut().push(entry.path().to_path_buf());
+            return false;
+        }
+        match crate::vault::path::relative_slash_path(root, entry.path()) {
+            Some(rel) => !rules.is_ignored(&rel, entry.file_type().is_dir()),
+            None => false,
+        }
+    };
+    for start in starts {
+        let mut walker = start.into_iter().filter_entry(keep);
+        while let Some(entry) = walker.next() {
+            let entry = match entry {
+                Ok(entry) => entry,
+                Err(err) => {
+                    let rel = err
+                        .path()
+                        .and_then(|p| crate::vault::path::relative_slash_path(root, p))
+                        .unwrap_or_default();
+                    let message = if err.loop_ancestor().is_some() {
+                        "symlink loop; skipped".to_string()
+                    } else {
+                        format!(
+                            "cannot read: {}",
+                            err.io_error()
+                                .map(|e| e.to_string())
+                                .unwrap_or_else(|| err.to_string())
+                        )
+                    };
+                    scan.warnings.push(ScanWarning {
+                        path: rel.clone(),
+                        message,
+                    });
+                    scan.unreadable.insert(rel);
+                    continue;
+                }
+            };
+            // A symlink may lead anywhere: what it leads to outside the root is not the project's.
+            if entry.path_is_symlink() && !leads_inside(&canonical_root, entry.path()) {
+                let rel =
+                    crate::vault::path::relative_slash_path(root, entry.path()).unwrap_or_default();
                 scan.warnings.push(ScanWarning {
-                    path: rel.clone(),
-                    message,
+                    path: rel,
+                    message: "symlink leads outside the project; skipped".into(),
                 });
-                scan.unreadable.insert(rel);
+                if entry.file_type().is_dir() {
+                    walker.skip_current_dir();
+                }
                 continue;
             }
-        };
-        // A symlink may lead anywhere: what it leads to outside the root is not the project's.
-        if entry.path_is_symlink() && !leads_inside(&canonical_root, entry.path()) {
-            let rel =
-                crate::vault::path::relative_slash_path(root, entry.path()).unwrap_or_default();
-            scan.warnings.push(ScanWarning {
-                path: rel,
-                message: "symlink leads outside the project; skipped".into(),
-            });
             if entry.file_type().is_dir() {
-                walker.skip_current_dir();
-            }
-            continue;
-        }
-        if entry.file_type().is_dir() {
-            continue;
-        }
-        let Some(rel) = crate::vault::path::relative_slash_path(root, entry.path()) else {
-            scan.warnings.push(ScanWarning {
-                path: entry.path().to_string_lossy().into_owned(),
-                message: "file name is not valid UTF-8; skipped".into(),
-            });
-            continue;
-        };
-        if !entry.file_type().is_file() {
-            scan.warnings.push(ScanWarning {
-                path: rel,
-                message: "not a regular file; skipped".into(),
-            });
-            continue;
-        }
-        let meta = match entry.metadata() {
-            Ok(m) => m,
-            Err(e) => {
-                scan.warnings.push(ScanWarning {
-                    path: rel.clone(),
-                    message: format!("cannot stat: {e}"),
-                });
-                scan.unreadable.insert(rel);
                 continue;
             }
-        };
-        let stat = FileStat::of(&meta);
-        let created_ns = system_time_ns(meta.created());
-        // An empty checksum means the index lost what it read: read the file again.
-        match known.get(&rel) {
-            Some(k) if k.stat == stat && !k.checksum.is_empty() => {
-                scan.files.insert(
-                    rel,
-                    Observed {
-                        stat,
-                        checksum: k.checksum.clone(),
-                        created_ns,
-                        bytes: None,
-                    },
-                );
+            let Some(rel) = crate::vault::path::relative_slash_path(root, entry.path()) else {
+                scan.warnings.push(ScanWarning {
+                    path: entry.path().to_string_lossy().into_owned(),
+                    message: "file name is not valid UTF-8; skipped".into(),
+                });
+                continue;
+            };
+            if !entry.file_type().is_file() {
+                scan.warnings.push(ScanWarning {
+                    path: rel,
+                    message: "not a regular file; skipped".into(),
+                });
+                continue;
             }
-            _ => to_read.push((rel, entry.into_path(), stat, created_ns)),
+            let meta = match entry.metadata() {
+                Ok(m) => m,
+                Err(e) => {
+                    scan.warnings.push(ScanWarning {
+                        path: rel.clone(),
+                        message: format!("cannot stat: {e}"),
+                    });
+                    scan.unreadable.insert(rel);
+                    continue;
+                }
+            };
+            let stat = FileStat::of(&meta);
+            let created_ns = system_time_ns(meta.created());
+            // An empty checksum means the index lost what it read: read the file again.
+            match known.get(&rel) {
+                Some(k) if k.stat == stat && !k.checksum.is_empty() => {
+                    scan.files.insert(
+                        rel,
+                        Observed {
+                            stat,
+                            checksum: k.checksum.clone(),
+                            created_ns,
+                            bytes: None,
+                        },
+                    );
+                }
+                _ => to_read.push((rel, entry.into_path(), stat, created_ns)),
+            }
         }
     }
 
@@ -603,6 +639,34 @@ mod tests {
                 },
             ]
         );
+    }
+
+    #[test]
+    fn a_scan_of_some_paths_sees_them_as_a_whole_scan_would() {
+        let dir = folder_with(&[
+            ("a.md", "a"),
+            ("d/b.md", "b"),
+            ("d/e/c.md", "c"),
+            ("private/x.md", "x"),
+            (".hidden/y.md", "y"),
+        ]);
+        fs::write(dir.path().join(".gitignore"), "/private/\n").unwrap();
+        let root = dir.path();
+        let rules = IgnoreRules::for_project(root).unwrap();
+        // (paths asked for, files found)
+        #[rustfmt::skip]
+        let cases: Vec<(Vec<&str>, Vec<&str>)> = vec![
+            (vec!["a.md"], vec!["a.md"]),
+            (vec!["d"], vec!["d/b.md", "d/e/c.md"]),
+            (vec!["d/e/c.md", "a.md"], vec!["a.md", "d/e/c.md"]),
+            (vec!["gone.md", "gone"], vec![]),
+            (vec!["private/x.md", ".hidden/y.md", "private"], vec![]),
+        ];
+        for (paths, expected) in cases {
+            let paths: Vec<String> = paths.iter().map(|p| p.to_string()).collect();
+            let s = scan_paths(root, &rules, &HashMap::new(), &paths).unwrap();
+            assert_eq!(s.files.keys().collect::<Vec<_>>(), expected, "{paths:?}");
+        }
     }
 
     #[test]

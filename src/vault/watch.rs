@@ -1,8 +1,8 @@
 //! Native file watching with our own debounce: raw notify events are filtered and coalesced
 //! per root, and a root is reported once its events have been quiet for a short while (or
-//! after a maximum delay while they keep coming).
+//! after a maximum delay while they keep coming), with the paths they named.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -13,6 +13,32 @@ use notify::{RecursiveMode, Watcher};
 pub const QUIET: Duration = Duration::from_millis(150);
 /// Longest delay of a report while events keep coming.
 pub const MAX_DELAY: Duration = Duration::from_millis(500);
+/// Past this many paths in one burst, a scan of the whole root is cheaper than one of each.
+const MAX_PATHS: usize = 1_000;
+
+/// What a burst of events under a root touched.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Touched {
+    /// These paths (relative, slash-separated): files, or folders with what is under them.
+    Paths(BTreeSet<String>),
+    /// Anything: the system dropped events, or named the root itself, or too many paths.
+    Everything,
+}
+
+impl Touched {
+    fn add(&mut self, path: Option<String>) {
+        match (&mut *self, path) {
+            (Touched::Paths(paths), Some(path)) if !path.is_empty() => {
+                paths.insert(path);
+                if paths.len() > MAX_PATHS {
+                    *self = Touched::Everything;
+                }
+            }
+            (Touched::Paths(_), _) => *self = Touched::Everything,
+            (Touched::Everything, _) => {}
+        }
+    }
+}
 
 /// Editor droppings and hidden paths never trigger work.
 fn interesting(root: &Path, path: &Path) -> bool {
@@ -37,7 +63,7 @@ fn interesting(root: &Path, path: &Path) -> bool {
 /// the returned guard is dropped.
 pub fn watch(
     roots: Vec<(String, PathBuf)>,
-    on_change: impl Fn(&str) + Send + 'static,
+    on_change: impl Fn(&str, Touched) + Send + 'static,
 ) -> notify::Result<WatchGuard> {
     let (tx, rx) = mpsc::channel::<notify::Result<notify::Event>>();
     let mut watcher = notify::recommended_watcher(move |event| {
@@ -61,10 +87,17 @@ pub fn watch(
                         if matches!(event.kind, notify::EventKind::Access(_)) {
                             continue;
                         }
+                        let now = Instant::now();
+                        if event.need_rescan() {
+                            for (name, _) in &roots {
+                                bursts.event(name, None, now);
+                            }
+                        }
                         for path in &event.paths {
                             for (name, root) in &roots {
                                 if path.starts_with(root) && interesting(root, path) {
-                                    bursts.event(name, Instant::now());
+                                    let rel = super::path::relative_slash_path(root, path);
+                                    bursts.event(name, rel, now);
                                 }
                             }
                         }
@@ -73,8 +106,8 @@ pub fn watch(
                     Err(mpsc::RecvTimeoutError::Timeout) => {}
                     Err(mpsc::RecvTimeoutError::Disconnected) => return,
                 }
-                for name in bursts.take_due(Instant::now()) {
-                    on_change(&name);
+                for (name, touched) in bursts.take_due(Instant::now()) {
+                    on_change(&name, touched);
                 }
             }
         })
@@ -85,42 +118,46 @@ pub fn watch(
     })
 }
 
-/// The debounce: per root, when its current burst of events began and when it last grew. Kept
-/// apart from the thread so that it runs on given instants.
 #[derive(Default)]
 struct Bursts {
-    pending: HashMap<String, (Instant, Instant)>,
+    /// Per root: the burst's first and last event, and what its events named.
+    pending: HashMap<String, (Instant, Instant, Touched)>,
 }
 
 impl Bursts {
-    fn event(&mut self, root: &str, now: Instant) {
-        self.pending
+    /// An event under `root` naming `path` (`None`: it cannot say what changed).
+    fn event(&mut self, root: &str, path: Option<String>, now: Instant) {
+        let (_, last, touched) = self
+            .pending
             .entry(root.to_string())
-            .and_modify(|(_, last)| *last = now)
-            .or_insert((now, now));
+            .or_insert_with(|| (now, now, Touched::Paths(BTreeSet::new())));
+        *last = now;
+        touched.add(path);
     }
 
     /// How long until the next burst is due; `None` while nothing is pending.
     fn wait(&self, now: Instant) -> Option<Duration> {
         self.pending
             .values()
-            .map(|&(first, last)| Self::due(first, last).saturating_duration_since(now))
+            .map(|&(first, last, _)| Self::due(first, last).saturating_duration_since(now))
             .min()
     }
 
-    /// The roots whose bursts are due at `now`, which then start afresh.
-    fn take_due(&mut self, now: Instant) -> Vec<String> {
+    /// The roots whose bursts are due at `now`, with what they touched; they start afresh.
+    fn take_due(&mut self, now: Instant) -> Vec<(String, Touched)> {
         let mut due: Vec<String> = self
             .pending
             .iter()
-            .filter(|(_, &(first, last))| now >= Self::due(first, last))
+            .filter(|(_, &(first, last, _))| now >= Self::due(first, last))
             .map(|(root, _)| root.clone())
             .collect();
         due.sort();
-        for root in &due {
-            self.pending.remove(root);
-        }
-        due
+        due.into_iter()
+            .filter_map(|root| {
+                let (_, _, touched) = self.pending.remove(&root)?;
+                Some((root, touched))
+            })
+            .collect()
     }
 
     fn due(first: Instant, last: Instant) -> Instant {
@@ -175,13 +212,13 @@ mod tests {
             match (events.peek(), wake) {
                 (Some(&&(time, root)), wake) if wake.is_none_or(|wake| time <= wake) => {
                     now = time;
-                    bursts.event(root, at(now));
+                    bursts.event(root, Some(format!("{now}.md")), at(now));
                     events.next();
                 }
                 (_, Some(wake)) => now = wake,
                 (_, None) => return reported,
             }
-            for root in bursts.take_due(at(now)) {
+            for (root, _) in bursts.take_due(at(now)) {
                 reported.push((now, root));
             }
         }
@@ -215,14 +252,42 @@ mod tests {
     }
 
     #[test]
-    fn a_write_under_a_watched_root_is_reported() {
+    fn a_burst_names_its_paths_until_it_cannot_or_names_too_many() {
+        let start = Instant::now();
+        let paths = |names: &[&str]| Touched::Paths(names.iter().map(|n| n.to_string()).collect());
+        #[rustfmt::skip]
+        let cases: Vec<(Vec<Option<String>>, Touched)> = vec![
+            (vec![Some("a.md".into())], paths(&["a.md"])),
+            (vec![Some("a.md".into()), Some("b/c.md".into()), Some("a.md".into())], paths(&["a.md", "b/c.md"])),
+            // The root itself, or an event that cannot say (dropped events): everything.
+            (vec![Some("a.md".into()), Some(String::new())], Touched::Everything),
+            (vec![None, Some("a.md".into())], Touched::Everything),
+            ((0..=MAX_PATHS).map(|i| Some(format!("{i}.md"))).collect(), Touched::Everything),
+        ];
+        for (events, expected) in cases {
+            let mut bursts = Bursts::default();
+            for path in &events {
+                bursts.event("p", path.clone(), start);
+            }
+            let due = bursts.take_due(start + MAX_DELAY);
+            assert_eq!(due, vec![("p".to_string(), expected)], "{events:?}");
+        }
+    }
+
+    #[test]
+    fn a_write_under_a_watched_root_is_reported_with_its_path() {
         let dir = tempfile::tempdir().unwrap();
         let (tx, rx) = mpsc::channel();
-        let _guard = watch(vec![("p".into(), dir.path().to_path_buf())], move |name| {
-            let _ = tx.send(name.to_string());
-        })
+        let _guard = watch(
+            vec![("p".into(), dir.path().to_path_buf())],
+            move |name, touched| {
+                let _ = tx.send((name.to_string(), touched));
+            },
+        )
         .unwrap();
         std::fs::write(dir.path().join("a.md"), "x").unwrap();
-        assert_eq!(rx.recv_timeout(Duration::from_secs(60)).unwrap(), "p");
+        let (name, touched) = rx.recv_timeout(Duration::from_secs(60)).unwrap();
+        assert_eq!(name, "p");
+        assert_eq!(touched, Touched::Paths(["a.md".to_string()].into()));
     }
 }
