@@ -3,7 +3,8 @@
 //! says which got slower. Groups: `parse` (a typical and a long note), `index_write`
 //! (write_note through the service), `search` (search_notes, text), `context` (build_context
 //! depth 2), `mcp_dispatch` (a tool call as the MCP server and `gitmem tool` make it: JSON
-//! arguments parsed, the service called, the reply rendered).
+//! arguments parsed, the service called, the reply rendered; and `rmcp_*`, the whole JSON-RPC
+//! request through the server's rmcp handler over an in-memory pipe).
 //!
 //! What only a client sees (stdio framing, the server's threads, a model) stays with
 //! `benches/mcp_latency.py`. The vaults are `gitmem bench generate`'s, generated and indexed
@@ -17,6 +18,8 @@ use std::time::Duration;
 
 use criterion::measurement::WallTime;
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput};
+use gitmem::mcp::notify::Notifier;
+use gitmem::mcp::server::{call_deadline, GitmemServer};
 use gitmem::mcp::tools::{self, ToolCtx};
 use gitmem::service::context::ContextRequest;
 use gitmem::service::notes::WriteNoteRequest;
@@ -25,8 +28,13 @@ use gitmem::service::search::SearchRequest;
 use gitmem::service::sync::SyncMode;
 use gitmem::service::App;
 use gitmem::vault::generate::{generate, passages, VaultSpec, DEFAULT_SEED};
+use rmcp::transport::async_rw::AsyncRwTransport;
+use rmcp::ServiceExt;
 use serde_json::{json, Value};
 use tempfile::TempDir;
+use tokio::io::{
+    AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf, WriteHalf,
+};
 
 /// The sizes searched; 10,000 notes is the size the design's latency budgets are set at.
 const SIZES: [usize; 2] = [1_000, 10_000];
@@ -149,6 +157,74 @@ fn cycling<'a, T>(items: &'a [T]) -> impl FnMut() -> &'a T + 'a {
     }
 }
 
+/// A client of the MCP server's rmcp handler over an in-memory pipe: JSON-RPC lines as over
+/// stdio, without the process and its pipes.
+struct Session {
+    runtime: tokio::runtime::Runtime,
+    lines: Lines<BufReader<ReadHalf<DuplexStream>>>,
+    writer: WriteHalf<DuplexStream>,
+    next_id: u64,
+}
+
+impl Session {
+    fn open(ctx: ToolCtx) -> Self {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .expect("a tokio runtime");
+        let (client, server) = tokio::io::duplex(1 << 20);
+        runtime.spawn(async move {
+            let (read, write) = tokio::io::split(server);
+            let transport = AsyncRwTransport::new_server(read, write);
+            let handler = GitmemServer::new(ctx, call_deadline(), &Notifier::default());
+            let running = handler.serve(transport).await.expect("an MCP session");
+            // The session ends when the runtime does, with the benchmark.
+            let _ = running.waiting().await;
+        });
+        let (read, writer) = tokio::io::split(client);
+        let mut session = Session {
+            runtime,
+            lines: BufReader::new(read).lines(),
+            writer,
+            next_id: 0,
+        };
+        let client = json!({"name": "bench", "version": "1"});
+        let params =
+            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": client});
+        session.request("initialize", params);
+        session.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        session
+    }
+
+    fn send(&mut self, message: Value) {
+        let line = format!("{message}\n");
+        self.runtime
+            .block_on(self.writer.write_all(line.as_bytes()))
+            .expect("writing to the server");
+    }
+
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        self.next_id += 1;
+        let id = self.next_id;
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        loop {
+            let line = self.runtime.block_on(self.lines.next_line());
+            let line = line.expect("reading the server").expect("an answer");
+            let message: Value = serde_json::from_str(&line).expect("a JSON-RPC message");
+            if message["id"] == id {
+                assert!(message.get("error").is_none(), "{method}: {message}");
+                return message;
+            }
+        }
+    }
+
+    fn call(&mut self, tool: &str, args: Value) -> Value {
+        let answer = self.request("tools/call", json!({"name": tool, "arguments": args}));
+        assert_ne!(answer["result"]["isError"], true, "{tool}: {answer}");
+        answer
+    }
+}
+
 fn call(ctx: &ToolCtx, tool: &str, args: Value) -> String {
     let Value::Object(args) = args else {
         unreachable!("tool arguments are built as objects")
@@ -188,22 +264,33 @@ fn collect_markdown(root: &Path, dir: &Path, out: &mut Vec<(String, String)>) {
     }
 }
 
-/// Short enough that `cargo bench` runs in a few minutes, long enough for stable medians.
+/// Short enough that `cargo bench` runs in a few minutes, long enough for stable medians; a
+/// change under 5 % is noise on a shared machine, not a regression.
 fn configured<'a>(c: &'a mut Criterion, name: &str) -> BenchmarkGroup<'a, WallTime> {
     let mut group = c.benchmark_group(name);
     group
         .sample_size(30)
         .warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(4));
+        .measurement_time(Duration::from_secs(5))
+        .noise_threshold(0.05);
     group
 }
 
 fn parse(c: &mut Criterion) {
     let notes = sample_notes();
-    let typical = &notes[notes.len() / 2];
-    let long = &notes[notes.len() - 1];
+    let typical = notes[notes.len() / 2].clone();
+    // The generated notes stay under a few kilobytes; a session's transcript does not. The
+    // longest one, followed by 100 paragraphs of the same vocabulary, stands for it (~50 KB).
+    let (path, longest) = &notes[notes.len() - 1];
+    let long = (
+        path.clone(),
+        format!(
+            "{longest}\n{}\n",
+            passages(100, 80, DEFAULT_SEED).join("\n\n")
+        ),
+    );
     let mut group = configured(c, "parse");
-    for (name, (path, text)) in [("typical", typical), ("long", long)] {
+    for (name, (path, text)) in [("typical", &typical), ("long", &long)] {
         group.throughput(Throughput::Bytes(text.len() as u64));
         group.bench_function(name, |b| {
             b.iter(|| gitmem::note::parse_note(black_box(path), black_box(text)))
@@ -213,7 +300,7 @@ fn parse(c: &mut Criterion) {
 }
 
 fn index_write(c: &mut Criterion) {
-    let vault = Vault::new(WRITE_VAULT);
+    let vaults = Vaults::new(&[WRITE_VAULT]);
     let bodies = passages(500, 60, DEFAULT_SEED);
     let mut written = 0;
     // Each write is a new note, as an agent's usually is, with an observation and a relation.
@@ -234,6 +321,7 @@ fn index_write(c: &mut Criterion) {
 
     let mut group = configured(c, "index_write");
     group.bench_function("write_note", |b| {
+        let app = vaults.get(WRITE_VAULT).app();
         b.iter(|| {
             let (title, content) = next();
             let request = WriteNoteRequest {
@@ -245,9 +333,7 @@ fn index_write(c: &mut Criterion) {
                 metadata: None,
                 overwrite: None,
             };
-            vault
-                .app()
-                .write_note(&ProjectChoice::default(), &request)
+            app.write_note(&ProjectChoice::default(), &request)
                 .expect("write_note")
         })
     });
@@ -255,10 +341,11 @@ fn index_write(c: &mut Criterion) {
 
     let mut group = configured(c, "mcp_dispatch");
     group.bench_function("write_note", |b| {
+        let ctx = &vaults.get(WRITE_VAULT).ctx;
         b.iter(|| {
             let (title, content) = next();
             call(
-                &vault.ctx,
+                ctx,
                 "write_note",
                 json!({"title": title, "directory": "bench", "content": content}),
             )
@@ -301,6 +388,13 @@ fn reads(c: &mut Criterion) {
         group.bench_function(format!("search_notes/{notes}"), |b| {
             let vault = vaults.get(notes);
             b.iter(|| call(&vault.ctx, "search_notes", json!({"query": query()})))
+        });
+        // Criterion calls the closure once per sample: one session serves them all.
+        let mut session = None;
+        group.bench_function(format!("rmcp_search_notes/{notes}"), |b| {
+            let session =
+                session.get_or_insert_with(|| Session::open(vaults.get(notes).ctx.clone()));
+            b.iter(|| session.call("search_notes", json!({"query": query()})))
         });
         group.bench_function(format!("build_context/{notes}"), |b| {
             let vault = vaults.get(notes);
