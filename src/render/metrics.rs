@@ -78,11 +78,11 @@ pub fn prometheus(report: &MetricsReport) -> String {
         "counter",
         "Tool calls answered, by class: write (changes something), search (runs a query), read.",
     );
-    for (class, calls, _, _) in &counts.calls {
+    for call in &counts.calls {
         family.sample(
             "gitmem_tool_calls_total",
-            &[("class", class_name(*class))],
-            calls,
+            &[("class", class_name(call.class))],
+            call.calls,
         );
     }
     let mut family = Family::new(
@@ -91,11 +91,11 @@ pub fn prometheus(report: &MetricsReport) -> String {
         "counter",
         "Tool calls answered with an error result, by class.",
     );
-    for (class, _, errors, _) in &counts.calls {
+    for call in &counts.calls {
         family.sample(
             "gitmem_tool_errors_total",
-            &[("class", class_name(*class))],
-            errors,
+            &[("class", class_name(call.class))],
+            call.errors,
         );
     }
     let singles: [(&str, &str, &str, u64); 6] = [
@@ -146,8 +146,8 @@ pub fn prometheus(report: &MetricsReport) -> String {
         "histogram",
         "Time to answer a tool call, by class.",
     );
-    for (class, _, _, timings) in &counts.calls {
-        family.histogram(name, ("class", class_name(*class)), timings);
+    for call in &counts.calls {
+        family.histogram(name, ("class", class_name(call.class)), &call.timings);
     }
     let name = "gitmem_http_request_duration_seconds";
     let mut family = Family::new(

@@ -149,7 +149,12 @@ impl Metrics {
                 .map(|&class| {
                     let (calls, errors) = &self.calls[slot(class)];
                     let timings = self.call_timings[slot(class)].snapshot();
-                    (class, load(calls), load(errors), timings)
+                    CallCounts {
+                        class,
+                        calls: load(calls),
+                        errors: load(errors),
+                        timings,
+                    }
                 })
                 .collect(),
             conflicts: load(&self.conflicts),
@@ -166,11 +171,21 @@ impl Metrics {
     }
 }
 
+/// The tool calls of one class, as read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallCounts {
+    pub class: CallClass,
+    pub calls: u64,
+    /// The calls answered with an error result.
+    pub errors: u64,
+    pub timings: Timings,
+}
+
 /// The counters as read at one moment.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Counts {
-    /// Per class: calls, errors among them, and their durations.
-    pub calls: Vec<(CallClass, u64, u64, Timings)>,
+    /// One per class, in [`CallClass::ALL`] order.
+    pub calls: Vec<CallCounts>,
     pub conflicts: u64,
     pub rate_limited: u64,
     pub push_failures: u64,
@@ -252,7 +267,7 @@ mod tests {
         let calls: Vec<(CallClass, u64, u64)> = counts
             .calls
             .iter()
-            .map(|(class, calls, errors, _)| (*class, *calls, *errors))
+            .map(|c| (c.class, c.calls, c.errors))
             .collect();
         assert_eq!(
             calls,

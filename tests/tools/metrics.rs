@@ -14,8 +14,8 @@ fn calls(report: &MetricsReport, class: CallClass) -> (u64, u64) {
         .counts
         .calls
         .iter()
-        .find(|(c, ..)| *c == class)
-        .map(|(_, calls, errors, _)| (*calls, *errors))
+        .find(|c| c.class == class)
+        .map(|c| (c.calls, c.errors))
         .expect("every class is reported")
 }
 
@@ -46,7 +46,7 @@ fn each_tool_call_is_counted_in_its_class_with_its_errors_and_time() {
         (2, 1),
         "a call no tool answers is not counted"
     );
-    let timed: u64 = report.counts.calls.iter().map(|(.., t)| t.count).sum();
+    let timed: u64 = report.counts.calls.iter().map(|c| c.timings.count).sum();
     assert_eq!(timed, 6, "every counted call is timed");
     assert_eq!(report.counts.requests, [], "no HTTP request in process");
 }
