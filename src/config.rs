@@ -80,6 +80,8 @@ pub struct ServerConfig {
     /// `false` hides the POSIX-shaped read tools (`cat`, `grep`, `ls`, `find`, `tail`, `man`),
     /// as Basic Memory's `enable_posix_tools = false` does; unset serves them.
     pub posix_tools: Option<bool>,
+    /// Where `serve --transport http` also serves `/metrics` alone, without a token.
+    pub metrics_bind: Option<String>,
 }
 
 impl ServerConfig {

@@ -240,6 +240,10 @@ pub struct ServeArgs {
     /// HTTP: seconds a request may take before it is answered with 504
     #[arg(long, value_name = "SECONDS", default_value_t = crate::mcp::http::DEFAULT_REQUEST_TIMEOUT.as_secs())]
     pub request_timeout: u64,
+    /// HTTP: also serve /metrics alone on this address, without a token (default `[server]
+    /// metrics_bind`); anyone who reaches it reads the counters, so keep it private
+    #[arg(long, value_name = "ADDR")]
+    pub metrics_bind: Option<String>,
 }
 
 #[derive(Subcommand, Debug)]

@@ -74,6 +74,7 @@ pub(super) fn serve(root: &std::path::Path, args: &ServeArgs) -> Result<()> {
                     request_timeout: std::time::Duration::from_secs(args.request_timeout.max(1)),
                     call_deadline: crate::mcp::server::call_deadline(),
                 },
+                metrics_bind: args.metrics_bind.clone().or(settings.metrics_bind),
             };
             runtime.block_on(crate::mcp::http::serve_http(root, options))
         }

@@ -49,6 +49,7 @@ const KEYS: &[(&str, Kind)] = &[
     ("server.public_url", Kind::Str),
     ("server.tools", Kind::Str),
     ("server.posix_tools", Kind::Bool),
+    ("server.metrics_bind", Kind::Str),
     ("search.model", Kind::Str),
     ("search.hub", Kind::Str),
     ("search.reranker", Kind::Str),
@@ -271,6 +272,11 @@ mod tests {
                 "[server]\nbind = \"0.0.0.0:8177\"",
             ),
             (
+                "GITMEM_SERVER_METRICS_BIND",
+                "10.0.0.5:9177",
+                "[server]\nmetrics_bind = \"10.0.0.5:9177\"",
+            ),
+            (
                 "GITMEM_SERVER_POSIX_TOOLS",
                 "false",
                 "[server]\nposix_tools = false",
@@ -321,7 +327,7 @@ mod tests {
             (
                 "GITMEM_SERVER_BINDD",
                 "x",
-                "GITMEM_SERVER_BINDD (from the environment) names no key of [server]; its keys are GITMEM_SERVER_TRANSPORT, GITMEM_SERVER_BIND, GITMEM_SERVER_PUBLIC_URL, GITMEM_SERVER_TOOLS, GITMEM_SERVER_POSIX_TOOLS",
+                "GITMEM_SERVER_BINDD (from the environment) names no key of [server]; its keys are GITMEM_SERVER_TRANSPORT, GITMEM_SERVER_BIND, GITMEM_SERVER_PUBLIC_URL, GITMEM_SERVER_TOOLS, GITMEM_SERVER_POSIX_TOOLS, GITMEM_SERVER_METRICS_BIND",
             ),
             (
                 "GITMEM_LIMITS_MAX_MEMORY_SIZE",

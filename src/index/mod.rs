@@ -213,6 +213,17 @@ impl Index {
         self.writer.progress().search_seq()
     }
 
+    /// How far search trails the graph: this process's graph commits it has not caught up
+    /// with, and the notes in the search outbox of any process.
+    pub fn search_lag(&self) -> Result<SearchLag, IndexError> {
+        let progress = self.writer.progress();
+        let txn = self.read_txn()?;
+        Ok(SearchLag {
+            commits: progress.graph_seq().saturating_sub(progress.search_seq()),
+            outbox_notes: self.tables.search_dirty.len(&txn)?,
+        })
+    }
+
     /// Waits until the search index moves past `seen`, or `timeout`; `WriterGone` once the
     /// writer has stopped (nothing will move any more).
     pub fn wait_search_commit(
@@ -515,6 +526,13 @@ impl Progress {
 }
 
 pub(crate) type SharedProgress = Arc<Progress>;
+
+/// How far search trails the graph (`Index::search_lag`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SearchLag {
+    pub commits: u64,
+    pub outbox_notes: u64,
+}
 
 /// Notes whose search documents do not match the graph.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]

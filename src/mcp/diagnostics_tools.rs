@@ -72,7 +72,7 @@ pub const INSPECT_QUERY: ToolSpec = ToolSpec {
     name: "inspect_query",
     title: "Inspect Query",
     description: "Show why search_notes ranked what it ranked for a query: each ranking it fused (names: title, aliases, tags and permalink; body: BM25; lexical: the two fused; vector, or why there is none), the top ten of each with its score, the fusion used, and the fused order, which is search_notes' order for the same query.",
-    hints: Hints::READ_ONLY,
+    hints: Hints::SEARCHES,
     schema: schema_of::<InspectQueryArgs>,
     handler: inspect_query,
     dotted: Some("diagnostics.inspect_query"),

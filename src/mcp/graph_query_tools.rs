@@ -284,7 +284,7 @@ pub const SEARCH_RELATIONS: ToolSpec = ToolSpec {
     name: "search_relations",
     title: "Search Relations",
     description: "Relations by from, to and relationType (each optional; omitted or empty matches all), at most 1000.",
-    hints: Hints::READ_ONLY.idempotent(true),
+    hints: Hints::SEARCHES.idempotent(true),
     schema: schema_of::<SearchRelationsArgs>,
     handler: search_relations,
     dotted: None,

@@ -384,7 +384,7 @@ pub const SEARCH_NODES: ToolSpec = ToolSpec {
     name: "search_nodes",
     title: "Search Nodes",
     description: "Search for nodes in the knowledge graph based on a query: entities whose name, type or an observation contains it (ignoring case), with the relations that start or end at them. Optionally restrict by entityType and page with offset/limit (20 by default once paging).",
-    hints: Hints::READ_ONLY.idempotent(true),
+    hints: Hints::SEARCHES.idempotent(true),
     schema: schema_of::<SearchNodesArgs>,
     handler: search_nodes,
     dotted: None,

@@ -429,7 +429,7 @@ pub const MEMORY_SEARCH: ToolSpec = ToolSpec {
     name: "memory_search",
     title: "Search Memories",
     description: "Find memories by words (ranked like search_notes) and filters: {type, tags (all must match)}, time_range {from, to} on created_at, limit (default 50, at most 100) and offset, sort relevance | recency | score. Answers {items, total}, total counting the matches before paging. Expired memories are never found; soft-deleted ones only with include_deleted, superseded ones (corrected or compacted) only with include_superseded.",
-    hints: Hints::READ_ONLY,
+    hints: Hints::SEARCHES,
     schema: schema_of::<SearchArgs>,
     handler: memory_search,
     dotted: Some("memory.search"),

@@ -92,7 +92,7 @@ pub const GREP: ToolSpec = ToolSpec {
     name: "grep",
     title: "Grep",
     description: "Search note content in one project and return matching notes. Not a regex: `pattern` is matched as full-text keywords by default, and a pattern found in no note returns no results. `semantic=true` ranks by meaning instead (hybrid, when a model is installed). Add `context_lines` (0-10) to get case-insensitive matching lines with surrounding context and line numbers that `cat` accepts as start_line/end_line; `literal=true` scans every note file of the project rather than search candidates.",
-    hints: Hints::READ_ONLY,
+    hints: Hints::SEARCHES,
     schema: schema_of::<GrepArgs>,
     handler: grep,
     dotted: None,

@@ -27,7 +27,7 @@ pub const SEARCH_NOTES: ToolSpec = ToolSpec {
     name: "search_notes",
     title: "Search Notes",
     description: "Search notes, observations and relations by a question or keywords: hybrid (text and meaning) when an embedding model is installed, else full text; with filters (note_types, entity_types, categories, tags, status, after_date, metadata_filters), `tag:` shorthand, AND/OR/NOT, permalink patterns and pagination.",
-    hints: Hints::READ_ONLY,
+    hints: Hints::SEARCHES,
     schema: schema_of::<SearchNotesArgs>,
     handler: search_notes,
     dotted: None,
@@ -461,7 +461,7 @@ pub const SEARCH: ToolSpec = ToolSpec {
     title: "Search Knowledge Base",
     description:
         "Search the knowledge base (ChatGPT connector format): returns ids, titles and urls.",
-    hints: Hints::READ_ONLY,
+    hints: Hints::SEARCHES,
     schema: schema_of::<ChatGptSearchArgs>,
     handler: chatgpt_search,
     dotted: None,

@@ -23,6 +23,7 @@ use super::{
 use crate::render::{Format, Rendered};
 use crate::service::auth::Grant;
 use crate::service::error::PageError;
+use crate::service::metrics::{CallClass, Refusal};
 use crate::service::scope::ProjectChoice;
 use crate::service::{App, ServiceError};
 
@@ -63,6 +64,14 @@ impl ToolReply {
             ToolReply::Linked(reply, _) => reply.is_error(),
             _ => false,
         }
+    }
+
+    /// The memory API's refusal this reply carries, if it is one `/metrics` counts.
+    pub fn refusal(&self) -> Option<Refusal> {
+        let ToolReply::Failed { content, .. } = self else {
+            return None;
+        };
+        crate::render::memory::counted_refusal(content["error"]["code"].as_str()?)
     }
 
     /// The text a client sees.
@@ -312,12 +321,14 @@ impl Profiles {
     }
 }
 
-/// MCP tool annotations.
+/// MCP tool annotations, and whether a read-only tool runs a query (how `/metrics` tells
+/// searches from reads).
 #[derive(Debug, Clone, Copy)]
 pub struct Hints {
     pub read_only: bool,
     pub destructive: bool,
     pub idempotent: Option<bool>,
+    pub searches: bool,
 }
 
 impl Hints {
@@ -325,17 +336,33 @@ impl Hints {
         read_only: true,
         destructive: false,
         idempotent: None,
+        searches: false,
+    };
+    pub const SEARCHES: Hints = Hints {
+        searches: true,
+        ..Hints::READ_ONLY
     };
     pub const WRITES: Hints = Hints {
         read_only: false,
         destructive: false,
         idempotent: None,
+        searches: false,
     };
     pub const DESTRUCTIVE: Hints = Hints {
         read_only: false,
         destructive: true,
         idempotent: None,
+        searches: false,
     };
+
+    /// The class a call of the tool is counted in.
+    pub fn class(self) -> CallClass {
+        match (self.read_only, self.searches) {
+            (false, _) => CallClass::Write,
+            (true, true) => CallClass::Search,
+            (true, false) => CallClass::Read,
+        }
+    }
 
     pub const fn idempotent(self, idempotent: bool) -> Hints {
         Hints {
@@ -481,7 +508,16 @@ pub fn call(ctx: &ToolCtx, name: &str, args: &Map<String, Value>) -> ToolReply {
                 .collect::<Vec<_>>()
                 .join(", ")
         )),
-        Some(spec) => (spec.handler)(ctx, args),
+        Some(spec) => {
+            let started = std::time::Instant::now();
+            let reply = (spec.handler)(ctx, args);
+            let metrics = &ctx.app.metrics;
+            metrics.tool_call(spec.hints.class(), started.elapsed(), reply.is_error());
+            if let Some(refusal) = reply.refusal() {
+                metrics.refused(refusal);
+            }
+            reply
+        }
         None if ctx.profiles.serves_tool(name) && posix_tools::NAMES.contains(&name) => {
             ToolReply::Error(format!(
                 "Error calling tool '{name}': this server hides the POSIX tools ([server] posix_tools = false in config.toml)"

@@ -8,6 +8,7 @@ use crate::service::error::{InternalError, MemoryError, UserError};
 use crate::service::memory::{
     DeleteMode, IngestReport, Memory, MemoryDeleted, MemoryPage, Placed, RecordOutcome,
 };
+use crate::service::metrics::Refusal;
 use crate::service::ServiceError;
 
 pub fn memory(m: &Memory) -> Value {
@@ -111,6 +112,22 @@ pub fn ingested(report: &IngestReport) -> Value {
         "failed": counts[2],
     });
     super::notes::with_redacted(answer, &report.redacted)
+}
+
+/// The error code of a line's outcome, if it failed.
+pub fn record_code(record: &RecordOutcome) -> Option<ErrorCode> {
+    outcome(record).2.map(|(code, _)| code)
+}
+
+/// The refusal `/metrics` counts for an error code, by its name (`E_CONFLICT`, ...).
+pub fn counted_refusal(code: &str) -> Option<Refusal> {
+    [
+        (ErrorCode::Conflict, Refusal::Conflict),
+        (ErrorCode::RateLimit, Refusal::RateLimit),
+    ]
+    .into_iter()
+    .find(|(counted, _)| counted.as_str() == code)
+    .map(|(_, refusal)| refusal)
 }
 
 /// A line's HTTP status, where its memory is, and its error.

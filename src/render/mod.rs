@@ -18,6 +18,7 @@ pub mod import;
 pub mod inspect;
 pub mod links;
 pub mod memory;
+pub mod metrics;
 pub mod models;
 pub mod notes;
 pub mod oauth;

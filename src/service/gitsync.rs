@@ -191,19 +191,29 @@ impl App {
             report.pull = Some(self.git_pull(project)?);
         }
         if direction != Direction::Pull {
-            report.squashed = self.hold_secrets(project)?;
-            let keys = super::crypto::keys_of(project)?;
-            match git::remote::push(&project.path, keys.as_ref(), false) {
-                Ok(()) => {}
-                Err(GitError::Rejected(_)) => {
-                    report.pull = Some(self.git_pull(project)?);
-                    git::remote::push(&project.path, keys.as_ref(), false)?;
-                }
-                Err(e) => return Err(e.into()),
+            let pushed = self.push_merging(project, &mut report);
+            if pushed.is_err() {
+                self.metrics.push_failed();
             }
+            pushed?;
             report.pushed = true;
         }
         Ok(report)
+    }
+
+    /// Pushes past the push gate; a push the remote refuses because it moved on pulls
+    /// (merging) and pushes again.
+    fn push_merging(&self, project: &Project, report: &mut GitSyncReport) -> Result<()> {
+        report.squashed = self.hold_secrets(project)?;
+        let keys = super::crypto::keys_of(project)?;
+        match git::remote::push(&project.path, keys.as_ref(), false) {
+            Ok(()) => Ok(()),
+            Err(GitError::Rejected(_)) => {
+                report.pull = Some(self.git_pull(project)?);
+                Ok(git::remote::push(&project.path, keys.as_ref(), false)?)
+            }
+            Err(e) => Err(e.into()),
+        }
     }
 
     /// Fetches the remote and merges what it has into the work tree, the history and the index.

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 
+use super::metrics::Metrics;
 use crate::config::Project;
 use crate::git;
 use crate::note::redact::Redactor;
@@ -150,13 +151,16 @@ pub struct History {
     queue: Mutex<Option<(Sender<Message>, std::thread::JoinHandle<()>)>>,
     /// The filter of the push gate (`service::secrets`), for the pushes of `auto_push`.
     redactor: Arc<Redactor>,
+    /// Where failed pushes are counted.
+    metrics: Arc<Metrics>,
 }
 
 impl History {
-    pub fn new(redactor: Arc<Redactor>) -> Self {
+    pub fn new(redactor: Arc<Redactor>, metrics: Arc<Metrics>) -> Self {
         History {
             queue: Mutex::default(),
             redactor,
+            metrics,
         }
     }
 
@@ -165,10 +169,10 @@ impl History {
         let mut queue = self.queue.lock().unwrap_or_else(|e| e.into_inner());
         let (tx, _) = queue.get_or_insert_with(|| {
             let (tx, rx) = crossbeam_channel::unbounded();
-            let redactor = self.redactor.clone();
+            let (redactor, metrics) = (self.redactor.clone(), self.metrics.clone());
             let thread = std::thread::Builder::new()
                 .name("gitmem-history".into())
-                .spawn(move || run(rx, &redactor))
+                .spawn(move || run(rx, &redactor, &metrics))
                 .expect("spawning the history thread");
             (tx, thread)
         });
@@ -240,7 +244,7 @@ impl PushTarget {
     }
 }
 
-fn run(rx: Receiver<Message>, redactor: &Redactor) {
+fn run(rx: Receiver<Message>, redactor: &Redactor, metrics: &Metrics) {
     let mut pending: Vec<Change> = Vec::new();
     let mut deadline: Option<Instant> = None;
     let mut pushes: Vec<PendingPush> = Vec::new();
@@ -259,7 +263,7 @@ fn run(rx: Receiver<Message>, redactor: &Redactor) {
             Ok(Message::Flush { done, push }) => {
                 (pending, deadline) = commit_pending(std::mem::take(&mut pending), &mut pushes);
                 if push {
-                    push_due(&mut pushes, true, redactor);
+                    push_due(&mut pushes, true, redactor, metrics);
                 }
                 let _ = done.send(());
             }
@@ -267,11 +271,11 @@ fn run(rx: Receiver<Message>, redactor: &Redactor) {
                 if deadline.is_some_and(|d| d <= Instant::now()) {
                     (pending, deadline) = commit_pending(std::mem::take(&mut pending), &mut pushes);
                 }
-                push_due(&mut pushes, false, redactor);
+                push_due(&mut pushes, false, redactor, metrics);
             }
             Err(RecvTimeoutError::Disconnected) => {
                 commit_pending(pending, &mut pushes);
-                push_due(&mut pushes, true, redactor);
+                push_due(&mut pushes, true, redactor, metrics);
                 return;
             }
         }
@@ -316,7 +320,7 @@ fn commit_pending(
 /// Pushes what is due (everything, when the process is about to stop). A
 /// failed push never fails anything else: it is logged and tried again later, each wait twice
 /// the last, up to five minutes.
-fn push_due(pushes: &mut Vec<PendingPush>, all: bool, redactor: &Redactor) {
+fn push_due(pushes: &mut Vec<PendingPush>, all: bool, redactor: &Redactor, metrics: &Metrics) {
     let now = Instant::now();
     pushes.retain_mut(|push| {
         if !all && push.due > now {
@@ -325,6 +329,7 @@ fn push_due(pushes: &mut Vec<PendingPush>, all: bool, redactor: &Redactor) {
         match push.target.push(redactor) {
             Ok(()) => false,
             Err(e) => {
+                metrics.push_failed();
                 push.failures += 1;
                 let wait = Duration::from_secs(1 << push.failures.min(9)).min(MAX_PUSH_BACKOFF);
                 tracing::warn!(

@@ -30,6 +30,7 @@ pub mod issuer;
 pub mod knowledge_graph;
 pub mod links;
 pub mod memory;
+pub mod metrics;
 pub mod models;
 pub mod notes;
 pub mod oauth;
@@ -109,6 +110,8 @@ pub struct App {
     reranking: reranker::Reranking,
     /// Automatic commits of versioned projects.
     history: history::History,
+    /// What `/metrics` reports; shared with the history thread, which counts failed pushes.
+    pub metrics: std::sync::Arc<metrics::Metrics>,
 }
 
 impl App {
@@ -117,7 +120,8 @@ impl App {
     pub fn open(root: &Path) -> Result<Self> {
         let config = Config::load(root)?;
         let index = Index::open(&config.index_dir())?;
-        let history = history::History::new(config.redactor.clone());
+        let metrics = std::sync::Arc::new(metrics::Metrics::default());
+        let history = history::History::new(config.redactor.clone(), metrics.clone());
         let app = Self {
             config: RwLock::new(config),
             index,
@@ -128,6 +132,7 @@ impl App {
             semantic: Default::default(),
             reranking: Default::default(),
             history,
+            metrics,
         };
         app.recover()?;
         app.recover_repositories();

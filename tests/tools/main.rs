@@ -32,6 +32,7 @@ mod inspect;
 mod links;
 mod memory;
 mod memory_import;
+mod metrics;
 mod notes;
 mod outcomes;
 mod pack;

@@ -202,12 +202,27 @@ pub(super) async fn guard(
     if let Ok(value) = HeaderValue::from_str(&id) {
         response.headers_mut().insert("x-request-id", value);
     }
+    let elapsed = started.elapsed();
+    state.app.metrics.request(route(&path), elapsed);
     tracing::info!(
         status = response.status().as_u16(),
-        ms = started.elapsed().as_secs_f64() * 1000.0,
+        ms = elapsed.as_secs_f64() * 1000.0,
         "answered"
     );
     response
+}
+
+/// The route a path belongs to, as `/metrics` names it: a fixed set, so a client cannot make
+/// a new series with every path it sends.
+fn route(path: &str) -> &'static str {
+    match path {
+        "/mcp" => "mcp",
+        "/ingest" => "ingest",
+        "/metrics" => "metrics",
+        _ if path.starts_with("/notes/") => "notes",
+        _ if is_public(path) => "oauth",
+        _ => "other",
+    }
 }
 
 /// How much of an oversized body is still read, and thrown away, before the 413 goes out.
@@ -384,6 +399,22 @@ mod tests {
             ("", false),
         ] {
             assert_eq!(host_allowed(host, &allowed), ok, "{host}");
+        }
+    }
+
+    #[test]
+    fn requests_are_timed_by_a_fixed_set_of_routes() {
+        for (path, expected) in [
+            ("/mcp", "mcp"),
+            ("/ingest", "ingest"),
+            ("/metrics", "metrics"),
+            ("/notes/main/a-note", "notes"),
+            ("/oauth/token", "oauth"),
+            ("/.well-known/oauth-protected-resource", "oauth"),
+            ("/mcp/extra", "other"),
+            ("/a-path-no-one-serves", "other"),
+        ] {
+            assert_eq!(route(path), expected, "{path}");
         }
     }
 

@@ -13,7 +13,7 @@ use axum::{Extension, Json};
 
 use super::guard::refusal;
 use super::HttpState;
-use crate::render::memory::{error_code, ingested, ErrorCode};
+use crate::render::memory::{counted_refusal, error_code, ingested, record_code, ErrorCode};
 use crate::service::auth::Grant;
 use crate::service::error::UserError;
 use crate::service::ServiceError;
@@ -46,7 +46,14 @@ pub(super) async fn ingest(
         tokio::task::spawn_blocking(move || horizon.scope(|| app.memory_ingest(&choice, &body)))
             .await;
     match done {
-        Ok(Ok(report)) => (StatusCode::MULTI_STATUS, Json(ingested(&report))).into_response(),
+        Ok(Ok(report)) => {
+            let refusals = report
+                .records
+                .iter()
+                .filter_map(|r| counted_refusal(record_code(&r.outcome)?.as_str()));
+            refusals.for_each(|refusal| state.app.metrics.refused(refusal));
+            (StatusCode::MULTI_STATUS, Json(ingested(&report))).into_response()
+        }
         Ok(Err(e @ ServiceError::User(UserError::ProjectNotAllowed { .. }))) => {
             refusal(StatusCode::FORBIDDEN, "insufficient_scope", &e.to_string())
         }

@@ -1,7 +1,8 @@
 //! MCP over streamable HTTP (`gitmem serve --transport http`): the same tools, prompts and
 //! resources as stdio at `/mcp`, for many clients at once, behind bearer tokens; `/healthz`
-//! for probes, `/notes/<permalink>` for the links the ChatGPT tools return, and `/ingest`
-//! for memory records in bulk (`ingest`).
+//! for probes, `/notes/<permalink>` for the links the ChatGPT tools return, `/ingest` for
+//! memory records in bulk (`ingest`), and `/metrics` for Prometheus, also alone on a listener
+//! of its own without a token (`--metrics-bind`).
 //!
 //! Every request but `/healthz` passes one guard (`guard`); the caller's grant rides in the
 //! request's extensions, and rmcp hands the HTTP request parts to the handler, which narrows
@@ -55,6 +56,8 @@ pub struct HttpOptions {
     /// Browser origins accepted besides the server's own.
     pub allowed_origins: Vec<String>,
     pub limits: Limits,
+    /// Where to serve `/metrics` alone, without a token: an operator's private scrape address.
+    pub metrics_bind: Option<String>,
 }
 
 /// How callers may prove who they are, besides the tokens of `gitmem token create`.
@@ -118,6 +121,14 @@ pub async fn serve_http(root: &std::path::Path, options: HttpOptions) -> anyhow:
         .map_err(|e| anyhow::anyhow!("cannot listen on {}: {e}", options.bind))?;
     let bound = listener.local_addr()?;
     check_exposure(&bound, has_credential)?;
+    let scrape_listener = match &options.metrics_bind {
+        Some(address) => Some(
+            tokio::net::TcpListener::bind(address)
+                .await
+                .map_err(|e| anyhow::anyhow!("cannot listen on {address} for metrics: {e}"))?,
+        ),
+        None => None,
+    };
 
     let one_time = if has_credential {
         None
@@ -202,6 +213,7 @@ pub async fn serve_http(root: &std::path::Path, options: HttpOptions) -> anyhow:
     );
     let router = Router::new()
         .route("/notes/{*permalink}", get(note))
+        .route("/metrics", get(metrics))
         .route("/ingest", post(ingest::ingest))
         .route_service("/mcp", mcp)
         .route(
@@ -227,6 +239,25 @@ pub async fn serve_http(root: &std::path::Path, options: HttpOptions) -> anyhow:
         .route("/healthz", get(healthz))
         .with_state(state);
 
+    if let Some(listener) = scrape_listener {
+        // Printed before the MCP line, which tells a watcher the server is up.
+        eprintln!(
+            "gitmem: serving metrics without a token at http://{}/metrics",
+            listener.local_addr()?
+        );
+        let scrape = Router::new()
+            .route("/metrics", get(scrape))
+            .with_state(running.app.clone());
+        let stopped = cancel.clone();
+        tokio::spawn(async move {
+            let served = axum::serve(listener, scrape)
+                .with_graceful_shutdown(stopped.cancelled_owned())
+                .await;
+            if let Err(e) = served {
+                tracing::error!("the metrics listener stopped: {e}");
+            }
+        });
+    }
     eprintln!("gitmem: serving MCP at http://{bound}/mcp");
     if let Some(code) = &one_time {
         eprintln!(
@@ -256,6 +287,39 @@ fn context_for(state: &HttpState, grant: Option<&Grant>) -> Result<ToolCtx, Box<
             &refused.to_string(),
         ))
     })
+}
+
+/// `GET /metrics` behind the guard: any valid token may read it.
+async fn metrics(State(state): State<Arc<HttpState>>) -> Response {
+    scrape(State(state.app.clone())).await
+}
+
+/// The counters and gauges in Prometheus' text format.
+async fn scrape(State(app): State<Arc<App>>) -> Response {
+    let report = tokio::task::spawn_blocking(move || app.metrics_report()).await;
+    match report {
+        Ok(Ok(report)) => (
+            [(header::CONTENT_TYPE, crate::render::metrics::CONTENT_TYPE)],
+            crate::render::metrics::prometheus(&report),
+        )
+            .into_response(),
+        Ok(Err(e)) => {
+            tracing::error!("reading the metrics failed: {e}");
+            refusal(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "server_error",
+                "the metrics could not be read",
+            )
+        }
+        Err(e) => {
+            tracing::error!("reading the metrics panicked: {e}");
+            refusal(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "server_error",
+                "the metrics could not be read",
+            )
+        }
+    }
 }
 
 async fn healthz() -> Json<serde_json::Value> {
