@@ -176,7 +176,12 @@ impl Session {
         runtime.spawn(async move {
             let (read, write) = tokio::io::split(server);
             let transport = AsyncRwTransport::new_server(read, write);
-            let handler = GitmemServer::new(ctx, call_deadline(), &Notifier::default());
+            let handler = GitmemServer::new(
+                ctx,
+                call_deadline(),
+                &Notifier::default(),
+                Default::default(),
+            );
             let running = handler.serve(transport).await.expect("an MCP session");
             // The session ends when the runtime does, with the benchmark.
             let _ = running.waiting().await;
