@@ -138,30 +138,15 @@ impl App {
             }
             .into());
         }
-        let old_link = old.permalink.clone().unwrap_or_else(|| old.path.clone());
-        let mut extra = Map::new();
-        extra.insert("supersedes".into(), json!(old_link));
-        extra.insert("correction_reason".into(), json!(request.reason.trim()));
-        let (new_id, memory_id, redacted) = if old.metadata.contains_key("id") {
-            let memory = self.memory_save(choice, &self.corrected_memory(&old, request, extra))?;
-            (
-                self.memory_note(&project, &memory.id)?
-                    .map(|n| n.id)
-                    .ok_or_else(|| InternalError::Vanished(memory.file_path.clone()))?,
-                Some(memory.id),
-                memory.redacted,
-            )
-        } else {
-            match self.corrected_note(choice, &old, request, extra)? {
-                Outcome::Done(written) => (written.id, None, written.redacted),
-                Outcome::Refused(refusal) => return Ok(Outcome::Refused(refusal)),
-            }
+        // The correction and the mark on the old note are one commit in a versioned project.
+        let subject = format!("fix(mem): correct {}", old.title);
+        let written = self.history.together(&subject, || {
+            self.write_correction(choice, &project, &old, request)
+        })?;
+        let (new, memory_id, redacted) = match written {
+            Outcome::Done(written) => written,
+            Outcome::Refused(refusal) => return Ok(Outcome::Refused(refusal)),
         };
-        let new = self
-            .note_by_id(&new_id)?
-            .ok_or_else(|| InternalError::Vanished(new_id.clone()))?;
-        let new_link = new.permalink.clone().unwrap_or_else(|| new.path.clone());
-        self.mark_superseded(&project, &old, &new_link, None)?;
         let old = self.note_by_id(&old.id)?.unwrap_or(old);
         Ok(Outcome::Done(Corrected {
             project: project.name,
@@ -171,6 +156,42 @@ impl App {
             reason: request.reason.trim().to_string(),
             redacted,
         }))
+    }
+
+    /// Writes the correction of `old` and marks `old` superseded by it; answers the correction,
+    /// its memory id (when a memory was corrected) and what was redacted.
+    fn write_correction(
+        &self,
+        choice: &ProjectChoice,
+        project: &Project,
+        old: &NoteRecord,
+        request: &CorrectionRequest,
+    ) -> Result<Outcome<(NoteRecord, Option<String>, Redactions), WriteRefusal>> {
+        let old_link = old.permalink.clone().unwrap_or_else(|| old.path.clone());
+        let mut extra = Map::new();
+        extra.insert("supersedes".into(), json!(old_link));
+        extra.insert("correction_reason".into(), json!(request.reason.trim()));
+        let (new_id, memory_id, redacted) = if old.metadata.contains_key("id") {
+            let memory = self.memory_save(choice, &self.corrected_memory(old, request, extra))?;
+            (
+                self.memory_note(project, &memory.id)?
+                    .map(|n| n.id)
+                    .ok_or_else(|| InternalError::Vanished(memory.file_path.clone()))?,
+                Some(memory.id),
+                memory.redacted,
+            )
+        } else {
+            match self.corrected_note(choice, old, request, extra)? {
+                Outcome::Done(written) => (written.id, None, written.redacted),
+                Outcome::Refused(refusal) => return Ok(Outcome::Refused(refusal)),
+            }
+        };
+        let new = self
+            .note_by_id(&new_id)?
+            .ok_or_else(|| InternalError::Vanished(new_id.clone()))?;
+        let new_link = new.permalink.clone().unwrap_or_else(|| new.path.clone());
+        self.mark_superseded(project, old, &new_link, None)?;
+        Ok(Outcome::Done((new, memory_id, redacted)))
     }
 
     /// The note an identifier names for a correction: a memory id first, then what read_note
