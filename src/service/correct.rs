@@ -78,6 +78,14 @@ impl CorrectionChain {
     }
 }
 
+/// What a correction wrote: the new note, its memory id when a memory was corrected, and what
+/// the redaction filter replaced in it.
+struct Written {
+    new: NoteRecord,
+    memory_id: Option<String>,
+    redacted: Redactions,
+}
+
 /// Longest chain followed either way: a loop of hand-edited front matter must end.
 const MAX_CHAIN: usize = 100;
 
@@ -143,7 +151,11 @@ impl App {
         let written = self.history.together(&subject, || {
             self.write_correction(choice, &project, &old, request)
         })?;
-        let (new, memory_id, redacted) = match written {
+        let Written {
+            new,
+            memory_id,
+            redacted,
+        } = match written {
             Outcome::Done(written) => written,
             Outcome::Refused(refusal) => return Ok(Outcome::Refused(refusal)),
         };
@@ -158,15 +170,14 @@ impl App {
         }))
     }
 
-    /// Writes the correction of `old` and marks `old` superseded by it; answers the correction,
-    /// its memory id (when a memory was corrected) and what was redacted.
+    /// Writes the correction of `old` and marks `old` superseded by it.
     fn write_correction(
         &self,
         choice: &ProjectChoice,
         project: &Project,
         old: &NoteRecord,
         request: &CorrectionRequest,
-    ) -> Result<Outcome<(NoteRecord, Option<String>, Redactions), WriteRefusal>> {
+    ) -> Result<Outcome<Written, WriteRefusal>> {
         let old_link = old.permalink.clone().unwrap_or_else(|| old.path.clone());
         let mut extra = Map::new();
         extra.insert("supersedes".into(), json!(old_link));
@@ -191,7 +202,11 @@ impl App {
             .ok_or_else(|| InternalError::Vanished(new_id.clone()))?;
         let new_link = new.permalink.clone().unwrap_or_else(|| new.path.clone());
         self.mark_superseded(project, old, &new_link, None)?;
-        Ok(Outcome::Done((new, memory_id, redacted)))
+        Ok(Outcome::Done(Written {
+            new,
+            memory_id,
+            redacted,
+        }))
     }
 
     /// The note an identifier names for a correction: a memory id first, then what read_note
