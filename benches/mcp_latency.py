@@ -11,7 +11,8 @@ is done, then times, as seen by the client (request written -> response read):
   - search_notes (1-3 words from the vault's vocabulary, limit 10; hybrid when a model is
     installed, else text)
   - search_notes 0.2 s after a write, each (--after-writes, default 60)
-  - build_context depth 2 (random notes of the vault)
+  - build_context depth 2 and read_note (random notes: the ones search found and the ones the
+    benchmark wrote)
 --model installs a model (any `gitmem model install` SOURCE, e.g. an installed model's folder)
 before the index is built, so that every note is embedded before the server starts.
 --attach-seconds prints the server's pid and waits that long before the searches, time to
@@ -62,7 +63,9 @@ class Client:
         elapsed = (time.perf_counter() - start) * 1000
         if "error" in msg or msg["result"].get("isError"):
             sys.exit(f"{tool} failed: {msg}")
-        return elapsed, msg["result"]["content"][0]["text"]
+        # A reply may carry resource links beside its text; the text is the answer.
+        texts = [c["text"] for c in msg["result"]["content"] if c.get("type") == "text"]
+        return elapsed, texts[0] if texts else ""
 
     def close(self):
         self.p.stdin.close()
@@ -144,11 +147,13 @@ def main():
         client.call("search_notes", {"query": rng.choice(WORDS)})
 
     writes = []
+    permalinks = []
     for i in range(a.writes):
         body = " ".join(rng.choice(WORDS) for _ in range(60))
-        t, _ = client.call("write_note", {"title": f"Bench Note {i}", "directory": "bench",
-                                          "content": f"# Bench {i}\n\n{body}\n\n- [fact] {rng.choice(WORDS)} #bench\n- relates_to [[Bench Note {max(0, i - 1)}]]\n"})
+        t, text = client.call("write_note", {"title": f"Bench Note {i}", "directory": "bench",
+                                             "content": f"# Bench {i}\n\n{body}\n\n- [fact] {rng.choice(WORDS)} #bench\n- relates_to [[Bench Note {max(0, i - 1)}]]\n"})
         writes.append(t)
+        permalinks += [line.split(": ", 1)[1] for line in text.splitlines() if line.startswith("permalink: ")]
 
     # The searches measure a settled index: the writes' embeddings are done first.
     while "notes done" in client.call("sync_status", {})[1]:
@@ -174,21 +179,24 @@ def main():
         t, _ = client.call("search_notes", {"query": " ".join(rng.choice(WORDS) for _ in range(2))})
         after_writes.append(t)
 
-    permalinks = []
     for _ in range(40):
         _, text = client.call("search_notes", {"query": rng.choice(WORDS), "output_format": "json", "page_size": 10})
-        permalinks += [r["permalink"] for r in json.loads(text)["results"] if r.get("permalink")]
-    contexts = []
+        permalinks += [r["permalink"] for r in json.loads(text).get("results", []) if r.get("permalink")]
     if not permalinks:
-        print("no search found a note to build a context from; build_context not measured",
-              file=sys.stderr)
-    for _ in range(a.queries if permalinks else 0):
+        sys.exit("no note to read: the searches found none and no note was written (--writes 0?)")
+    contexts = []
+    for _ in range(a.queries):
         t, _ = client.call("build_context", {"url": f"memory://{rng.choice(permalinks)}", "depth": 2})
         contexts.append(t)
+    reads = []
+    for _ in range(a.queries):
+        t, _ = client.call("read_note", {"identifier": rng.choice(permalinks)})
+        reads.append(t)
     client.close()
 
     measured = {"write_note": writes, "search_notes": searches,
-                "search 0.2 s after a write": after_writes, "build_context depth=2": contexts}
+                "search 0.2 s after a write": after_writes, "build_context depth=2": contexts,
+                "read_note": reads}
     for name, values in measured.items():
         report(name, values)
     if a.check:

@@ -379,4 +379,14 @@ fn a_client_sees_memories_decay_get_pruned_and_compacted_over_stdio() {
         .path()
         .join("projects/main/memories/Kookaburra are kingfishers.md")
         .exists());
+    let entities = |i: usize| -> Vec<&str> {
+        answer(i)["entities"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{}", answer(i)))
+            .iter()
+            .map(|e| e["name"].as_str().unwrap())
+            .collect()
+    };
+    assert!(entities(9).is_empty(), "folded, so hidden: {}", answer(9));
+    assert_eq!(entities(10), ["Kookaburra are kingfishers"]);
 }

@@ -3,7 +3,8 @@
 //! neighbourhoods and subgraphs, one entity described or several fetched, counts, type lists,
 //! relation search, the graph exported, and entities upserted or merged. They run on the same
 //! graph of notes as the official tools; like them, every argument struct denies unknown
-//! fields and takes an optional `project`.
+//! fields and takes an optional `project`, and the tools that read entities take
+//! `include_superseded`.
 
 use rmcp::schemars::{self, JsonSchema};
 use serde::Deserialize;
@@ -11,7 +12,7 @@ use serde_json::{json, Map, Value};
 
 use super::args::ProjectArgs;
 use super::graph_tools::{
-    entity_schema, graph, relation_schema, relations_created, EntityArg, ProjectOnly,
+    entity_schema, graph, relation_schema, relations_created, EntityArg, ProjectOnly, SupersededArg,
 };
 use super::tools::{
     array, object, parse, schema_of, service_error, tri, Hints, Icon, ToolCtx, ToolReply, ToolSpec,
@@ -54,12 +55,19 @@ struct FindPathArgs {
     /// The target entity name
     to: String,
     #[serde(flatten)]
+    superseded: SupersededArg,
+    #[serde(flatten)]
     project: ProjectArgs,
 }
 
 fn find_path(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     let a: FindPathArgs = tri!(parse(FIND_PATH.name, raw));
-    let found = ctx.app.find_path(&ctx.choice(&a.project), &a.from, &a.to);
+    let found = ctx.app.find_path(
+        &ctx.choice(&a.project),
+        &a.from,
+        &a.to,
+        a.superseded.reveal(),
+    );
     reply(FIND_PATH.name, found, render::graph::path)
 }
 
@@ -90,6 +98,8 @@ struct FindAllPathsArgs {
     #[schemars(range(min = 1, max = 1000))]
     max_paths: Option<usize>,
     #[serde(flatten)]
+    superseded: SupersededArg,
+    #[serde(flatten)]
     project: ProjectArgs,
 }
 
@@ -101,6 +111,7 @@ fn find_all_paths(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
         &a.to,
         a.max_depth.unwrap_or(6),
         a.max_paths.unwrap_or(50),
+        a.superseded.reveal(),
     );
     reply(FIND_ALL_PATHS.name, found, |p| render::graph::paths(p))
 }
@@ -126,22 +137,25 @@ struct ExtractSubgraphArgs {
     #[schemars(range(max = 16))]
     depth: Option<usize>,
     #[serde(flatten)]
+    superseded: SupersededArg,
+    #[serde(flatten)]
     project: ProjectArgs,
 }
 
 fn extract_subgraph(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     let a: ExtractSubgraphArgs = tri!(parse(EXTRACT_SUBGRAPH.name, raw));
     let choice = ctx.choice(&a.project);
+    let depth = a.depth.unwrap_or(1);
     let found = ctx
         .app
-        .extract_subgraph(&choice, &a.names, a.depth.unwrap_or(1));
+        .extract_subgraph(&choice, &a.names, depth, a.superseded.reveal());
     reply(EXTRACT_SUBGRAPH.name, found, render::graph::graph)
 }
 
 pub const DESCRIBE_ENTITY: ToolSpec = ToolSpec {
     name: "describe_entity",
     title: "Describe Entity",
-    description: "One entity in one call: its name, type and observations, every relation that starts or ends at it, the distinct names at their other ends, and its degree (how many relations).",
+    description: "One entity in one call: its name, type and observations, every relation that starts or ends at it, the distinct names at their other ends, and its degree (how many relations). A superseded note (a correction or a compaction replaced it) is refused, naming its successor, unless include_superseded.",
     hints: Hints::READ_ONLY.idempotent(true),
     schema: schema_of::<NameArgs>,
     handler: describe_entity,
@@ -156,12 +170,16 @@ struct NameArgs {
     /// The name of the entity
     name: String,
     #[serde(flatten)]
+    superseded: SupersededArg,
+    #[serde(flatten)]
     project: ProjectArgs,
 }
 
 fn describe_entity(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     let a: NameArgs = tri!(parse(DESCRIBE_ENTITY.name, raw));
-    let found = ctx.app.describe_entity(&ctx.choice(&a.project), &a.name);
+    let found = ctx
+        .app
+        .describe_entity(&ctx.choice(&a.project), &a.name, a.superseded.reveal());
     reply(DESCRIBE_ENTITY.name, found, render::graph::description)
 }
 
@@ -205,6 +223,8 @@ struct NeighborsArgs {
     #[schemars(range(max = 16))]
     depth: Option<usize>,
     #[serde(flatten)]
+    superseded: SupersededArg,
+    #[serde(flatten)]
     project: ProjectArgs,
 }
 
@@ -222,6 +242,7 @@ fn get_neighbors(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
         direction,
         relation_type,
         a.depth.unwrap_or(1),
+        a.superseded.reveal(),
     );
     reply(GET_NEIGHBORS.name, found, render::graph::graph)
 }
@@ -347,6 +368,8 @@ struct ExportArgs {
     #[serde(default)]
     format: FormatArg,
     #[serde(flatten)]
+    superseded: SupersededArg,
+    #[serde(flatten)]
     project: ProjectArgs,
 }
 
@@ -357,7 +380,9 @@ fn export_graph(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
         FormatArg::Mermaid => ExportFormat::Mermaid,
         FormatArg::Dot => ExportFormat::Dot,
     };
-    let found = ctx.app.read_graph(&ctx.choice(&a.project));
+    let found = ctx
+        .app
+        .read_graph(&ctx.choice(&a.project), a.superseded.reveal());
     reply(EXPORT_GRAPH.name, found, |g| {
         render::graph_export::export(g, format)
     })
@@ -424,7 +449,7 @@ fn merge_entities(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
 pub const BATCH_GET_ENTITIES: ToolSpec = ToolSpec {
     name: "batch_get_entities",
     title: "Batch Get Entities",
-    description: "Entities by name, in one call: each name's entity in the order given, null where a name is no entity (at most 1000 names).",
+    description: "Entities by name, in one call: each name's entity in the order given, null where a name is no entity or a superseded note without include_superseded (at most 1000 names).",
     hints: Hints::READ_ONLY.idempotent(true),
     schema: schema_of::<NamesArgs>,
     handler: batch_get_entities,
@@ -439,14 +464,16 @@ struct NamesArgs {
     /// Entity names to retrieve (order kept, null for a missing one)
     names: Vec<String>,
     #[serde(flatten)]
+    superseded: SupersededArg,
+    #[serde(flatten)]
     project: ProjectArgs,
 }
 
 fn batch_get_entities(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     let a: NamesArgs = tri!(parse(BATCH_GET_ENTITIES.name, raw));
-    let found = ctx
-        .app
-        .batch_get_entities(&ctx.choice(&a.project), &a.names);
+    let found =
+        ctx.app
+            .batch_get_entities(&ctx.choice(&a.project), &a.names, a.superseded.reveal());
     reply(BATCH_GET_ENTITIES.name, found, |e| render::graph::batch(e))
 }
 

@@ -12,6 +12,7 @@ use super::args::ProjectArgs;
 use super::tools::{
     array, object, parse, schema_of, service_error, tri, Hints, Icon, ToolCtx, ToolReply, ToolSpec,
 };
+use crate::note::memory::Reveal;
 use crate::render::{self, graph::GraphAnswer};
 use crate::service::graph_query::EntityPage;
 use crate::service::knowledge_graph::{Entity, EntityObservations, GraphRelation};
@@ -105,23 +106,34 @@ struct PageArg {
     offset: Option<usize>,
     /// Maximum number of entities to return (at most 1000)
     limit: Option<usize>,
+}
+
+impl PageArg {
+    fn page(self) -> Option<EntityPage> {
+        let asked = self.entity_type.is_some() || self.offset.is_some() || self.limit.is_some();
+        asked.then(|| EntityPage {
+            entity_type: self.entity_type,
+            offset: self.offset.unwrap_or(0),
+            limit: self.limit,
+        })
+    }
+}
+
+/// Whether a tool that reads entities shows the notes a correction or a compaction
+/// superseded, which every graph answer hides by default.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+pub(super) struct SupersededArg {
     /// Also show notes a correction or a compaction superseded (hidden by default)
     #[serde(rename = "include_superseded", alias = "includeSuperseded")]
     include_superseded: Option<bool>,
 }
 
-impl PageArg {
-    fn page(self) -> Option<EntityPage> {
-        let asked = self.entity_type.is_some()
-            || self.offset.is_some()
-            || self.limit.is_some()
-            || self.include_superseded.is_some();
-        asked.then(|| EntityPage {
-            entity_type: self.entity_type,
-            offset: self.offset.unwrap_or(0),
-            limit: self.limit,
-            include_superseded: self.include_superseded.unwrap_or(false),
-        })
+impl SupersededArg {
+    pub(super) fn reveal(&self) -> Reveal {
+        Reveal {
+            superseded: self.include_superseded.unwrap_or(false),
+            ..Reveal::default()
+        }
     }
 }
 
@@ -131,6 +143,8 @@ impl PageArg {
 struct ReadGraphArgs {
     #[serde(flatten)]
     page: PageArg,
+    #[serde(flatten)]
+    superseded: SupersededArg,
     #[serde(flatten)]
     project: ProjectArgs,
 }
@@ -370,9 +384,10 @@ pub const READ_GRAPH: ToolSpec = ToolSpec {
 fn read_graph(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     let a: ReadGraphArgs = tri!(parse(READ_GRAPH.name, raw));
     let choice = ctx.choice(&a.project);
+    let reveal = a.superseded.reveal();
     let found = match a.page.page() {
-        Some(page) => ctx.app.read_graph_page(&choice, &page),
-        None => ctx.app.read_graph(&choice),
+        Some(page) => ctx.app.read_graph_page(&choice, &page, reveal),
+        None => ctx.app.read_graph(&choice, reveal),
     };
     match found {
         Ok(found) => render::graph::graph(&found).into(),
@@ -400,15 +415,18 @@ struct SearchNodesArgs {
     #[serde(flatten)]
     page: PageArg,
     #[serde(flatten)]
+    superseded: SupersededArg,
+    #[serde(flatten)]
     project: ProjectArgs,
 }
 
 fn search_nodes(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     let a: SearchNodesArgs = tri!(parse(SEARCH_NODES.name, raw));
     let choice = ctx.choice(&a.project);
+    let reveal = a.superseded.reveal();
     let found = match a.page.page() {
-        Some(page) => ctx.app.search_nodes_page(&choice, &a.query, &page),
-        None => ctx.app.search_nodes(&choice, &a.query),
+        Some(page) => ctx.app.search_nodes_page(&choice, &a.query, &page, reveal),
+        None => ctx.app.search_nodes(&choice, &a.query, reveal),
     };
     match found {
         Ok(found) => render::graph::graph(&found).into(),
@@ -419,7 +437,7 @@ fn search_nodes(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
 pub const OPEN_NODES: ToolSpec = ToolSpec {
     name: "open_nodes",
     title: "Open Nodes",
-    description: "Open specific nodes in the knowledge graph by their names, with the relations that start or end at them. Names that do not exist are skipped.",
+    description: "Open specific nodes in the knowledge graph by their names, with the relations that start or end at them. Names that do not exist are skipped, and so are superseded notes (a correction or a compaction replaced them) unless include_superseded.",
     hints: Hints::READ_ONLY.idempotent(true),
     schema: schema_of::<OpenNodesArgs>,
     handler: open_nodes,
@@ -434,13 +452,15 @@ struct OpenNodesArgs {
     /// An array of entity names to retrieve
     names: Vec<String>,
     #[serde(flatten)]
+    superseded: SupersededArg,
+    #[serde(flatten)]
     project: ProjectArgs,
 }
 
 fn open_nodes(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     let a: OpenNodesArgs = tri!(parse(OPEN_NODES.name, raw));
     let choice = ctx.choice(&a.project);
-    match ctx.app.open_nodes(&choice, &a.names) {
+    match ctx.app.open_nodes(&choice, &a.names, a.superseded.reveal()) {
         Ok(found) => render::graph::graph(&found).into(),
         Err(e) => service_error(OPEN_NODES.name, e),
     }

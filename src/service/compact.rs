@@ -1,6 +1,7 @@
 //! memory_compact (`gitmem compact`): old, low-value memories folded into one summary note
 //! that lists each of them. Nothing is deleted: each original is tagged `compacted` and marked
 //! `superseded_by` the summary, which hides it by default; the summary carries `supersedes`.
+//! In a versioned project the summary and every marked original are one commit.
 
 use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
@@ -108,11 +109,15 @@ impl App {
         let summary = if request.dry_run || folded.is_empty() {
             None
         } else {
-            let summary = self.write_summary(&project, cutoff, max_score, &folded)?;
-            for note in &originals {
-                // Tagged, and pointed at the summary, which hides it.
-                self.mark_superseded(&project, note, &summary.0, Some(COMPACTED_TAG))?;
-            }
+            let subject = format!("chore(mem): compact {} memories", folded.len());
+            let summary = self.history.together(&subject, || -> Result<_> {
+                let summary = self.write_summary(&project, cutoff, max_score, &folded)?;
+                for note in &originals {
+                    // Tagged, and pointed at the summary, which hides it.
+                    self.mark_superseded(&project, note, &summary.0, Some(COMPACTED_TAG))?;
+                }
+                Ok(summary)
+            })?;
             Some(summary)
         };
         Ok(CompactOutcome {

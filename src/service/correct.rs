@@ -78,6 +78,14 @@ impl CorrectionChain {
     }
 }
 
+/// What a correction wrote: the new note, its memory id when a memory was corrected, and what
+/// the redaction filter replaced in it.
+struct Written {
+    new: NoteRecord,
+    memory_id: Option<String>,
+    redacted: Redactions,
+}
+
 /// Longest chain followed either way: a loop of hand-edited front matter must end.
 const MAX_CHAIN: usize = 100;
 
@@ -138,21 +146,53 @@ impl App {
             }
             .into());
         }
+        // The correction and the mark on the old note are one commit in a versioned project.
+        let subject = format!("fix(mem): correct {}", old.title);
+        let written = self.history.together(&subject, || {
+            self.write_correction(choice, &project, &old, request)
+        })?;
+        let Written {
+            new,
+            memory_id,
+            redacted,
+        } = match written {
+            Outcome::Done(written) => written,
+            Outcome::Refused(refusal) => return Ok(Outcome::Refused(refusal)),
+        };
+        let old = self.note_by_id(&old.id)?.unwrap_or(old);
+        Ok(Outcome::Done(Corrected {
+            project: project.name,
+            old,
+            new,
+            memory_id,
+            reason: request.reason.trim().to_string(),
+            redacted,
+        }))
+    }
+
+    /// Writes the correction of `old` and marks `old` superseded by it.
+    fn write_correction(
+        &self,
+        choice: &ProjectChoice,
+        project: &Project,
+        old: &NoteRecord,
+        request: &CorrectionRequest,
+    ) -> Result<Outcome<Written, WriteRefusal>> {
         let old_link = old.permalink.clone().unwrap_or_else(|| old.path.clone());
         let mut extra = Map::new();
         extra.insert("supersedes".into(), json!(old_link));
         extra.insert("correction_reason".into(), json!(request.reason.trim()));
         let (new_id, memory_id, redacted) = if old.metadata.contains_key("id") {
-            let memory = self.memory_save(choice, &self.corrected_memory(&old, request, extra))?;
+            let memory = self.memory_save(choice, &self.corrected_memory(old, request, extra))?;
             (
-                self.memory_note(&project, &memory.id)?
+                self.memory_note(project, &memory.id)?
                     .map(|n| n.id)
                     .ok_or_else(|| InternalError::Vanished(memory.file_path.clone()))?,
                 Some(memory.id),
                 memory.redacted,
             )
         } else {
-            match self.corrected_note(choice, &old, request, extra)? {
+            match self.corrected_note(choice, old, request, extra)? {
                 Outcome::Done(written) => (written.id, None, written.redacted),
                 Outcome::Refused(refusal) => return Ok(Outcome::Refused(refusal)),
             }
@@ -161,14 +201,10 @@ impl App {
             .note_by_id(&new_id)?
             .ok_or_else(|| InternalError::Vanished(new_id.clone()))?;
         let new_link = new.permalink.clone().unwrap_or_else(|| new.path.clone());
-        self.mark_superseded(&project, &old, &new_link, None)?;
-        let old = self.note_by_id(&old.id)?.unwrap_or(old);
-        Ok(Outcome::Done(Corrected {
-            project: project.name,
-            old,
+        self.mark_superseded(project, old, &new_link, None)?;
+        Ok(Outcome::Done(Written {
             new,
             memory_id,
-            reason: request.reason.trim().to_string(),
             redacted,
         }))
     }

@@ -1,6 +1,7 @@
 //! Memories that age: the uses that reinforce a decaying memory (kept by `index::uses`, never
 //! in the note's file), its relevance now (`note::memory::relevance`), and memory_prune, which
-//! soft-deletes the decaying memories whose relevance fell below a threshold.
+//! soft-deletes the decaying memories whose relevance fell below a threshold (in a versioned
+//! project, one commit).
 
 use chrono::{DateTime, Utc};
 use serde_json::Value;
@@ -114,27 +115,34 @@ impl App {
             }
         }
         below.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.path.cmp(&b.0.path)));
-        let mut pruned = Vec::with_capacity(below.len());
-        for (note, relevance) in below {
-            if !request.dry_run {
-                let id = note
-                    .metadata
-                    .get("id")
-                    .and_then(Value::as_str)
-                    .map(String::from)
-                    .or_else(|| note.permalink.clone())
-                    .unwrap_or_else(|| note.id.clone());
-                // A memory that faded did not change: its update time stays, so a later hard
-                // prune still finds it below the threshold.
-                self.delete_memory_note(&project, &note, &id, DeleteMode::of(request.hard), false)?;
-            }
-            pruned.push(Pruned {
+        if !request.dry_run {
+            let subject = format!("chore(mem): prune {} memories", below.len());
+            self.history.together(&subject, || -> Result<()> {
+                for (note, _) in &below {
+                    let id = note
+                        .metadata
+                        .get("id")
+                        .and_then(Value::as_str)
+                        .map(String::from)
+                        .or_else(|| note.permalink.clone())
+                        .unwrap_or_else(|| note.id.clone());
+                    // A memory that faded did not change: its update time stays, so a later
+                    // hard prune still finds it below the threshold.
+                    let mode = DeleteMode::of(request.hard);
+                    self.delete_memory_note(&project, note, &id, mode, false)?;
+                }
+                Ok(())
+            })?;
+        }
+        let pruned = below
+            .into_iter()
+            .map(|(note, relevance)| Pruned {
                 permalink: note.permalink,
                 title: note.title,
                 file_path: note.path,
                 relevance,
-            });
-        }
+            })
+            .collect();
         Ok(PruneOutcome {
             project: project.name,
             threshold,

@@ -6,6 +6,9 @@
 //! Nodes are entities (notes); a relation whose target is no entity (a forward link) is shown
 //! where relations are listed, but no walk passes through it. Paths and subgraphs follow
 //! relations either way, as that server's do.
+//!
+//! Superseded notes are no entities unless a tool that reads entities is asked for them
+//! (`Reveal`); the counts, type lists and relation search always leave them out.
 
 use crate::note::memory::Reveal;
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -42,8 +45,6 @@ pub struct EntityPage {
     pub entity_type: Option<String>,
     pub offset: usize,
     pub limit: Option<usize>,
-    /// Notes a correction or a compaction superseded are entities too.
-    pub include_superseded: bool,
 }
 
 /// Aggregate counts of a graph.
@@ -204,10 +205,10 @@ fn check_depth(depth: usize) -> Result<()> {
 fn endpoints(graph: &Graph, from: &str, to: &str) -> Result<(usize, usize)> {
     let from = graph
         .index_of(from)
-        .ok_or_else(|| GraphError::SourceNotFound(from.to_string()))?;
+        .ok_or_else(|| graph.missing(from, GraphError::SourceNotFound))?;
     let to = graph
         .index_of(to)
-        .ok_or_else(|| GraphError::TargetNotFound(to.to_string()))?;
+        .ok_or_else(|| graph.missing(to, GraphError::TargetNotFound))?;
     Ok((from, to))
 }
 
@@ -218,8 +219,9 @@ impl App {
         choice: &ProjectChoice,
         from: &str,
         to: &str,
+        reveal: Reveal,
     ) -> Result<Option<Vec<String>>> {
-        let (_, graph) = self.project_graph(choice)?;
+        let (_, graph) = self.project_graph_revealing(choice, reveal)?;
         let (from, to) = endpoints(&graph, from, to)?;
         let path = shortest_path(&graph.undirected(), from, to);
         Ok(path.map(|p| p.into_iter().map(|i| graph.name(i)).collect()))
@@ -234,8 +236,9 @@ impl App {
         to: &str,
         max_depth: usize,
         max_paths: usize,
+        reveal: Reveal,
     ) -> Result<Vec<Vec<String>>> {
-        let (_, graph) = self.project_graph(choice)?;
+        let (_, graph) = self.project_graph_revealing(choice, reveal)?;
         let (from, to) = endpoints(&graph, from, to)?;
         if from == to {
             return Ok(vec![vec![graph.name(from)]]);
@@ -262,12 +265,13 @@ impl App {
         direction: Direction,
         relation_type: Option<&str>,
         depth: usize,
+        reveal: Reveal,
     ) -> Result<KnowledgeGraph> {
         check_depth(depth)?;
-        let (_, graph) = self.project_graph(choice)?;
+        let (_, graph) = self.project_graph_revealing(choice, reveal)?;
         let start = graph
             .index_of(name)
-            .ok_or_else(|| GraphError::EntityNotFound(name.to_string()))?;
+            .ok_or_else(|| graph.missing(name, GraphError::EntityNotFound))?;
         let links: Vec<Link> = graph
             .links()
             .into_iter()
@@ -311,9 +315,10 @@ impl App {
         choice: &ProjectChoice,
         names: &[String],
         depth: usize,
+        reveal: Reveal,
     ) -> Result<KnowledgeGraph> {
         check_depth(depth)?;
-        let (_, graph) = self.project_graph(choice)?;
+        let (_, graph) = self.project_graph_revealing(choice, reveal)?;
         let adjacent = graph.undirected();
         let mut frontier: Vec<usize> = names.iter().filter_map(|n| graph.index_of(n)).collect();
         let mut reached: HashSet<usize> = frontier.iter().copied().collect();
@@ -338,11 +343,16 @@ impl App {
     }
 
     /// describe_entity: one entity, its relations either way, its neighbours and degree.
-    pub fn describe_entity(&self, choice: &ProjectChoice, name: &str) -> Result<EntityDescription> {
-        let (_, graph) = self.project_graph(choice)?;
+    pub fn describe_entity(
+        &self,
+        choice: &ProjectChoice,
+        name: &str,
+        reveal: Reveal,
+    ) -> Result<EntityDescription> {
+        let (_, graph) = self.project_graph_revealing(choice, reveal)?;
         let note = graph
             .find(name.trim())
-            .ok_or_else(|| GraphError::EntityNotFound(name.to_string()))?;
+            .ok_or_else(|| graph.missing(name, GraphError::EntityNotFound))?;
         let entity = Graph::entity(note);
         let relations: Vec<GraphRelation> = graph
             .relations()
@@ -419,13 +429,14 @@ impl App {
     }
 
     /// batch_get_entities: each name's entity, or None, in the order given (at most
-    /// `MAX_NAMES`).
+    /// `MAX_NAMES`); a superseded note is None unless `reveal` asks for it.
     pub fn batch_get_entities(
         &self,
         choice: &ProjectChoice,
         names: &[String],
+        reveal: Reveal,
     ) -> Result<Vec<Option<Entity>>> {
-        let (_, graph) = self.project_graph(choice)?;
+        let (_, graph) = self.project_graph_revealing(choice, reveal)?;
         Ok(names
             .iter()
             .take(MAX_NAMES)
@@ -439,8 +450,9 @@ impl App {
         &self,
         choice: &ProjectChoice,
         page: &EntityPage,
+        reveal: Reveal,
     ) -> Result<KnowledgeGraph> {
-        let (_, graph) = self.project_graph_revealing(choice, page.reveal())?;
+        let (_, graph) = self.project_graph_revealing(choice, reveal)?;
         let picked = paged(&graph, page, MAX_PAGE, |_| true);
         let names: HashSet<&str> = picked.iter().map(|e| e.name.as_str()).collect();
         let relations = graph
@@ -460,21 +472,13 @@ impl App {
         choice: &ProjectChoice,
         query: &str,
         page: &EntityPage,
+        reveal: Reveal,
     ) -> Result<KnowledgeGraph> {
-        let (_, graph) = self.project_graph_revealing(choice, page.reveal())?;
+        let (_, graph) = self.project_graph_revealing(choice, reveal)?;
         let query = query.to_lowercase();
         let picked = paged(&graph, page, SEARCH_PAGE, |e| Graph::matches(e, &query));
         let names: HashSet<&str> = picked.iter().map(|e| e.name.as_str()).collect();
         Ok(graph.subgraph(|e| names.contains(e.name.as_str())))
-    }
-}
-
-impl EntityPage {
-    fn reveal(&self) -> Reveal {
-        Reveal {
-            superseded: self.include_superseded,
-            ..Reveal::default()
-        }
     }
 }
 

@@ -8,6 +8,7 @@
 //! permalink and path in the body (how a deleted note is found again by its names); a
 //! batch of several changes is summed up in the subject and listed in the body.
 
+use std::cell::RefCell;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -48,10 +49,16 @@ pub enum ChangeKind {
         source: String,
         paths: Vec<PathChange>,
     },
+    /// The changes of one workflow that touches many notes (a compaction, a prune), committed
+    /// together under `subject` (see [`History::together`]).
+    Together {
+        subject: String,
+        changes: Vec<Change>,
+    },
 }
 
 /// One change to commit.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Change {
     pub dir: PathBuf,
     pub path: String,
@@ -114,6 +121,9 @@ impl Change {
     fn paths(&self) -> Vec<PathChange> {
         match &self.kind {
             ChangeKind::Synced { paths } | ChangeKind::Imported { paths, .. } => paths.clone(),
+            ChangeKind::Together { changes, .. } => {
+                changes.iter().flat_map(Change::paths).collect()
+            }
             ChangeKind::Moved { from } => vec![
                 PathChange {
                     path: self.path.clone(),
@@ -134,6 +144,19 @@ impl Change {
     fn is_synced(&self) -> bool {
         matches!(self.kind, ChangeKind::Synced { .. })
     }
+
+    /// An import or a workflow's changes: a commit of its own, whatever else the batch holds.
+    fn is_own_commit(&self) -> bool {
+        matches!(
+            self.kind,
+            ChangeKind::Imported { .. } | ChangeKind::Together { .. }
+        )
+    }
+}
+
+thread_local! {
+    /// The changes held back by the [`History::together`] this thread runs, if any.
+    static GATHERED: RefCell<Option<Vec<Change>>> = const { RefCell::new(None) };
 }
 
 enum Message {
@@ -164,8 +187,58 @@ impl History {
         }
     }
 
-    /// Queues a change; never blocks on git.
+    /// Runs `work`, then queues every change it recorded as one commit per project under
+    /// `subject`, so a workflow that changes many notes is one change in the history whatever
+    /// the batch window. What it changed before failing is committed as well. The changes are
+    /// held per thread: the writes of a workflow are made on the thread that runs it.
+    pub fn together<T>(&self, subject: &str, work: impl FnOnce() -> T) -> T {
+        let outer = GATHERED.with(|g| g.borrow().is_some());
+        if outer {
+            return work();
+        }
+        GATHERED.with(|g| *g.borrow_mut() = Some(Vec::new()));
+        let done = work();
+        let gathered = GATHERED.with(|g| g.borrow_mut().take()).unwrap_or_default();
+        let mut projects: Vec<Vec<Change>> = Vec::new();
+        for change in gathered {
+            match projects.iter_mut().find(|p| p[0].dir == change.dir) {
+                Some(project) => project.push(change),
+                None => projects.push(vec![change]),
+            }
+        }
+        for changes in projects {
+            let first = &changes[0];
+            let together = Change {
+                path: String::new(),
+                title: String::new(),
+                permalink: None,
+                push: changes.iter().any(|c| c.push),
+                kind: ChangeKind::Together {
+                    subject: subject.to_string(),
+                    changes: changes.clone(),
+                },
+                ..first.clone()
+            };
+            self.send(together);
+        }
+        done
+    }
+
+    /// Queues a change (held back inside [`History::together`]); never blocks on git.
     pub fn record(&self, change: Change) {
+        let held = GATHERED.with(|g| match g.borrow_mut().as_mut() {
+            Some(gathered) => {
+                gathered.push(change.clone());
+                true
+            }
+            None => false,
+        });
+        if !held {
+            self.send(change);
+        }
+    }
+
+    fn send(&self, change: Change) {
         let mut queue = self.queue.lock().unwrap_or_else(|e| e.into_inner());
         let (tx, _) = queue.get_or_insert_with(|| {
             let (tx, rx) = crossbeam_channel::unbounded();
@@ -351,14 +424,14 @@ fn push_due(pushes: &mut Vec<PendingPush>, all: bool, redactor: &Redactor, metri
 fn commit_all(changes: Vec<Change>) -> (Vec<PushTarget>, Vec<Change>) {
     let mut to_push: Vec<PushTarget> = Vec::new();
     let mut failed: Vec<Change> = Vec::new();
-    // Each import is a commit of its own, whatever else the batch holds.
     let mut groups: Vec<((PathBuf, bool), Vec<Change>)> = Vec::new();
     for change in changes {
         let key = (change.dir.clone(), change.is_synced());
-        let imported = matches!(change.kind, ChangeKind::Imported { .. });
-        match groups.iter_mut().find(|(k, list)| {
-            *k == key && !imported && !matches!(list[0].kind, ChangeKind::Imported { .. })
-        }) {
+        let own = change.is_own_commit();
+        match groups
+            .iter_mut()
+            .find(|(k, list)| *k == key && !own && !list[0].is_own_commit())
+        {
             Some((_, list)) => list.push(change),
             None => groups.push((key, vec![change])),
         }
@@ -389,6 +462,7 @@ fn commit_all(changes: Vec<Change>) -> (Vec<PushTarget>, Vec<Change>) {
         let message = match &changes[0].kind {
             _ if synced => synced_message(&paths),
             ChangeKind::Imported { source, .. } => imported_message(source, &paths),
+            ChangeKind::Together { subject, changes } => together_message(&dir, subject, changes),
             _ => message(&dir, &changes),
         };
         let changed: Vec<String> = paths.into_iter().map(|p| p.path).collect();
@@ -420,6 +494,7 @@ fn verb(dir: &std::path::Path, change: &Change) -> (&'static str, &'static str) 
         ChangeKind::Restored { .. } => ("fix", "restore"),
         ChangeKind::Synced { .. } => ("chore", "sync"),
         ChangeKind::Imported { .. } => ("feat", "import"),
+        ChangeKind::Together { .. } => ("fix", "change"),
     }
 }
 
@@ -464,17 +539,31 @@ fn distinct(changes: &[Change]) -> Vec<Change> {
     out
 }
 
+/// One line of a batch's body: `- <verb> <title> (permalink: P; path: F)`, which
+/// `git::log::named_in_message` reads back.
+fn line(change: &Change, verb: &str) -> String {
+    match &change.permalink {
+        Some(permalink) => format!(
+            "- {verb} {} (permalink: {permalink}; path: {})",
+            change.title, change.path
+        ),
+        None => format!("- {verb} {} (path: {})", change.title, change.path),
+    }
+}
+
+/// `subject`, then a line per distinct path of the changes.
+fn together_message(dir: &std::path::Path, subject: &str, changes: &[Change]) -> String {
+    let body: Vec<String> = distinct(changes)
+        .iter()
+        .map(|c| line(c, verb(dir, c).1))
+        .collect();
+    format!("{subject}\n\n{}\n", body.join("\n"))
+}
+
 /// The Conventional Commits message of a batch.
 fn message(dir: &std::path::Path, changes: &[Change]) -> String {
     let changes = &distinct(changes);
     let verbs: Vec<(&str, &str)> = changes.iter().map(|c| verb(dir, c)).collect();
-    let line = |c: &Change, verb: &str| match &c.permalink {
-        Some(permalink) => format!(
-            "{verb} {} (permalink: {permalink}; path: {})",
-            c.title, c.path
-        ),
-        None => format!("{verb} {} (path: {})", c.title, c.path),
-    };
     if let [(kind, verb)] = verbs.as_slice() {
         let change = &changes[0];
         let mut body = String::new();
@@ -494,7 +583,7 @@ fn message(dir: &std::path::Path, changes: &[Change]) -> String {
     let body: Vec<String> = changes
         .iter()
         .zip(&verbs)
-        .map(|(c, (_, v))| format!("- {}", line(c, v)))
+        .map(|(c, (_, v))| line(c, v))
         .collect();
     format!(
         "{kind}(mem): {verb} {} notes\n\n{}\n",

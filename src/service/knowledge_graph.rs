@@ -5,7 +5,9 @@
 //! graph client writes reads as an ordinary note, and the other way round.
 //!
 //! Names are matched exactly, as the official server matches them, and else ignoring case
-//! when that finds one entity. Soft-deleted and expired memories are not part of the graph.
+//! when that finds one entity. Soft-deleted and expired memories are not part of the graph;
+//! superseded notes are not either, unless a reading tool asks for them (`Reveal`), and a tool
+//! that needs one entity by name says when the name means a superseded note.
 
 use std::collections::{HashMap, HashSet};
 
@@ -28,6 +30,7 @@ use crate::note::filename::{
 use crate::note::memory::{is_hidden_unless, Reveal};
 use crate::note::parse::link_lookup_text;
 use crate::note::redact::Redactions;
+use crate::note::supersede::superseded_by;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Entity {
@@ -83,6 +86,9 @@ pub(super) struct Graph {
     pub(super) notes: Vec<NoteRecord>,
     /// Relations of `notes[i]`, with their targets named as entities.
     pub(super) edges: Vec<Vec<Edge>>,
+    /// The title and successor of each note left out only because it is superseded, so a
+    /// name that means one is answered as such rather than as unknown.
+    superseded: Vec<(String, String)>,
 }
 
 /// A relation as the graph names it, and its target as the note writes it (`acme-corp`,
@@ -107,6 +113,22 @@ impl Graph {
         match (folded.next(), folded.next()) {
             (Some(note), None) => Some(note),
             _ => None,
+        }
+    }
+
+    /// Why `name` is no entity: a superseded note's name says so, any other is `unknown`.
+    pub(super) fn missing(&self, name: &str, unknown: fn(String) -> GraphError) -> GraphError {
+        let wanted = name.trim().to_lowercase();
+        match self
+            .superseded
+            .iter()
+            .find(|(title, _)| title.to_lowercase() == wanted)
+        {
+            Some((_, by)) => GraphError::Superseded {
+                name: name.to_string(),
+                by: by.clone(),
+            },
+            None => unknown(name.to_string()),
         }
     }
 
@@ -198,14 +220,25 @@ impl App {
 
     fn graph(&self, project: &Project, reveal: Reveal) -> Result<Graph> {
         let now = chrono::Utc::now();
-        let mut notes: Vec<NoteRecord> = self
-            .all_notes(project)?
-            .into_iter()
-            .filter(|n| {
-                n.kind == NoteKind::Markdown
-                    && !is_hidden_unless(&n.metadata, n.created_ms, now, reveal)
-            })
-            .collect();
+        let shown =
+            |n: &NoteRecord, reveal| !is_hidden_unless(&n.metadata, n.created_ms, now, reveal);
+        let with_superseded = Reveal {
+            superseded: true,
+            ..reveal
+        };
+        let mut notes = Vec::new();
+        let mut superseded = Vec::new();
+        for note in self.all_notes(project)? {
+            if note.kind != NoteKind::Markdown {
+                continue;
+            }
+            if shown(&note, reveal) {
+                notes.push(note);
+            } else if shown(&note, with_superseded) {
+                let by = superseded_by(&note.metadata).unwrap_or_default();
+                superseded.push((note.title.clone(), by.to_string()));
+            }
+        }
         notes.sort_by(|a, b| a.path.cmp(&b.path));
         let index: HashMap<&str, usize> = notes
             .iter()
@@ -239,7 +272,11 @@ impl App {
                     .collect()
             })
             .collect();
-        Ok(Graph { notes, edges })
+        Ok(Graph {
+            notes,
+            edges,
+            superseded,
+        })
     }
 
     /// create_entities: a note per new name; names that exist already are left alone and not
@@ -550,9 +587,10 @@ impl App {
         Ok(())
     }
 
-    /// read_graph: every entity and relation of the project.
-    pub fn read_graph(&self, choice: &ProjectChoice) -> Result<KnowledgeGraph> {
-        let (_, graph) = self.project_graph(choice)?;
+    /// read_graph: every entity and relation of the project (with the hidden notes `reveal`
+    /// asks for).
+    pub fn read_graph(&self, choice: &ProjectChoice, reveal: Reveal) -> Result<KnowledgeGraph> {
+        let (_, graph) = self.project_graph_revealing(choice, reveal)?;
         Ok(KnowledgeGraph {
             entities: graph.notes.iter().map(Graph::entity).collect(),
             relations: graph.relations().collect(),
@@ -561,15 +599,26 @@ impl App {
 
     /// search_nodes: entities whose name, type or an observation contains the query (ignoring
     /// case), with their relations.
-    pub fn search_nodes(&self, choice: &ProjectChoice, query: &str) -> Result<KnowledgeGraph> {
-        let (_, graph) = self.project_graph(choice)?;
+    pub fn search_nodes(
+        &self,
+        choice: &ProjectChoice,
+        query: &str,
+        reveal: Reveal,
+    ) -> Result<KnowledgeGraph> {
+        let (_, graph) = self.project_graph_revealing(choice, reveal)?;
         let query = query.to_lowercase();
         Ok(graph.subgraph(|e| Graph::matches(e, &query)))
     }
 
-    /// open_nodes: the named entities, with their relations.
-    pub fn open_nodes(&self, choice: &ProjectChoice, names: &[String]) -> Result<KnowledgeGraph> {
-        let (_, graph) = self.project_graph(choice)?;
+    /// open_nodes: the named entities, with their relations. A superseded note is skipped
+    /// like a name that is none unless `reveal` asks for it.
+    pub fn open_nodes(
+        &self,
+        choice: &ProjectChoice,
+        names: &[String],
+        reveal: Reveal,
+    ) -> Result<KnowledgeGraph> {
+        let (_, graph) = self.project_graph_revealing(choice, reveal)?;
         let wanted: HashSet<&str> = names
             .iter()
             .filter_map(|n| graph.find(n.trim()))

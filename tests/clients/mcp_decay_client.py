@@ -1,10 +1,11 @@
 """An independent client of gitmem's memories that age, over stdio: the official MCP Python SDK
 saves decaying and low-value memories with old times, reads one (a use that reinforces it),
-prunes (a dry run, then for real), compacts, and searches with a boost.
+prunes (a dry run, then for real), compacts, opens a folded memory as a graph entity (hidden
+unless asked for), and searches with a boost.
 
 Usage: mcp_decay_client.py GITMEM ROOT
 
-It starts `GITMEM --root ROOT serve --tools basic,gitmem`, makes the calls below in order, and
+It starts `GITMEM --root ROOT serve --tools basic,gitmem,graph`, makes the calls below in order, and
 prints on stdout a JSON summary for the Rust test (tests/stdio_python.rs) to check.
 """
 
@@ -41,7 +42,7 @@ def summary(name, arguments, result):
 async def main(gitmem, root):
     server = StdioServerParameters(
         command=gitmem,
-        args=["--root", root, "serve", "--tools", "basic,gitmem"],
+        args=["--root", root, "serve", "--tools", "basic,gitmem,graph"],
         env=dict(os.environ),
     )
     async with stdio_client(server) as (read, write):
@@ -61,6 +62,9 @@ async def main(gitmem, root):
             await call("memory_prune", {})
             await call("memory_compact", {"older_than": "P30D", "dry_run": True})
             await call("memory_compact", {"older_than": "P30D"})
+            folded = {"names": ["Kookaburra are kingfishers"]}
+            await call("open_nodes", folded)
+            await call("open_nodes", {**folded, "include_superseded": True})
             # Last: a search is a use of every memory it finds.
             await call("search_notes", {"query": "kookaburra", "boost": ["recency", "score"]})
             print(json.dumps({"ids": ids, "calls": calls}))

@@ -287,3 +287,105 @@ fn a_correction_refuses_what_it_cannot_do_and_writes_nothing() {
             .contains("superseded_by")
     );
 }
+
+/// The entity names of a graph answer.
+fn entity_names(graph: &Value) -> Vec<String> {
+    graph["entities"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| !e.is_null())
+        .map(|e| e["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn every_graph_tool_hides_a_superseded_entity_unless_asked_and_says_why_a_name_is_refused() {
+    let h = released();
+    h.call(
+        "create_entities",
+        json!({"entities": [{"name": "Ops team", "entityType": "team", "observations": ["runs releases"]}]}),
+    )
+    .ok();
+    h.call(
+        "create_relations",
+        json!({"relations": [{"from": "Ops team", "to": "Release day", "relationType": "owns"}]}),
+    )
+    .ok();
+    let answer = correct(
+        &h,
+        json!({"identifier": "Release day", "content": "We cut releases on Fridays.", "reason": "moved"}),
+    );
+    let by = answer["correction"]["permalink"].as_str().unwrap();
+    let old = "Release day".to_string();
+    let with = |mut args: Value| {
+        args["include_superseded"] = json!(true);
+        args
+    };
+
+    // Tools that answer a graph: hidden by default, there when asked for.
+    let graph_tools = [
+        ("open_nodes", json!({"names": ["Release day", "Ops team"]})),
+        ("get_neighbors", json!({"name": "Ops team"})),
+        ("extract_subgraph", json!({"names": ["Ops team"]})),
+        ("read_graph", json!({})),
+        ("search_nodes", json!({"query": "release"})),
+    ];
+    for (tool, args) in graph_tools {
+        let hidden = entity_names(&structured(h.call(tool, args.clone())).0);
+        assert!(!hidden.contains(&old), "{tool}: {hidden:?}");
+        let shown = entity_names(&structured(h.call(tool, with(args))).0);
+        assert!(
+            shown.contains(&old),
+            "{tool} with include_superseded: {shown:?}"
+        );
+    }
+    let batch = json!({"names": ["Release day", "Ops team"]});
+    let (hidden, _) = structured(h.call("batch_get_entities", batch.clone()));
+    assert!(hidden["entities"][0].is_null(), "{hidden}");
+    assert_eq!(hidden["entities"][1]["name"], "Ops team");
+    let (shown, _) = structured(h.call("batch_get_entities", with(batch)));
+    assert_eq!(shown["entities"][0]["name"], "Release day", "{shown}");
+    let exported = |args: Value| {
+        let (export, _) = structured(h.call("export_graph", args));
+        entity_names(&serde_json::from_str(export["export"].as_str().unwrap()).unwrap())
+    };
+    assert!(!exported(json!({})).contains(&old));
+    assert!(exported(with(json!({}))).contains(&old));
+
+    // Tools that need the entity a name means refuse a superseded one, naming its successor.
+    let by_name = [
+        ("describe_entity", json!({"name": "release day"})),
+        ("get_neighbors", json!({"name": "Release day"})),
+        (
+            "find_path",
+            json!({"from": "Ops team", "to": "Release day"}),
+        ),
+        (
+            "find_all_paths",
+            json!({"from": "Release day", "to": "Ops team"}),
+        ),
+    ];
+    for (tool, args) in by_name {
+        let refused = h.call(tool, args.clone());
+        assert!(refused.is_error(), "{tool}");
+        for needle in [by, "superseded", "include_superseded"] {
+            assert!(
+                refused.text().contains(needle),
+                "{tool}: {}",
+                refused.text()
+            );
+        }
+        h.call(tool, with(args)).ok();
+    }
+    let (described, _) =
+        structured(h.call("describe_entity", with(json!({"name": "Release day"}))));
+    assert_eq!(described["neighbors"], json!(["Ops team"]), "{described}");
+    let (path, _) = structured(h.call(
+        "find_path",
+        with(json!({"from": "Ops team", "to": "Release day"})),
+    ));
+    assert_eq!(path["path"], json!(["Ops team", "Release day"]));
+    let unknown = h.call("describe_entity", json!({"name": "No such entity"}));
+    assert!(!unknown.text().contains("superseded"), "{}", unknown.text());
+}

@@ -5,6 +5,7 @@
 
 use std::path::Path;
 
+use chrono::{Duration, SecondsFormat, Utc};
 use git2::Repository;
 use gitmem::git::Prepared;
 use serde_json::json;
@@ -78,6 +79,85 @@ fn writes_within_the_batch_window_share_one_commit() {
     for n in 0..3 {
         assert_mentions(&commits[0], &format!("add Batch {n}"));
     }
+}
+
+#[test]
+fn a_correction_a_prune_and_a_compaction_are_one_commit_each_whatever_the_batch_window() {
+    // Without a window every file gitmem writes would be a commit of its own.
+    let h = versioned_with(&["commit_batch_ms = 0"]).serving_tools("basic,gitmem");
+    let old = (Utc::now() - Duration::days(90)).to_rfc3339_opts(SecondsFormat::Secs, true);
+    let save = |content: &str, decay: Option<&str>| {
+        let mut args = json!({"content": content, "score": 0.2, "created_at": old});
+        if let Some(decay) = decay {
+            args["decay"] = json!(decay);
+        }
+        h.value("memory_save", args)["file_path"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let faded = [
+        save("Quoll tracks in mud", Some("P7D")),
+        save("Quoll scat on rocks", Some("P7D")),
+    ];
+    let folded = [
+        save("Quoll dens in logs", None),
+        save("Quoll eat insects", None),
+        save("Quoll are spotted", None),
+    ];
+    h.write("Release day", "decisions", "We cut releases on Tuesdays.");
+    let before = commits(&h, &folded[0]).len();
+
+    h.call(
+        "correct_memory",
+        json!({"identifier": "Release day", "content": "Fridays.", "reason": "moved"}),
+    )
+    .ok();
+    let after_correction = commits(&h, &folded[0]);
+    assert_eq!(after_correction.len(), before + 1, "{after_correction:?}");
+    let head = &after_correction[0];
+    assert!(
+        head.starts_with("fix(mem): correct Release day\n"),
+        "{head}"
+    );
+    assert_mentions(
+        head,
+        "- update Release day (permalink: main/decisions/release-day;",
+    );
+    assert_mentions(head, "- add Release day (corrected ");
+    let before = before + 1;
+
+    let pruned = h.value("memory_prune", json!({}));
+    assert_eq!(pruned["pruned"].as_array().unwrap().len(), 2, "{pruned}");
+    let after_prune = commits(&h, &folded[0]);
+    assert_eq!(after_prune.len(), before + 1, "{after_prune:?}");
+    let head = &after_prune[0];
+    assert!(head.starts_with("chore(mem): prune 2 memories\n"), "{head}");
+    for path in &faded {
+        assert_mentions(head, &format!("path: {path})"));
+    }
+
+    let compacted = h.value("memory_compact", json!({"older_than": "30d"}));
+    let summary = compacted["summary"]["file_path"].as_str().unwrap();
+    let after_compaction = commits(&h, &folded[0]);
+    assert_eq!(after_compaction.len(), before + 2, "{after_compaction:?}");
+    let head = &after_compaction[0];
+    assert!(
+        head.starts_with("chore(mem): compact 3 memories\n"),
+        "{head}"
+    );
+    assert_mentions(head, "- add Compacted memories");
+    for path in folded.iter().map(String::as_str).chain([summary]) {
+        assert_mentions(head, &format!("path: {path})"));
+    }
+    let repo = Repository::open(h.main_dir()).unwrap();
+    let tree = repo.head().unwrap().peel_to_tree().unwrap();
+    let blob = tree
+        .get_path(Path::new(&folded[2]))
+        .unwrap()
+        .to_object(&repo);
+    let committed = String::from_utf8(blob.unwrap().peel_to_blob().unwrap().content().to_vec());
+    assert_mentions(&committed.unwrap(), "superseded_by:");
 }
 
 #[test]

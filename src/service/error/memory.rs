@@ -84,6 +84,10 @@ pub enum GraphError {
     MissingSource { index: usize, from: String },
     #[error("Entity with name {0} not found")]
     EntityNotFound(String),
+    #[error(
+        "Entity '{name}' was superseded by {by} and is hidden; pass include_superseded to see it"
+    )]
+    Superseded { name: String, by: String },
     #[error("Source entity '{0}' not found")]
     SourceNotFound(String),
     #[error("Target entity '{0}' not found")]
