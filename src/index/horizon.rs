@@ -39,6 +39,11 @@ pub fn scope<R>(horizons: &[Arc<Horizon>], work: impl FnOnce() -> R) -> R {
     work()
 }
 
+/// The horizons of the current thread's client, for work it hands to another thread.
+pub fn current() -> Vec<Arc<Horizon>> {
+    CURRENT.with(|c| c.borrow().clone())
+}
+
 /// Puts the enclosing scope back, also when `work` panics.
 struct Restore(Vec<Arc<Horizon>>);
 

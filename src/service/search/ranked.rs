@@ -278,17 +278,21 @@ impl App {
         };
         // The query's embedding (milliseconds of model work) and the text rankings (a few
         // milli searches) do not depend on each other: run them side by side.
+        // The side thread is the same client (read-your-writes).
+        let client = crate::index::horizon::current();
         let (lexical, vector) = std::thread::scope(|scope| {
             let vector = (mode != SearchMode::Text && wants_notes).then(|| {
                 scope.spawn(|| -> Result<Option<Vec<VectorHit>>> {
-                    let allowed = passing.notes()?;
-                    self.vector_ranking(
-                        project,
-                        &parsed.text,
-                        window,
-                        allowed.as_deref(),
-                        request.min_similarity.map(|m| m as f32),
-                    )
+                    crate::index::horizon::scope(&client, || {
+                        let allowed = passing.notes()?;
+                        self.vector_ranking(
+                            project,
+                            &parsed.text,
+                            window,
+                            allowed.as_deref(),
+                            request.min_similarity.map(|m| m as f32),
+                        )
+                    })
                 })
             });
             let lexical = if mode == SearchMode::Vector {
