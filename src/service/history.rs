@@ -159,6 +159,19 @@ thread_local! {
     static GATHERED: RefCell<Option<Vec<Change>>> = const { RefCell::new(None) };
 }
 
+/// The end of a [`History::together`]: sends what its work gathered.
+struct Together<'a> {
+    history: &'a History,
+    subject: &'a str,
+}
+
+impl Drop for Together<'_> {
+    fn drop(&mut self) {
+        let gathered = GATHERED.with(|g| g.borrow_mut().take()).unwrap_or_default();
+        self.history.send_together(self.subject, gathered);
+    }
+}
+
 enum Message {
     Change(Box<Change>),
     /// Commit everything queued now; with `push`, also make every pending push (the process
@@ -197,8 +210,16 @@ impl History {
             return work();
         }
         GATHERED.with(|g| *g.borrow_mut() = Some(Vec::new()));
-        let done = work();
-        let gathered = GATHERED.with(|g| g.borrow_mut().take()).unwrap_or_default();
+        // Sent when `work` ends, by returning or by panicking: a thread of a pool must not be
+        // left gathering, and what was written must still be committed.
+        let _commit = Together {
+            history: self,
+            subject,
+        };
+        work()
+    }
+
+    fn send_together(&self, subject: &str, gathered: Vec<Change>) {
         let mut projects: Vec<Vec<Change>> = Vec::new();
         for change in gathered {
             match projects.iter_mut().find(|p| p[0].dir == change.dir) {
@@ -207,33 +228,32 @@ impl History {
             }
         }
         for changes in projects {
-            let first = &changes[0];
-            let together = Change {
+            let first = changes[0].clone();
+            let push = changes.iter().any(|c| c.push);
+            self.send(Change {
                 path: String::new(),
                 title: String::new(),
                 permalink: None,
-                push: changes.iter().any(|c| c.push),
+                push,
                 kind: ChangeKind::Together {
                     subject: subject.to_string(),
-                    changes: changes.clone(),
+                    changes,
                 },
-                ..first.clone()
-            };
-            self.send(together);
+                ..first
+            });
         }
-        done
     }
 
     /// Queues a change (held back inside [`History::together`]); never blocks on git.
     pub fn record(&self, change: Change) {
-        let held = GATHERED.with(|g| match g.borrow_mut().as_mut() {
+        let change = GATHERED.with(|g| match g.borrow_mut().as_mut() {
             Some(gathered) => {
-                gathered.push(change.clone());
-                true
+                gathered.push(change);
+                None
             }
-            None => false,
+            None => Some(change),
         });
-        if !held {
+        if let Some(change) = change {
             self.send(change);
         }
     }

@@ -275,18 +275,21 @@ impl App {
         Ok(report)
     }
 
-    /// `paths` without those under a linked folder's mount (the link's business).
-    fn outside_mounts(&self, project: &Project, paths: &BTreeSet<String>) -> Vec<String> {
+    /// Whether `path` is under a linked folder's mount: the link's business, not the project
+    /// directory's.
+    fn in_a_mount(&self, project: &Project) -> impl Fn(&str) -> bool {
         let mounts: Vec<String> = self
             .mounts(project)
             .into_iter()
             .map(|(m, _)| format!("{m}/"))
             .collect();
-        paths
-            .iter()
-            .filter(|p| !mounts.iter().any(|m| p.starts_with(m.as_str())))
-            .cloned()
-            .collect()
+        move |path| mounts.iter().any(|m| path.starts_with(m.as_str()))
+    }
+
+    /// `paths` without those under a linked folder's mount.
+    fn outside_mounts(&self, project: &Project, paths: &BTreeSet<String>) -> Vec<String> {
+        let in_a_mount = self.in_a_mount(project);
+        paths.iter().filter(|p| !in_a_mount(p)).cloned().collect()
     }
 
     /// What the index knows of `paths`: the note at each, or, for a path that is no note's
@@ -326,13 +329,9 @@ impl App {
     /// What the index knows of the project directory's own files: paths under a linked
     /// folder's mount are the link's business.
     pub(crate) fn known_project_files(&self, project: &Project) -> Result<HashMap<String, Known>> {
-        let mounts: Vec<String> = self
-            .mounts(project)
-            .into_iter()
-            .map(|(m, _)| format!("{m}/"))
-            .collect();
+        let in_a_mount = self.in_a_mount(project);
         let mut known = known_files(self, &project.name)?;
-        known.retain(|path, _| !mounts.iter().any(|m| path.starts_with(m.as_str())));
+        known.retain(|path, _| !in_a_mount(path));
         Ok(known)
     }
 
