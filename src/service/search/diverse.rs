@@ -13,7 +13,7 @@ use super::{App, Result};
 use crate::index::terms::terms;
 
 /// MMR's trade-off: the share of relevance against novelty. 0.7 is the usual choice when the
-/// source server gives none (docs/compat.md, "Diversity").
+/// source server gives none (docs/compat-tools.md, "Diversity").
 pub const LAMBDA: f64 = 0.7;
 
 /// The order in which MMR fills the first `places` of a ranking: positions into it. Relevance
