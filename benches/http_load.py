@@ -57,6 +57,14 @@ class Client:
         return elapsed
 
 
+def cpu_seconds(pid):
+    """User + system CPU seconds process `pid` has used so far (Linux /proc)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    # utime and stime are fields 14 and 15; fields[0] is field 3 (state).
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--clients", type=int, default=16)
@@ -116,18 +124,25 @@ def main():
             threads = [threading.Thread(target=writer, args=(n,)) for n in range(args.clients)]
             searching = threading.Thread(target=search_under_load)
             started = time.perf_counter()
+            client_cpu, server_cpu = sum(os.times()[:2]), cpu_seconds(server.pid)
             searching.start()
             for t in threads:
                 t.start()
             for t in threads:
                 t.join()
             wall = time.perf_counter() - started
+            client_cpu = sum(os.times()[:2]) - client_cpu
+            server_cpu = cpu_seconds(server.pid) - server_cpu
             done.set()
             searching.join()
             if write_errors:
                 sys.exit(f"{len(write_errors)} writes failed, first: {write_errors[0]}")
             total = args.clients * args.notes_per_client
             print(f"{args.clients} clients wrote {total} notes in {wall:.2f} s: {total / wall:.0f} notes/s")
+            # Both share the machine's cores: whether the load generator itself is the limit.
+            print(f"CPU while writing: server {server_cpu:.1f} s ({server_cpu / wall:.2f} cores), "
+                  f"this client {client_cpu:.1f} s ({client_cpu / wall:.2f} cores), "
+                  f"{os.cpu_count()} cores")
             report("write_note under load", writes)
             report("search_notes under load", loaded_searches)
             report("search_notes without load",
