@@ -271,9 +271,13 @@ fn query_text(q: &QueryInspection) -> String {
         );
         let (name, what) = said_name(e.said_by);
         entries_text(&mut out, &format!("{name} ({what})"), &r.said);
+        let fused_how = match e.said_by {
+            SaidBy::Body => "scores summed",
+            SaidBy::AllText => "RRF",
+        };
         entries_text(
             &mut out,
-            &format!("lexical (names and {name}, RRF)"),
+            &format!("lexical (names and {name}, {fused_how})"),
             &r.lexical,
         );
     }

@@ -532,3 +532,47 @@ fn body_relevance_follows_edits_and_deletes() {
         .ok();
     assert!(found("gale").is_empty(), "the deleted note is gone");
 }
+
+/// Names and body add up: a note whose body alone holds the question's rare words comes before
+/// notes whose titles hold its common words ("create", "markdown", "notes"), where counting
+/// only ranks would put the notes found by both rankings first.
+#[test]
+fn a_body_that_alone_says_the_rare_word_outranks_titles_of_common_words() {
+    let h = Harness::new();
+    let write = |title: &str, body: &str| {
+        h.call(
+            "write_note",
+            json!({"title": title, "directory": "help", "content": body}),
+        )
+        .ok();
+    };
+    for part in 1..=6 {
+        write(
+            &format!("Create markdown notes, part {part}"),
+            "Create notes in markdown; notes link to notes.",
+        );
+    }
+    for topic in 1..=20 {
+        write(
+            &format!("Topic {topic}"),
+            &format!("Notes about topic {topic}, created in markdown."),
+        );
+    }
+    write(
+        "Slides",
+        "A slideshow turns a note into a presentation: each presentation slide ends at a rule.",
+    );
+    let found = h
+        .call(
+            "search_notes",
+            json!({"query": "create a slideshow presentation from markdown notes", "output_format": "json"}),
+        )
+        .ok()
+        .json();
+    let order = titles(&found);
+    assert_eq!(
+        order.first().map(String::as_str),
+        Some("Slides"),
+        "{order:?}"
+    );
+}

@@ -1,9 +1,10 @@
 //! Ranked search for natural-language queries: lexical rankings (naming fields, body
 //! relevance) fused into one, a vector ranking of notes by their passages, and the hybrid
-//! fusion of the two. Every fusion is reciprocal-rank fusion (RRF): it needs no calibration
-//! between scores of different kinds (summed IDF, BM25, cosine similarity), and a note ranked
-//! well by several rankings rises above one ranked well by one. The one score read across
-//! notes is the vector ranking's own spread, which sets its vote.
+//! fusion of the two. The naming and body rankings of notes score in one unit, the rarity
+//! (IDF) of the query words a note holds, so their evidence adds up, as a title field does in
+//! BM25F. Rankings in different units (milli's buckets, cosine similarity) are fused by
+//! reciprocal rank (RRF), which needs no calibration between them; the one score read across
+//! notes there is the vector ranking's own spread, which sets its vote.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
@@ -55,6 +56,27 @@ fn rrf_weighted(rankings: &[(&[(String, f64)], f64)]) -> Vec<(String, f64)> {
     fused
         .into_iter()
         .map(|(id, score, _)| (id, score))
+        .collect()
+}
+
+/// Adds up the scores of rankings that score in one unit, best first; ties go to the id seen
+/// first. A note that one ranking puts far ahead keeps its lead, where RRF would count only its
+/// rank: a note whose body is the only one to say the rare word of the question ("slideshow")
+/// must not fall behind notes whose titles hold the question's common words.
+fn evidence_sum(rankings: &[&[(String, f64)]]) -> Vec<(String, f64)> {
+    let mut scores: HashMap<&str, (f64, usize)> = HashMap::new();
+    for (id, score) in rankings.iter().flat_map(|r| r.iter()) {
+        let seen = scores.len();
+        scores.entry(id).or_insert((0.0, seen)).0 += score;
+    }
+    let mut summed: Vec<(&str, f64, usize)> = scores
+        .into_iter()
+        .map(|(id, (score, first))| (id, score, first))
+        .collect();
+    summed.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.2.cmp(&b.2)));
+    summed
+        .into_iter()
+        .map(|(id, score, _)| (id.to_string(), score))
         .collect()
 }
 
@@ -187,7 +209,7 @@ pub struct Explanation {
     /// ranking of all text (empty in vector mode).
     pub said: Ranking,
     pub said_by: SaidBy,
-    /// `names` and `said` fused by RRF, one vote each.
+    /// `names` and `said` fused: their scores summed (body), or by RRF (all text).
     pub lexical: Ranking,
     pub vector: VectorRanking,
     pub fused_by: FusedBy,
@@ -432,13 +454,13 @@ impl App {
     }
 
     /// The query ranked by what a note is named (title, aliases, tags, path) and by what it
-    /// says, the two fused by RRF: each kind of evidence has one vote. What a note says is its
-    /// body relevance (BM25) when notes are asked for, else milli's ranking of all text (word
-    /// matches, typos, proximity), which is what observations and relations have. A note
-    /// whose title names the topic rises above a long note that mentions every word in
-    /// passing; among long notes whose titles say little, the one that says most about the
-    /// rarer words wins. milli's buckets do not add a third vote: on long notes they tie or
-    /// follow chance, and a second body vote outweighed the title (docs/search-quality.md).
+    /// says. What a note says is its body relevance (BM25) when notes are asked for: the two
+    /// scores add up ([`evidence_sum`]), so a note whose title names the topic rises above a
+    /// long note that mentions every word in passing, and a body that alone holds the rare word
+    /// rises above titles that hold common ones. Otherwise it is milli's ranking of all text
+    /// (word matches, typos, proximity), which is what observations and relations have, fused
+    /// with the names by RRF. milli's buckets do not add a third vote: on long notes they tie
+    /// or follow chance, and a second body vote outweighed the title (docs/search-quality.md).
     fn lexical_ranking(
         &self,
         query: &Query,
@@ -477,7 +499,10 @@ impl App {
             }
             None => scored_ids(everywhere.hits),
         };
-        let fused = rrf(&[&names, &said]);
+        let fused = match said_by {
+            SaidBy::Body => evidence_sum(&[&names, &said]),
+            SaidBy::AllText => rrf(&[&names, &said]),
+        };
         Ok(Lexical {
             total: everywhere.total,
             names,
@@ -559,6 +584,23 @@ mod tests {
         let tie = rrf(&[&ranking(&["x"]), &ranking(&["y"])]);
         assert_eq!(tie[0].0, "x");
         assert!(rrf(&[]).is_empty());
+    }
+
+    #[test]
+    fn evidence_adds_up_so_a_clear_lead_in_one_ranking_holds() {
+        let names = vec![("create".to_string(), 3.0), ("markdown".to_string(), 2.5)];
+        let body = vec![("slides".to_string(), 8.0), ("create".to_string(), 1.0)];
+        let summed = evidence_sum(&[&names, &body]);
+        let order: Vec<(&str, f64)> = summed.iter().map(|(id, s)| (id.as_str(), *s)).collect();
+        assert_eq!(order, [("slides", 8.0), ("create", 4.0), ("markdown", 2.5)]);
+        assert_eq!(
+            rrf(&[&names, &body])[0].0,
+            "create",
+            "ranks alone would lose the lead"
+        );
+        let tie = evidence_sum(&[&ranking(&["x"]), &ranking(&["y"])]);
+        assert_eq!(tie[0].0, "x", "a tie goes to the first seen");
+        assert!(evidence_sum(&[]).is_empty());
     }
 
     #[test]
