@@ -3,6 +3,7 @@
 
 usage: benches/mcp_latency.py [--notes 10000] [--writes 500] [--queries 300]
                               [--model SOURCE] [--attach-seconds N] [--root DIR] [--check]
+                              [--queries-from GOLDEN.json]
 
 Generates the vault with `gitmem bench generate` (cached under $TMPDIR), registers it as
 the default project of a fresh data root, starts `gitmem serve`, waits until the initial index
@@ -18,6 +19,9 @@ before the index is built, so that every note is embedded before the server star
 --attach-seconds prints the server's pid and waits that long before the searches, time to
 attach a profiler (`perf record -e cpu-clock -g -p PID`).
 --root serves an existing data root as it is (its default project the generated vault).
+--queries-from takes the search_notes queries from a retrieval set (`gitmem bench retrieval`'s
+--golden format: a JSON list of {"query": ...}) instead of 1-3 vocabulary words: with --root
+(a root that `bench retrieval --keep-root` left), the latency of real questions on that vault.
 --check exits 1, naming each figure, when one is over the design's budget (set for 10,000
 notes, and applied as they are to any size): write_note p50 5 ms and p99 50 ms, search_notes
 p95 10 ms, build_context p95 15 ms.
@@ -111,6 +115,7 @@ def main():
     ap.add_argument("--root", help="an existing data root to serve as it is (no copy, no reindex)")
     ap.add_argument("--after-writes", type=int, default=60,
                     help="searches made 0.2 s after a write each")
+    ap.add_argument("--queries-from", help="a retrieval set whose questions are the searches")
     ap.add_argument("--check", action="store_true",
                     help="exit 1 when a figure is over the design's budget")
     a = ap.parse_args()
@@ -161,9 +166,16 @@ def main():
     if a.attach_seconds:
         print(f"server pid {client.p.pid}; searching in {a.attach_seconds} s", flush=True)
         time.sleep(a.attach_seconds)
+    questions = None
+    if a.queries_from:
+        with open(a.queries_from) as f:
+            questions = [q["query"] for q in json.load(f)]
     searches = []
     for _ in range(a.queries):
-        q = " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 3)))
+        if questions:
+            q = rng.choice(questions)
+        else:
+            q = " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 3)))
         t, _ = client.call("search_notes", {"query": q})
         searches.append(t)
 
