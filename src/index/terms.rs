@@ -18,7 +18,6 @@
 //! - `note_ids`: `note number (u32 BE)` -> note id, for the notes a ranking keeps;
 //! - meta `bm25 \0 project` -> number of notes (u64 LE), total length (u64 LE).
 
-use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use milli_core::heed::types::{Bytes, Str};
@@ -373,12 +372,16 @@ impl TermTables {
         limit: usize,
     ) -> Result<Vec<(String, f64)>, IndexError> {
         let totals = self.totals(txn, project)?;
-        if totals.notes == 0 {
+        if totals.notes == 0 || limit == 0 {
             return Ok(Vec::new());
         }
-        let notes = totals.notes as f64;
-        let average = (totals.length as f64 / notes).max(1.0);
-        let mut scores: HashMap<u32, f64> = HashMap::new();
+        let bm25 = Bm25::new(totals);
+        // Scores by note number: numbers are dense (see `new_number`) and a common word
+        // scores most of the project, so a slot per number spares hashing every posting.
+        // A note's first term sets its score rather than adding it to 0.0 (the same value),
+        // so that a slot left at -inf marks a note no term reached.
+        let mut scores: Vec<f64> = Vec::new();
+        let mut scored: Vec<u32> = Vec::new();
         let mut asked: Vec<&str> = Vec::new();
         let mut found: Vec<(u32, u16, u32)> = Vec::new();
         for term in query_terms {
@@ -396,23 +399,30 @@ impl TermTables {
             {
                 found.extend(decode_posting(item?.1));
             }
-            let with_term = found.len() as f64;
-            let idf = (1.0 + (notes - with_term + 0.5) / (with_term + 0.5)).ln();
+            // Postings are sorted by number: the last is the highest.
+            if let Some(&(highest, _, _)) = found.last() {
+                if scores.len() <= highest as usize {
+                    scores.resize(highest as usize + 1, f64::NEG_INFINITY);
+                }
+            }
+            let idf = bm25.idf(found.len());
             for &(number, tf, len) in &found {
-                let tf = f64::from(tf);
-                let norm = K1 * (1.0 - B + B * f64::from(len) / average);
-                *scores.entry(number).or_insert(0.0) += idf * tf * (K1 + 1.0) / (tf + norm);
+                let slot = &mut scores[number as usize];
+                let score = bm25.term_score(idf, tf, len);
+                if *slot == f64::NEG_INFINITY {
+                    scored.push(number);
+                    *slot = score;
+                } else {
+                    *slot += score;
+                }
             }
         }
-        let mut scored: Vec<(u32, f64)> = scores.into_iter().collect();
-        scored.sort_unstable_by(|a, b| b.1.total_cmp(&a.1));
-        // Ids are read best first, only until `limit` are kept: a common word scores most of
-        // the project. Equal scores are read together, to be ordered by id.
+        let mut scored: Vec<(u32, f64)> = scored
+            .into_iter()
+            .map(|number| (number, scores[number as usize]))
+            .collect();
         let mut ranked: Vec<(String, f64)> = Vec::new();
-        let mut rest = scored.as_slice();
-        while let Some(&(_, score)) = rest.first().filter(|_| ranked.len() < limit) {
-            let ties = rest.partition_point(|s| s.1.total_cmp(&score).is_ge());
-            let (equal, worse) = rest.split_at(ties);
+        best_first(&mut scored, limit, |equal| {
             let mut named: Vec<&str> = Vec::with_capacity(equal.len());
             for (number, _) in equal {
                 if let Some(id) = self.note_ids.get(txn, &number.to_be_bytes())? {
@@ -423,16 +433,83 @@ impl TermTables {
             }
             named.sort_unstable();
             let wanted = limit - ranked.len();
+            let score = equal[0].1;
             ranked.extend(
                 named
                     .into_iter()
                     .take(wanted)
                     .map(|id| (id.to_string(), score)),
             );
-            rest = worse;
-        }
+            Ok::<bool, IndexError>(ranked.len() < limit)
+        })?;
         Ok(ranked)
     }
+}
+
+/// BM25 over one project's totals.
+struct Bm25 {
+    notes: f64,
+    average: f64,
+}
+
+impl Bm25 {
+    fn new(totals: Totals) -> Self {
+        let notes = totals.notes as f64;
+        Bm25 {
+            notes,
+            average: (totals.length as f64 / notes).max(1.0),
+        }
+    }
+
+    /// How rare a term is, from how many notes have it.
+    fn idf(&self, with_term: usize) -> f64 {
+        let with_term = with_term as f64;
+        (1.0 + (self.notes - with_term + 0.5) / (with_term + 0.5)).ln()
+    }
+
+    fn term_score(&self, idf: f64, tf: u16, len: u32) -> f64 {
+        let tf = f64::from(tf);
+        let norm = K1 * (1.0 - B + B * f64::from(len) / self.average);
+        idf * tf * (K1 + 1.0) / (tf + norm)
+    }
+}
+
+/// Hands `visit` the scored notes best first, one group of equal scores at a time, until it
+/// returns false. Ids are read only for the groups visited, and only those are sorted: a
+/// common word scores most of the project, a page wants a hundred, and `keep` may reject some,
+/// so the best are selected in batches that grow until `visit` has enough. A batch never
+/// splits a group: the notes tied with its last are taken with it.
+fn best_first<E>(
+    scored: &mut [(u32, f64)],
+    limit: usize,
+    mut visit: impl FnMut(&[(u32, f64)]) -> Result<bool, E>,
+) -> Result<(), E> {
+    let better = |a: &(u32, f64), b: &(u32, f64)| b.1.total_cmp(&a.1);
+    let mut rest = scored;
+    let mut batch = limit.max(16);
+    while !rest.is_empty() {
+        let mut take = batch.min(rest.len());
+        if take < rest.len() {
+            rest.select_nth_unstable_by(take - 1, better);
+            let last = rest[take - 1].1;
+            for i in take..rest.len() {
+                if rest[i].1.total_cmp(&last).is_eq() {
+                    rest.swap(i, take);
+                    take += 1;
+                }
+            }
+        }
+        let (head, tail) = std::mem::take(&mut rest).split_at_mut(take);
+        head.sort_unstable_by(better);
+        for equal in head.chunk_by(|a, b| a.1.total_cmp(&b.1).is_eq()) {
+            if !visit(equal)? {
+                return Ok(());
+            }
+        }
+        rest = tail;
+        batch = batch.saturating_mul(4);
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -512,6 +589,106 @@ mod tests {
         assert_eq!(tables.note_terms.len(&txn).unwrap(), 0);
         assert_eq!(tables.note_ids.len(&txn).unwrap(), 0);
         assert!(tables.meta.get(&txn, &totals_key("p")).unwrap().is_none());
+    }
+
+    /// The ranking as it was first written, every scored note hashed and sorted: what
+    /// [`TermTables::rank`] must give, whatever shortcuts it takes.
+    fn exhaustive_rank(
+        tables: &TermTables,
+        txn: &RoTxn,
+        query_terms: &[String],
+        keep: &dyn Fn(&str) -> bool,
+        limit: usize,
+    ) -> Vec<(String, f64)> {
+        let totals = tables.totals(txn, "p").unwrap();
+        if totals.notes == 0 {
+            return Vec::new();
+        }
+        let bm25 = Bm25::new(totals);
+        let mut scores: std::collections::HashMap<u32, f64> = Default::default();
+        let mut asked: Vec<&String> = Vec::new();
+        for term in query_terms.iter() {
+            if asked.contains(&term) {
+                continue;
+            }
+            asked.push(term);
+            let found: Vec<(u32, u16, u32)> = (tables.postings)
+                .get_duplicates(txn, &term_key("p", term))
+                .unwrap()
+                .into_iter()
+                .flatten()
+                .map(|item| decode_posting(item.unwrap().1).unwrap())
+                .collect();
+            let idf = bm25.idf(found.len());
+            for (number, tf, len) in found {
+                *scores.entry(number).or_insert(0.0) += bm25.term_score(idf, tf, len);
+            }
+        }
+        let mut named: Vec<(String, f64)> = scores
+            .into_iter()
+            .map(|(number, score)| {
+                let id = tables.note_ids.get(txn, &number.to_be_bytes()).unwrap();
+                (id.unwrap().to_string(), score)
+            })
+            .filter(|(id, _)| keep(id))
+            .collect();
+        named.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        named.truncate(limit);
+        named
+    }
+
+    #[test]
+    fn the_ranking_equals_an_exhaustive_one_on_generated_notes() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut options = milli_core::heed::EnvOpenOptions::new().read_txn_without_tls();
+        options
+            .map_size(1 << 26)
+            .max_dbs(super::super::graph::TABLE_COUNT);
+        let env = unsafe { options.open(dir.path()) }.unwrap();
+        let tables = super::super::graph::Tables::create(&env).unwrap().terms;
+        let mut txn = env.write_txn().unwrap();
+        // A fixed xorshift: the same notes, queries and rejections on every run.
+        let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = move |below: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % below as u64) as usize
+        };
+        let words = [
+            "tea", "coffee", "milk", "sugar", "lemon", "honey", "water", "juice",
+        ];
+        // Few words and short notes: many notes score alike, so ties cross every cut. Some
+        // notes are rewritten or removed, so numbers have gaps.
+        let mut notes: Vec<(String, Option<NoteTerms>)> = Vec::new();
+        for n in 0..3000 {
+            let length = 1 + next(6);
+            let text: Vec<&str> = (0..length).map(|_| words[next(words.len())]).collect();
+            notes.push((
+                format!("n{:04}", next(2500) + n % 7),
+                Some(NoteTerms::of("p", &text.join(" "))),
+            ));
+            if next(10) == 0 {
+                notes.push((format!("n{:04}", next(2500)), None));
+            }
+        }
+        tables.record(&mut txn, &notes).unwrap();
+        for case in 0..200 {
+            let query: Vec<String> = (0..1 + next(3))
+                .map(|_| terms(words[next(words.len())]).remove(0))
+                .collect();
+            let limit = [1, 5, 10, 100, 400, 5000][next(6)];
+            let rejected = next(4);
+            let keep = |id: &str| {
+                rejected == 0 || id.bytes().map(usize::from).sum::<usize>() % 4 != rejected
+            };
+            let want = exhaustive_rank(&tables, &txn, &query, &keep, limit);
+            let got = tables.rank(&txn, "p", &query, keep, limit).unwrap();
+            assert_eq!(
+                got, want,
+                "case {case}: {query:?}, limit {limit}, rejecting {rejected}"
+            );
+        }
     }
 
     #[test]
