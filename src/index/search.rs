@@ -9,7 +9,6 @@ use milli_core::update::new::indexer;
 use milli_core::update::{IndexerConfig, Settings};
 use milli_core::vector::EmbeddingConfigs;
 use milli_core::{FilterableAttributesRule, Index as Milli, TermsMatchingStrategy};
-use rayon::prelude::*;
 use serde_json::{json, Map, Value};
 
 use super::graph::Tables;
@@ -358,8 +357,7 @@ pub(super) fn flush(
     let mut deletions: Vec<String> = Vec::new();
     let mut indexed: Vec<(String, Option<Indexed>)> = Vec::with_capacity(dirty.len());
     let mut stale: Vec<(String, String)> = Vec::new();
-    // The new texts whose terms to count (`None`: the note is gone), in outbox order.
-    let mut to_count: Vec<(String, Option<(String, String)>)> = Vec::new();
+    let mut terms: Vec<(String, Option<NoteTerms>)> = Vec::new();
     let mut replaced = 0usize;
     let titles: std::cell::RefCell<std::collections::HashMap<String, Option<String>>> =
         Default::default();
@@ -384,7 +382,9 @@ pub(super) fn flush(
                         }
                         _ => None,
                     };
-                    let counted = handed.is_some();
+                    if let Some(body) = &handed {
+                        terms.push((id.clone(), Some(NoteTerms::of(&note.project, body))));
+                    }
                     let text = match handed {
                         Some(body) => Some(body),
                         None if note.kind == NoteKind::File => Some(String::new()),
@@ -413,9 +413,6 @@ pub(super) fn flush(
                         serde_json::to_writer(&mut writer, &doc)?;
                         writer.write_all(b"\n")?;
                         replaced += 1;
-                    }
-                    if counted {
-                        to_count.push((id.clone(), Some((note.project.clone(), body))));
                     }
                     let markdown = note.kind == NoteKind::Markdown;
                     let obs = if markdown { note.observations.len() } else { 0 };
@@ -447,7 +444,7 @@ pub(super) fn flush(
                     }
                     deletions.push(doc_id('n', id, None));
                     indexed.push((id.clone(), None));
-                    to_count.push((id.clone(), None));
+                    terms.push((id.clone(), None));
                     (0, 0)
                 }
             };
@@ -462,15 +459,6 @@ pub(super) fn flush(
     drop(writer);
     drop(gtxn);
     drop(bodies);
-    // On every core: milli's threads have not started yet, and this thread would otherwise
-    // count alone while the other cores wait.
-    let terms: Vec<(String, Option<NoteTerms>)> = to_count
-        .into_par_iter()
-        .map(|(id, text)| {
-            let counted = text.map(|(project, body)| NoteTerms::of(&project, &body));
-            (id, counted)
-        })
-        .collect();
 
     let mmap = unsafe { memmap2::Mmap::map(&payload)? };
     let config = IndexerConfig::default();
