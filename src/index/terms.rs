@@ -259,6 +259,61 @@ impl Stored {
     }
 }
 
+/// The postings and totals one `record` changes, written at its end: postings in key order,
+/// so that a commit of thousands of notes walks the table once instead of jumping between its
+/// pages for every term of every note, and each project's totals once instead of per note.
+#[derive(Default)]
+struct PostingBatch {
+    /// Each change in the order it was asked for: (key, item, whether it is present after).
+    changes: Vec<(String, [u8; POSTING_BYTES], bool)>,
+    totals: HashMap<String, Totals>,
+}
+
+impl PostingBatch {
+    fn change(&mut self, key: String, item: [u8; POSTING_BYTES], present: bool) {
+        self.changes.push((key, item, present));
+    }
+
+    fn totals(
+        &mut self,
+        tables: &TermTables,
+        txn: &RoTxn,
+        project: &str,
+    ) -> Result<&mut Totals, IndexError> {
+        if !self.totals.contains_key(project) {
+            let stored = tables.totals(txn, project)?;
+            self.totals.insert(project.to_string(), stored);
+        }
+        Ok(self.totals.entry(project.to_string()).or_default())
+    }
+
+    /// Writes the batch. A posting changed more than once ends as its last change left it,
+    /// as if each change had been written when it was asked for.
+    fn apply(self, tables: &TermTables, txn: &mut RwTxn) -> Result<(), IndexError> {
+        let mut changes = self.changes;
+        // A stable sort keeps equal postings in the order asked, the last one to be kept.
+        changes.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
+        let mut changes = changes.into_iter().peekable();
+        while let Some((key, item, present)) = changes.next() {
+            if changes
+                .peek()
+                .is_some_and(|(next, next_item, _)| *next == key && *next_item == item)
+            {
+                continue;
+            }
+            if present {
+                tables.postings.put(txn, &key, &item)?;
+            } else {
+                tables.postings.delete_one_duplicate(txn, &key, &item)?;
+            }
+        }
+        for (project, totals) in self.totals {
+            tables.put_totals(txn, &project, totals)?;
+        }
+        Ok(())
+    }
+}
+
 impl TermTables {
     fn totals(&self, txn: &RoTxn, project: &str) -> Result<Totals, IndexError> {
         Ok(match self.meta.get(txn, &totals_key(project))? {
@@ -282,22 +337,26 @@ impl TermTables {
         Ok(())
     }
 
-    /// Forgets the terms of note `id`, wherever it was, and returns its number.
-    fn remove(&self, txn: &mut RwTxn, id: &str) -> Result<Option<u32>, IndexError> {
+    /// Forgets the terms of note `id`, wherever it was, and returns its number. Its postings
+    /// and totals change in `batch`.
+    fn remove(
+        &self,
+        txn: &mut RwTxn,
+        batch: &mut PostingBatch,
+        id: &str,
+    ) -> Result<Option<u32>, IndexError> {
         let Some(stored) = self.note_terms.get(txn, id)?.and_then(Stored::decode) else {
             return Ok(None);
         };
         let project = stored.project.as_str();
         for (term, tf) in &stored.pairs {
             let item = posting(stored.number, *tf, stored.length);
-            self.postings
-                .delete_one_duplicate(txn, &term_key(project, term), &item)?;
+            batch.change(term_key(project, term), item, false);
         }
         self.note_terms.delete(txn, id)?;
-        let mut totals = self.totals(txn, project)?;
+        let totals = batch.totals(self, txn, project)?;
         totals.notes = totals.notes.saturating_sub(1);
         totals.length = totals.length.saturating_sub(u64::from(stored.length));
-        self.put_totals(txn, project, totals)?;
         Ok(Some(stored.number))
     }
 
@@ -308,14 +367,15 @@ impl TermTables {
         txn: &mut RwTxn,
         notes: &[(String, Option<NoteTerms>)],
     ) -> Result<(), IndexError> {
+        let mut batch = PostingBatch::default();
         for (id, terms) in notes {
-            let number = self.remove(txn, id)?;
+            let number = self.remove(txn, &mut batch, id)?;
             match (terms.as_ref().filter(|t| !t.counts.is_empty()), number) {
-                (Some(terms), Some(number)) => self.insert(txn, id, number, terms)?,
+                (Some(terms), Some(number)) => self.insert(txn, &mut batch, id, number, terms)?,
                 (Some(terms), None) => {
                     let number = self.new_number(txn)?;
                     self.note_ids.put(txn, &number.to_be_bytes(), id)?;
-                    self.insert(txn, id, number, terms)?;
+                    self.insert(txn, &mut batch, id, number, terms)?;
                 }
                 (None, Some(number)) => {
                     self.note_ids.delete(txn, &number.to_be_bytes())?;
@@ -323,7 +383,7 @@ impl TermTables {
                 (None, None) => {}
             }
         }
-        Ok(())
+        batch.apply(self, txn)
     }
 
     /// One past the highest number in use: a number given up is taken again only from the
@@ -343,21 +403,25 @@ impl TermTables {
     fn insert(
         &self,
         txn: &mut RwTxn,
+        batch: &mut PostingBatch,
         id: &str,
         number: u32,
         terms: &NoteTerms,
     ) -> Result<(), IndexError> {
         let project = terms.project.as_str();
         for (term, tf) in terms.pairs() {
-            let item = posting(number, tf, terms.length);
-            self.postings.put(txn, &term_key(project, term), &item)?;
+            batch.change(
+                term_key(project, term),
+                posting(number, tf, terms.length),
+                true,
+            );
         }
         self.note_terms
             .put(txn, id, &Stored::encode(number, terms))?;
-        let mut totals = self.totals(txn, project)?;
+        let totals = batch.totals(self, txn, project)?;
         totals.notes += 1;
         totals.length += u64::from(terms.length);
-        self.put_totals(txn, project, totals)
+        Ok(())
     }
 
     /// Notes of `project` ranked by BM25 for `query_terms` (as [`terms`] gives them), best
@@ -689,6 +753,69 @@ mod tests {
                 "case {case}: {query:?}, limit {limit}, rejecting {rejected}"
             );
         }
+    }
+
+    #[test]
+    fn one_record_of_many_notes_leaves_what_one_record_per_note_leaves() {
+        type Dump = Vec<(Vec<u8>, Vec<u8>)>;
+        fn dump(tables: &TermTables, txn: &RoTxn) -> [Dump; 4] {
+            let postings = tables.postings.remap_types::<Bytes, Bytes>();
+            let note_terms = tables.note_terms.remap_types::<Bytes, Bytes>();
+            let note_ids = tables.note_ids.remap_types::<Bytes, Bytes>();
+            let meta = tables.meta.remap_types::<Bytes, Bytes>();
+            [postings, note_terms, note_ids, meta].map(|db| {
+                db.iter(txn)
+                    .unwrap()
+                    .map(|item| {
+                        let (k, v) = item.unwrap();
+                        (k.to_vec(), v.to_vec())
+                    })
+                    .collect()
+            })
+        }
+        let note = |project: &str, text: &str| Some(NoteTerms::of(project, text));
+        let first: Vec<(String, Option<NoteTerms>)> = vec![
+            ("d".into(), note("p", "tea tea coffee")),
+            ("a".into(), note("p", "tea")),
+            ("c".into(), note("q", "tea milk milk")),
+        ];
+        // Rewrites, a removal, a note that loses every term, a new note, a note written twice
+        // in one record and a removed note written again.
+        let second: Vec<(String, Option<NoteTerms>)> = vec![
+            ("a".into(), note("p", "coffee coffee tea")),
+            ("d".into(), None),
+            ("c".into(), note("q", "of the")),
+            ("b".into(), note("p", "milk tea")),
+            ("b".into(), note("p", "milk")),
+            ("e".into(), note("q", "tea")),
+            ("d".into(), note("p", "tea tea coffee")),
+        ];
+        let dir = tempfile::tempdir().unwrap();
+        let mut options = milli_core::heed::EnvOpenOptions::new().read_txn_without_tls();
+        options
+            .map_size(1 << 24)
+            .max_dbs(super::super::graph::TABLE_COUNT);
+        let env = unsafe { options.open(dir.path()) }.unwrap();
+        let tables = super::super::graph::Tables::create(&env).unwrap().terms;
+        let mut txn = env.write_txn().unwrap();
+        let mut one_by_one = Vec::new();
+        for notes in [&first, &second] {
+            for single in notes.iter() {
+                tables
+                    .record(&mut txn, std::slice::from_ref(single))
+                    .unwrap();
+            }
+            one_by_one.push(dump(&tables, &txn));
+        }
+        txn.abort();
+        let mut txn = env.write_txn().unwrap();
+        let mut together = Vec::new();
+        for notes in [&first, &second] {
+            tables.record(&mut txn, notes).unwrap();
+            together.push(dump(&tables, &txn));
+        }
+        assert_eq!(together, one_by_one);
+        assert!(!together[1][0].is_empty(), "postings are left to compare");
     }
 
     #[test]
