@@ -18,6 +18,7 @@
 //! - `note_ids`: `note number (u32 BE)` -> note id, for the notes a ranking keeps;
 //! - meta `bm25 \0 project` -> number of notes (u64 LE), total length (u64 LE).
 
+use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use milli_core::heed::types::{Bytes, Str};

@@ -6,7 +6,7 @@
 //! Search is exact: a dot product with every passage of the project, over a copy of the
 //! project's vectors in memory that is read again after any commit (of this process or
 //! another). Walking LMDB's B-tree for every query cost more than the arithmetic (a sampling
-//! profile at 10,000 notes, docs/performance.md); an approximate index would buy little at
+//! profile at 10,000 notes, docs/performance-embedding.md); an approximate index would buy little at
 //! this size and would cost its build time on every write.
 
 use std::collections::{HashMap, HashSet};
