@@ -18,7 +18,6 @@
 //! - `note_ids`: `note number (u32 BE)` -> note id, for the notes a ranking keeps;
 //! - meta `bm25 \0 project` -> number of notes (u64 LE), total length (u64 LE).
 
-use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use milli_core::heed::types::{Bytes, Str};
@@ -260,61 +259,6 @@ impl Stored {
     }
 }
 
-/// The postings and totals one `record` changes, written at its end: postings in key order,
-/// so that a commit of thousands of notes walks the table once instead of jumping between its
-/// pages for every term of every note, and each project's totals once instead of per note.
-#[derive(Default)]
-struct PostingBatch {
-    /// Each change in the order it was asked for: (key, item, whether it is present after).
-    changes: Vec<(String, [u8; POSTING_BYTES], bool)>,
-    totals: HashMap<String, Totals>,
-}
-
-impl PostingBatch {
-    fn change(&mut self, key: String, item: [u8; POSTING_BYTES], present: bool) {
-        self.changes.push((key, item, present));
-    }
-
-    fn totals(
-        &mut self,
-        tables: &TermTables,
-        txn: &RoTxn,
-        project: &str,
-    ) -> Result<&mut Totals, IndexError> {
-        if !self.totals.contains_key(project) {
-            let stored = tables.totals(txn, project)?;
-            self.totals.insert(project.to_string(), stored);
-        }
-        Ok(self.totals.entry(project.to_string()).or_default())
-    }
-
-    /// Writes the batch. A posting changed more than once ends as its last change left it,
-    /// as if each change had been written when it was asked for.
-    fn apply(self, tables: &TermTables, txn: &mut RwTxn) -> Result<(), IndexError> {
-        let mut changes = self.changes;
-        // A stable sort keeps equal postings in the order asked, the last one to be kept.
-        changes.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
-        let mut changes = changes.into_iter().peekable();
-        while let Some((key, item, present)) = changes.next() {
-            if changes
-                .peek()
-                .is_some_and(|(next, next_item, _)| *next == key && *next_item == item)
-            {
-                continue;
-            }
-            if present {
-                tables.postings.put(txn, &key, &item)?;
-            } else {
-                tables.postings.delete_one_duplicate(txn, &key, &item)?;
-            }
-        }
-        for (project, totals) in self.totals {
-            tables.put_totals(txn, &project, totals)?;
-        }
-        Ok(())
-    }
-}
-
 impl TermTables {
     fn totals(&self, txn: &RoTxn, project: &str) -> Result<Totals, IndexError> {
         Ok(match self.meta.get(txn, &totals_key(project))? {
@@ -338,26 +282,22 @@ impl TermTables {
         Ok(())
     }
 
-    /// Forgets the terms of note `id`, wherever it was, and returns its number. Its postings
-    /// and totals change in `batch`.
-    fn remove(
-        &self,
-        txn: &mut RwTxn,
-        batch: &mut PostingBatch,
-        id: &str,
-    ) -> Result<Option<u32>, IndexError> {
+    /// Forgets the terms of note `id`, wherever it was, and returns its number.
+    fn remove(&self, txn: &mut RwTxn, id: &str) -> Result<Option<u32>, IndexError> {
         let Some(stored) = self.note_terms.get(txn, id)?.and_then(Stored::decode) else {
             return Ok(None);
         };
         let project = stored.project.as_str();
         for (term, tf) in &stored.pairs {
             let item = posting(stored.number, *tf, stored.length);
-            batch.change(term_key(project, term), item, false);
+            self.postings
+                .delete_one_duplicate(txn, &term_key(project, term), &item)?;
         }
         self.note_terms.delete(txn, id)?;
-        let totals = batch.totals(self, txn, project)?;
+        let mut totals = self.totals(txn, project)?;
         totals.notes = totals.notes.saturating_sub(1);
         totals.length = totals.length.saturating_sub(u64::from(stored.length));
+        self.put_totals(txn, project, totals)?;
         Ok(Some(stored.number))
     }
 
@@ -368,15 +308,14 @@ impl TermTables {
         txn: &mut RwTxn,
         notes: &[(String, Option<NoteTerms>)],
     ) -> Result<(), IndexError> {
-        let mut batch = PostingBatch::default();
         for (id, terms) in notes {
-            let number = self.remove(txn, &mut batch, id)?;
+            let number = self.remove(txn, id)?;
             match (terms.as_ref().filter(|t| !t.counts.is_empty()), number) {
-                (Some(terms), Some(number)) => self.insert(txn, &mut batch, id, number, terms)?,
+                (Some(terms), Some(number)) => self.insert(txn, id, number, terms)?,
                 (Some(terms), None) => {
                     let number = self.new_number(txn)?;
                     self.note_ids.put(txn, &number.to_be_bytes(), id)?;
-                    self.insert(txn, &mut batch, id, number, terms)?;
+                    self.insert(txn, id, number, terms)?;
                 }
                 (None, Some(number)) => {
                     self.note_ids.delete(txn, &number.to_be_bytes())?;
@@ -384,7 +323,7 @@ impl TermTables {
                 (None, None) => {}
             }
         }
-        batch.apply(self, txn)
+        Ok(())
     }
 
     /// One past the highest number in use: a number given up is taken again only from the
@@ -404,25 +343,21 @@ impl TermTables {
     fn insert(
         &self,
         txn: &mut RwTxn,
-        batch: &mut PostingBatch,
         id: &str,
         number: u32,
         terms: &NoteTerms,
     ) -> Result<(), IndexError> {
         let project = terms.project.as_str();
         for (term, tf) in terms.pairs() {
-            batch.change(
-                term_key(project, term),
-                posting(number, tf, terms.length),
-                true,
-            );
+            let item = posting(number, tf, terms.length);
+            self.postings.put(txn, &term_key(project, term), &item)?;
         }
         self.note_terms
             .put(txn, id, &Stored::encode(number, terms))?;
-        let totals = batch.totals(self, txn, project)?;
+        let mut totals = self.totals(txn, project)?;
         totals.notes += 1;
         totals.length += u64::from(terms.length);
-        Ok(())
+        self.put_totals(txn, project, totals)
     }
 
     /// Notes of `project` ranked by BM25 for `query_terms` (as [`terms`] gives them), best
