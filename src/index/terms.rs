@@ -492,7 +492,9 @@ fn best_first<E>(
         if take < rest.len() {
             rest.select_nth_unstable_by(take - 1, better);
             let last = rest[take - 1].1;
-            for i in take..rest.len() {
+            // Notes tied with the last one selected join the batch, after it.
+            let selected = take;
+            for i in selected..rest.len() {
                 if rest[i].1.total_cmp(&last).is_eq() {
                     rest.swap(i, take);
                     take += 1;

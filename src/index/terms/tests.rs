@@ -1,5 +1,23 @@
 use super::*;
 
+/// The term tables in an LMDB environment of their own, in a temporary folder.
+fn term_tables(
+    map_size: usize,
+) -> (
+    tempfile::TempDir,
+    milli_core::heed::Env<milli_core::heed::WithoutTls>,
+    TermTables,
+) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut options = milli_core::heed::EnvOpenOptions::new().read_txn_without_tls();
+    options
+        .map_size(map_size)
+        .max_dbs(super::super::graph::TABLE_COUNT);
+    let env = unsafe { options.open(dir.path()) }.unwrap();
+    let tables = super::super::graph::Tables::create(&env).unwrap().terms;
+    (dir, env, tables)
+}
+
 #[test]
 fn terms_are_folded_stemmed_and_without_stopwords() {
     let cases: &[(&str, &[&str])] = &[
@@ -30,13 +48,7 @@ fn a_notes_terms_are_counted_once_each() {
 
 #[test]
 fn rewritten_and_removed_notes_leave_nothing_behind() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut options = milli_core::heed::EnvOpenOptions::new().read_txn_without_tls();
-    options
-        .map_size(1 << 24)
-        .max_dbs(super::super::graph::TABLE_COUNT);
-    let env = unsafe { options.open(dir.path()) }.unwrap();
-    let tables = super::super::graph::Tables::create(&env).unwrap().terms;
+    let (_dir, env, tables) = term_tables(1 << 24);
     let mut txn = env.write_txn().unwrap();
     let note = |text: &str| Some(NoteTerms::of("p", text));
     let record = |txn: &mut RwTxn, notes: &[(&str, Option<NoteTerms>)]| {
@@ -123,13 +135,7 @@ fn exhaustive_rank(
 
 #[test]
 fn the_ranking_equals_an_exhaustive_one_on_generated_notes() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut options = milli_core::heed::EnvOpenOptions::new().read_txn_without_tls();
-    options
-        .map_size(1 << 26)
-        .max_dbs(super::super::graph::TABLE_COUNT);
-    let env = unsafe { options.open(dir.path()) }.unwrap();
-    let tables = super::super::graph::Tables::create(&env).unwrap().terms;
+    let (_dir, env, tables) = term_tables(1 << 26);
     let mut txn = env.write_txn().unwrap();
     // A fixed xorshift: the same notes, queries and rejections on every run.
     let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
@@ -209,13 +215,7 @@ fn one_record_of_many_notes_leaves_what_one_record_per_note_leaves() {
         ("e".into(), note("q", "tea")),
         ("d".into(), note("p", "tea tea coffee")),
     ];
-    let dir = tempfile::tempdir().unwrap();
-    let mut options = milli_core::heed::EnvOpenOptions::new().read_txn_without_tls();
-    options
-        .map_size(1 << 24)
-        .max_dbs(super::super::graph::TABLE_COUNT);
-    let env = unsafe { options.open(dir.path()) }.unwrap();
-    let tables = super::super::graph::Tables::create(&env).unwrap().terms;
+    let (_dir, env, tables) = term_tables(1 << 24);
     let mut txn = env.write_txn().unwrap();
     let mut one_by_one = Vec::new();
     for notes in [&first, &second] {
