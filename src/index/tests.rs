@@ -423,3 +423,21 @@ fn a_search_waits_for_its_own_clients_writes_and_not_for_a_strangers() {
         "its writer finds it"
     );
 }
+
+#[test]
+fn a_bulk_load_of_several_search_commits_is_searchable_whole() {
+    let notes = 2 * writer::SEARCH_BATCH + 1;
+    let (_dir, index) = holding(
+        (0..notes)
+            .map(|i| input(&format!("n{i}.md"), &format!("N{i}"), "plum", &[]))
+            .collect(),
+    );
+    index.wait_searchable().unwrap();
+    assert_eq!(hits(&index, "plum"), notes as u64);
+    assert_eq!(index.writer().lost_bodies(), 0, "no pass took a text twice");
+    let txn = index.read_txn().unwrap();
+    assert!(
+        index.tables.search_dirty.is_empty(&txn).unwrap(),
+        "outbox drained"
+    );
+}

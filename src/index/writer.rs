@@ -22,7 +22,7 @@ use super::{IndexError, OpError, Progress, SharedProgress};
 /// Upper bound of notes re-indexed for search in one milli transaction. Larger batches are
 /// not faster (milli's per-transaction cost is small next to its per-document cost) but need
 /// more memory.
-const SEARCH_BATCH: usize = 2_500;
+pub(super) const SEARCH_BATCH: usize = 2_500;
 /// Operations in one graph transaction: bounds the transaction's dirty pages.
 const MAX_GRAPH_BATCH: usize = 5_000;
 /// Longest time search indexing waits for a busy graph writer.
