@@ -298,6 +298,10 @@ impl<'a> Block<'a> {
     }
 }
 
+/// A term's block as a ranking holds it: the block's range of numbers, the term's place in
+/// the query, the block.
+type Placed<'a> = (u32, usize, Block<'a>);
+
 /// A block's number, the last four bytes of its key.
 fn block_number(key: &[u8]) -> Option<u32> {
     let at = key.len().checked_sub(4)?;
@@ -518,8 +522,7 @@ impl TermTables {
                 asked.push(term);
             }
         }
-        // (range, term's place in `asked`, its block there)
-        let mut blocks: Vec<(u32, usize, Block)> = Vec::new();
+        let mut blocks: Vec<Placed> = Vec::new();
         let mut idfs: Vec<f64> = Vec::with_capacity(asked.len());
         for (place, term) in asked.iter().enumerate() {
             let first = blocks.len();
@@ -537,7 +540,7 @@ impl TermTables {
         blocks.sort_by_key(|&(range, place, _)| (range, place));
         // A bound is summed in the order scores are, and raised by a hair so that rounding
         // can never put it under a score it bounds.
-        let mut ranges: Vec<(f64, &[(u32, usize, Block)])> = blocks
+        let mut ranges: Vec<(f64, &[Placed])> = blocks
             .chunk_by(|a, b| a.0 == b.0)
             .map(|range| {
                 let bound = range.iter().fold(0.0, |sum, (_, place, block)| {
@@ -614,12 +617,7 @@ impl TermTables {
 /// Scores the notes of one range of numbers, from its blocks in the order of the query's
 /// terms. A note's first term sets its score rather than adding it to 0.0 (the same value),
 /// so that a slot left at -inf marks a note no term reached.
-fn score_range(
-    range: &[(u32, usize, Block)],
-    bm25: &Bm25,
-    idfs: &[f64],
-    scored: &mut Vec<(u32, f64)>,
-) {
+fn score_range(range: &[Placed], bm25: &Bm25, idfs: &[f64], scored: &mut Vec<(u32, f64)>) {
     let Some(&(number, _, _)) = range.first() else {
         return;
     };
