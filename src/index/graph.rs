@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 
 use milli_core::heed::types::{Bytes, Str, Unit};
-use milli_core::heed::{Database, DatabaseFlags, Env, RoTxn, RwTxn, WithoutTls};
+use milli_core::heed::{Database, Env, RoTxn, RwTxn, WithoutTls};
 use sha2::Digest;
 
 use super::model::*;
@@ -16,7 +16,7 @@ use crate::note::identifier::lookup_key;
 use crate::note::parse::link_lookup_text;
 use crate::note::{file_stem, permalink::generate_permalink};
 
-pub const SCHEMA_VERSION: &str = "gitmem-graph-9";
+pub const SCHEMA_VERSION: &str = "gitmem-graph-10";
 const SEP: char = '\0';
 
 /// Priorities of lookup keys, lowest first (compat 4.5: permalink, title, path, then names).
@@ -81,7 +81,6 @@ impl Tables {
                     .database_options()
                     .types()
                     .name("postings")
-                    .flags(DatabaseFlags::DUP_SORT | DatabaseFlags::DUP_FIXED)
                     .create(&mut wtxn)?,
                 note_terms: env.create_database(&mut wtxn, Some("note_terms"))?,
                 note_ids: env.create_database(&mut wtxn, Some("note_ids"))?,

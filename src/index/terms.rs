@@ -8,16 +8,19 @@
 //! path; the graph writer records them with the rest of that search commit (the outbox entries
 //! it served), so they follow milli's text, and a crash before that record leaves the entries
 //! in the outbox to be done again. The tables live in the graph environment:
-//! - `postings`: `project \0 term` -> one 10-byte item per note that has the term: the note's
-//!   number (u32 BE), the term's frequency (u16 LE), the note's length (u32 LE). Sorted
-//!   duplicates of fixed size, which LMDB packs without a key or header each: postings keyed
-//!   by the note's 36-byte id took five times the room (73 MB for 10,000 notes, not 14), and
-//!   a process keeps in memory the pages it reads and the pages its transactions change;
+//! - `postings`: `project \0 term \0 block (u32 BE)` -> the term's postings for the notes
+//!   numbered in that block (see [`BLOCK_SHIFT`]), behind the block's bounds (see
+//!   [`encode_block`]): one 10-byte item per note, its number (u32 BE), the term's frequency
+//!   (u16 LE), the note's length (u32 LE). Postings keyed by the note's 36-byte id took five
+//!   times the room (73 MB for 10,000 notes, not 14); one LMDB item per posting cost a cursor
+//!   step each, a hundred thousand for a common word at 100,000 notes;
 //! - `note_terms`: `note id` -> its number (u32 BE), its length (u32 LE), `project \0`, then each
 //!   distinct term as frequency (u16 LE), term, `\0`: what a rewrite must remove;
 //! - `note_ids`: `note number (u32 BE)` -> note id, for the notes a ranking keeps;
 //! - meta `bm25 \0 project` -> number of notes (u64 LE), total length (u64 LE).
 
+use std::collections::hash_map::Entry;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::LazyLock;
 
 use milli_core::heed::types::{Bytes, Str};
@@ -171,7 +174,7 @@ impl NoteTerms {
 
 #[derive(Clone)]
 pub struct TermTables {
-    pub postings: Database<Str, Bytes>,
+    pub postings: Database<Bytes, Bytes>,
     pub note_terms: Database<Str, Bytes>,
     pub note_ids: Database<Bytes, Str>,
     /// The graph's `meta` table, where each project's totals live.
@@ -189,9 +192,27 @@ fn totals_key(project: &str) -> String {
     format!("bm25{SEP}{project}")
 }
 
-fn term_key(project: &str, term: &str) -> String {
-    format!("{project}{SEP}{term}")
+/// Note numbers per block of postings, as a shift: a write rewrites one block per term it
+/// changes, so blocks stay small (at most 128 postings, 1.3 kB), and a common word at
+/// 100,000 notes is still read as under a thousand values.
+const BLOCK_SHIFT: u32 = 7;
+const BLOCK_NOTES: usize = 1 << BLOCK_SHIFT;
+// A block's count of bounds is one byte.
+const _: () = assert!(BLOCK_NOTES <= u8::MAX as usize);
+
+fn term_prefix(project: &str, term: &str) -> Vec<u8> {
+    format!("{project}{SEP}{term}{SEP}").into_bytes()
 }
+
+fn block_key(project: &str, term: &str, number: u32) -> Vec<u8> {
+    let mut key = term_prefix(project, term);
+    key.extend_from_slice(&(number >> BLOCK_SHIFT).to_be_bytes());
+    key
+}
+
+/// Changes to postings, by block key, then by note number: its new (tf, length), or `None`
+/// when it goes. A search commit changes each block once, however many of its notes it holds.
+type BlockEdits = BTreeMap<Vec<u8>, BTreeMap<u32, Option<(u16, u32)>>>;
 
 /// Items of `postings` have this size (LMDB's fixed-size duplicates).
 const POSTING_BYTES: usize = 10;
@@ -209,6 +230,82 @@ fn decode_posting(item: &[u8]) -> Option<(u32, u16, u32)> {
     let tf = u16::from_le_bytes(item.get(4..6)?.try_into().ok()?);
     let length = u32::from_le_bytes(item.get(6..10)?.try_into().ok()?);
     Some((number, tf, length))
+}
+
+/// Bytes of one of a block's bounds: tf (u16 LE), length (u32 LE).
+const BOUND_BYTES: usize = 6;
+
+/// A block of postings (sorted by number) behind its bounds: their count (u8), then each
+/// (tf, length) no other posting of the block beats in both, a higher tf and a shorter note.
+/// BM25 rises with tf and falls with length, so the block's best score is one of theirs,
+/// whatever the project's totals: a ranking knows it without reading the postings.
+fn encode_block(postings: &[(u32, u16, u32)]) -> Vec<u8> {
+    let mut bounds: Vec<(u16, u32)> = postings.iter().map(|&(_, tf, len)| (tf, len)).collect();
+    bounds.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut shortest = u32::MAX;
+    bounds.retain(|&(_, len)| {
+        let kept = len < shortest;
+        shortest = shortest.min(len);
+        kept
+    });
+    let mut bytes =
+        Vec::with_capacity(1 + bounds.len() * BOUND_BYTES + postings.len() * POSTING_BYTES);
+    bytes.push(bounds.len() as u8);
+    for (tf, len) in bounds {
+        bytes.extend_from_slice(&tf.to_le_bytes());
+        bytes.extend_from_slice(&len.to_le_bytes());
+    }
+    for &(number, tf, len) in postings {
+        bytes.extend_from_slice(&posting(number, tf, len));
+    }
+    bytes
+}
+
+struct Block<'a> {
+    bounds: &'a [u8],
+    postings: &'a [u8],
+}
+
+impl<'a> Block<'a> {
+    fn decode(bytes: &'a [u8]) -> Option<Self> {
+        let split = 1 + usize::from(*bytes.first()?) * BOUND_BYTES;
+        Some(Block {
+            bounds: bytes.get(1..split)?,
+            postings: bytes.get(split..)?,
+        })
+    }
+
+    fn len(&self) -> usize {
+        self.postings.len() / POSTING_BYTES
+    }
+
+    fn postings(&self) -> impl Iterator<Item = (u32, u16, u32)> + 'a {
+        self.postings
+            .chunks_exact(POSTING_BYTES)
+            .filter_map(decode_posting)
+    }
+
+    /// The best score a posting of this block reaches for a term of this `idf`.
+    fn bound(&self, bm25: &Bm25, idf: f64) -> f64 {
+        self.bounds
+            .chunks_exact(BOUND_BYTES)
+            .map(|b| {
+                let tf = u16::from_le_bytes([b[0], b[1]]);
+                let len = u32::from_le_bytes([b[2], b[3], b[4], b[5]]);
+                bm25.term_score(idf, tf, len)
+            })
+            .fold(0.0, f64::max)
+    }
+}
+
+/// A term's block as a ranking holds it: the block's range of numbers, the term's place in
+/// the query, the block.
+type Placed<'a> = (u32, usize, Block<'a>);
+
+/// A block's number, the last four bytes of its key.
+fn block_number(key: &[u8]) -> Option<u32> {
+    let at = key.len().checked_sub(4)?;
+    Some(u32::from_be_bytes(key.get(at..)?.try_into().ok()?))
 }
 
 /// What `note_terms` holds for a note.
@@ -283,15 +380,21 @@ impl TermTables {
     }
 
     /// Forgets the terms of note `id`, wherever it was, and returns its number.
-    fn remove(&self, txn: &mut RwTxn, id: &str) -> Result<Option<u32>, IndexError> {
+    fn remove(
+        &self,
+        txn: &mut RwTxn,
+        id: &str,
+        edits: &mut BlockEdits,
+    ) -> Result<Option<u32>, IndexError> {
         let Some(stored) = self.note_terms.get(txn, id)?.and_then(Stored::decode) else {
             return Ok(None);
         };
         let project = stored.project.as_str();
-        for (term, tf) in &stored.pairs {
-            let item = posting(stored.number, *tf, stored.length);
-            self.postings
-                .delete_one_duplicate(txn, &term_key(project, term), &item)?;
+        for (term, _) in &stored.pairs {
+            edits
+                .entry(block_key(project, term, stored.number))
+                .or_default()
+                .insert(stored.number, None);
         }
         self.note_terms.delete(txn, id)?;
         let mut totals = self.totals(txn, project)?;
@@ -308,19 +411,49 @@ impl TermTables {
         txn: &mut RwTxn,
         notes: &[(String, Option<NoteTerms>)],
     ) -> Result<(), IndexError> {
+        let mut edits = BlockEdits::new();
         for (id, terms) in notes {
-            let number = self.remove(txn, id)?;
+            let number = self.remove(txn, id, &mut edits)?;
             match (terms.as_ref().filter(|t| !t.counts.is_empty()), number) {
-                (Some(terms), Some(number)) => self.insert(txn, id, number, terms)?,
+                (Some(terms), Some(number)) => self.insert(txn, id, number, terms, &mut edits)?,
                 (Some(terms), None) => {
                     let number = self.new_number(txn)?;
                     self.note_ids.put(txn, &number.to_be_bytes(), id)?;
-                    self.insert(txn, id, number, terms)?;
+                    self.insert(txn, id, number, terms, &mut edits)?;
                 }
                 (None, Some(number)) => {
                     self.note_ids.delete(txn, &number.to_be_bytes())?;
                 }
                 (None, None) => {}
+            }
+        }
+        self.write_blocks(txn, edits)
+    }
+
+    fn write_blocks(&self, txn: &mut RwTxn, edits: BlockEdits) -> Result<(), IndexError> {
+        for (key, changes) in edits {
+            let mut postings: BTreeMap<u32, (u16, u32)> = match self.postings.get(txn, &key)? {
+                Some(bytes) => Block::decode(bytes)
+                    .iter()
+                    .flat_map(Block::postings)
+                    .map(|(number, tf, len)| (number, (tf, len)))
+                    .collect(),
+                None => BTreeMap::new(),
+            };
+            for (number, change) in changes {
+                match change {
+                    Some(posting) => postings.insert(number, posting),
+                    None => postings.remove(&number),
+                };
+            }
+            if postings.is_empty() {
+                self.postings.delete(txn, &key)?;
+            } else {
+                let postings: Vec<(u32, u16, u32)> = postings
+                    .into_iter()
+                    .map(|(number, (tf, len))| (number, tf, len))
+                    .collect();
+                self.postings.put(txn, &key, &encode_block(&postings))?;
             }
         }
         Ok(())
@@ -346,11 +479,14 @@ impl TermTables {
         id: &str,
         number: u32,
         terms: &NoteTerms,
+        edits: &mut BlockEdits,
     ) -> Result<(), IndexError> {
         let project = terms.project.as_str();
         for (term, tf) in terms.pairs() {
-            let item = posting(number, tf, terms.length);
-            self.postings.put(txn, &term_key(project, term), &item)?;
+            edits
+                .entry(block_key(project, term, number))
+                .or_default()
+                .insert(number, Some((tf, terms.length)));
         }
         self.note_terms
             .put(txn, id, &Stored::encode(number, terms))?;
@@ -363,6 +499,10 @@ impl TermTables {
     /// Notes of `project` ranked by BM25 for `query_terms` (as [`terms`] gives them), best
     /// first, at most `limit`, among those `keep` accepts. Ties go to the smaller note id, so
     /// the order is stable.
+    ///
+    /// Blocks of all terms cover the same numbers, so a range of numbers has a bound: the sum
+    /// of its blocks' bounds. Ranges are scored best bound first, and the ranking stops once
+    /// `limit` kept notes score above every bound left: no note unread could beat or tie them.
     pub fn rank(
         &self,
         txn: &RoTxn,
@@ -376,60 +516,88 @@ impl TermTables {
             return Ok(Vec::new());
         }
         let bm25 = Bm25::new(totals);
-        // Scores by note number: numbers are dense (see `new_number`) and a common word
-        // scores most of the project, so a slot per number spares hashing every posting.
-        // A note's first term sets its score rather than adding it to 0.0 (the same value),
-        // so that a slot left at -inf marks a note no term reached.
-        let mut scores: Vec<f64> = Vec::new();
-        let mut scored: Vec<u32> = Vec::new();
         let mut asked: Vec<&str> = Vec::new();
-        let mut found: Vec<(u32, u16, u32)> = Vec::new();
         for term in query_terms {
-            if asked.contains(&term.as_str()) {
-                continue;
-            }
-            asked.push(term);
-            found.clear();
-            let key = term_key(project, term);
-            for item in self
-                .postings
-                .get_duplicates(txn, &key)?
-                .into_iter()
-                .flatten()
-            {
-                found.extend(decode_posting(item?.1));
-            }
-            // Postings are sorted by number: the last is the highest.
-            if let Some(&(highest, _, _)) = found.last() {
-                if scores.len() <= highest as usize {
-                    scores.resize(highest as usize + 1, f64::NEG_INFINITY);
-                }
-            }
-            let idf = bm25.idf(found.len());
-            for &(number, tf, len) in &found {
-                let slot = &mut scores[number as usize];
-                let score = bm25.term_score(idf, tf, len);
-                if *slot == f64::NEG_INFINITY {
-                    scored.push(number);
-                    *slot = score;
-                } else {
-                    *slot += score;
-                }
+            if !asked.contains(&term.as_str()) {
+                asked.push(term);
             }
         }
-        let mut scored: Vec<(u32, f64)> = scored
-            .into_iter()
-            .map(|number| (number, scores[number as usize]))
+        let mut blocks: Vec<Placed> = Vec::new();
+        let mut idfs: Vec<f64> = Vec::with_capacity(asked.len());
+        for (place, term) in asked.iter().enumerate() {
+            let first = blocks.len();
+            for item in self
+                .postings
+                .prefix_iter(txn, &term_prefix(project, term))?
+            {
+                let (key, value) = item?;
+                if let (Some(range), Some(block)) = (block_number(key), Block::decode(value)) {
+                    blocks.push((range, place, block));
+                }
+            }
+            idfs.push(bm25.idf(blocks[first..].iter().map(|b| b.2.len()).sum()));
+        }
+        blocks.sort_by_key(|&(range, place, _)| (range, place));
+        // A bound is summed in the order scores are, and raised by a hair so that rounding
+        // can never put it under a score it bounds.
+        let mut ranges: Vec<(f64, &[Placed])> = blocks
+            .chunk_by(|a, b| a.0 == b.0)
+            .map(|range| {
+                let bound = range.iter().fold(0.0, |sum, (_, place, block)| {
+                    sum + block.bound(&bm25, idfs[*place])
+                });
+                (bound * (1.0 + 1e-9), range)
+            })
             .collect();
+        ranges.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let mut scored: Vec<(u32, f64)> = Vec::new();
+        let mut names: HashMap<u32, Option<&str>> = HashMap::new();
+        let mut visited = 0;
+        let mut batch = 1;
+        loop {
+            let until = (visited + batch).min(ranges.len());
+            for (_, range) in &ranges[visited..until] {
+                score_range(range, &bm25, &idfs, &mut scored);
+            }
+            visited = until;
+            batch *= 2;
+            let unread = ranges.get(visited).map_or(f64::NEG_INFINITY, |r| r.0);
+            let mut sure: Vec<(u32, f64)> =
+                scored.iter().copied().filter(|s| s.1 > unread).collect();
+            let done = visited == ranges.len();
+            if sure.len() < limit && !done {
+                continue;
+            }
+            let ranked = self.best_kept(txn, &mut sure, &keep, limit, &mut names)?;
+            if ranked.len() == limit || done {
+                return Ok(ranked);
+            }
+        }
+    }
+
+    /// The best `limit` of `scored` that `keep` accepts, ties by note id; `names` remembers
+    /// each note's id, if kept, across the calls of one ranking.
+    fn best_kept<'t>(
+        &self,
+        txn: &'t RoTxn,
+        scored: &mut [(u32, f64)],
+        keep: &impl Fn(&str) -> bool,
+        limit: usize,
+        names: &mut HashMap<u32, Option<&'t str>>,
+    ) -> Result<Vec<(String, f64)>, IndexError> {
         let mut ranked: Vec<(String, f64)> = Vec::new();
-        best_first(&mut scored, limit, |equal| {
+        best_first(scored, limit, |equal| {
             let mut named: Vec<&str> = Vec::with_capacity(equal.len());
             for (number, _) in equal {
-                if let Some(id) = self.note_ids.get(txn, &number.to_be_bytes())? {
-                    if keep(id) {
-                        named.push(id);
-                    }
-                }
+                let name = match names.entry(*number) {
+                    Entry::Occupied(e) => *e.get(),
+                    Entry::Vacant(e) => *e.insert(
+                        self.note_ids
+                            .get(txn, &number.to_be_bytes())?
+                            .filter(|id| keep(id)),
+                    ),
+                };
+                named.extend(name);
             }
             named.sort_unstable();
             let wanted = limit - ranked.len();
@@ -444,6 +612,35 @@ impl TermTables {
         })?;
         Ok(ranked)
     }
+}
+
+/// Scores the notes of one range of numbers, from its blocks in the order of the query's
+/// terms. A note's first term sets its score rather than adding it to 0.0 (the same value),
+/// so that a slot left at -inf marks a note no term reached.
+fn score_range(range: &[Placed], bm25: &Bm25, idfs: &[f64], scored: &mut Vec<(u32, f64)>) {
+    let Some(&(number, _, _)) = range.first() else {
+        return;
+    };
+    let first = number << BLOCK_SHIFT;
+    let mut slots = [f64::NEG_INFINITY; BLOCK_NOTES];
+    for (_, place, block) in range {
+        for (number, tf, len) in block.postings() {
+            let Some(slot) = slots.get_mut(number.wrapping_sub(first) as usize) else {
+                continue;
+            };
+            let score = bm25.term_score(idfs[*place], tf, len);
+            if *slot == f64::NEG_INFINITY {
+                *slot = score;
+            } else {
+                *slot += score;
+            }
+        }
+    }
+    scored.extend(
+        (first..)
+            .zip(slots)
+            .filter(|(_, score)| *score != f64::NEG_INFINITY),
+    );
 }
 
 /// BM25 over one project's totals.
