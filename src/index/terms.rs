@@ -214,7 +214,7 @@ fn block_key(project: &str, term: &str, number: u32) -> Vec<u8> {
 /// when it goes. A search commit changes each block once, however many of its notes it holds.
 type BlockEdits = BTreeMap<Vec<u8>, BTreeMap<u32, Option<(u16, u32)>>>;
 
-/// Items of `postings` have this size (LMDB's fixed-size duplicates).
+/// Bytes of one posting in a block.
 const POSTING_BYTES: usize = 10;
 
 fn posting(number: u32, tf: u16, length: u32) -> [u8; POSTING_BYTES] {
@@ -285,15 +285,20 @@ impl<'a> Block<'a> {
             .filter_map(decode_posting)
     }
 
+    /// The (tf, length) pairs no other posting of the block beats in both.
+    fn bounds(&self) -> impl Iterator<Item = (u16, u32)> + 'a {
+        self.bounds.chunks_exact(BOUND_BYTES).map(|b| {
+            (
+                u16::from_le_bytes([b[0], b[1]]),
+                u32::from_le_bytes([b[2], b[3], b[4], b[5]]),
+            )
+        })
+    }
+
     /// The best score a posting of this block reaches for a term of this `idf`.
     fn bound(&self, bm25: &Bm25, idf: f64) -> f64 {
-        self.bounds
-            .chunks_exact(BOUND_BYTES)
-            .map(|b| {
-                let tf = u16::from_le_bytes([b[0], b[1]]);
-                let len = u32::from_le_bytes([b[2], b[3], b[4], b[5]]);
-                bm25.term_score(idf, tf, len)
-            })
+        self.bounds()
+            .map(|(tf, len)| bm25.term_score(idf, tf, len))
             .fold(0.0, f64::max)
     }
 }

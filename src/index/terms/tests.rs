@@ -205,17 +205,7 @@ fn a_blocks_bounds_are_the_postings_no_other_beats() {
     ];
     let bytes = encode_block(&postings);
     let block = Block::decode(&bytes).unwrap();
-    let bounds: Vec<(u16, u32)> = block
-        .bounds
-        .chunks_exact(BOUND_BYTES)
-        .map(|b| {
-            (
-                u16::from_le_bytes([b[0], b[1]]),
-                u32::from_le_bytes([b[2], b[3], b[4], b[5]]),
-            )
-        })
-        .collect();
-    assert_eq!(bounds, [(3, 12), (1, 4)]);
+    assert_eq!(block.bounds().collect::<Vec<_>>(), [(3, 12), (1, 4)]);
     assert_eq!(block.postings().collect::<Vec<_>>(), postings);
     let bm25 = Bm25::new(Totals {
         notes: 100,
