@@ -92,6 +92,11 @@ pub fn index_and_watch(
                 {
                     tracing::warn!("re-scanning project '{}' failed: {e}", project.name);
                 }
+                // Ready promises that search finds what was indexed; milli commits behind
+                // the graph, and a client that wrote nothing does not wait for it.
+                if let Err(e) = ctx.app.index.wait_searchable() {
+                    tracing::warn!("waiting for the search index failed: {e}");
+                }
                 ctx.app.progress.set(&project.name, ProjectSync::Done);
             }
             match watched {
