@@ -1,5 +1,6 @@
 //! The milli full-text index: one document per note, per observation and per relation.
 
+use std::collections::HashMap;
 use std::io::Write;
 
 use milli_core::heed::RwTxn;
@@ -609,17 +610,27 @@ pub fn documents_by_external_id(
 ) -> Result<Vec<Option<(u32, Document)>>, IndexError> {
     let rtxn = milli.read_txn()?;
     let external = milli.external_documents_ids();
-    let mut out = Vec::with_capacity(ids.len());
-    for id in ids {
-        match external.get(&rtxn, id)? {
-            Some(docid) => {
-                let mut docs = load_documents(milli, &rtxn, &[docid], None)?;
-                out.push(docs.pop());
-            }
-            None => out.push(None),
-        }
-    }
-    Ok(out)
+    let docids: Vec<Option<u32>> = ids
+        .iter()
+        .map(|id| external.get(&rtxn, id))
+        .collect::<Result<_, _>>()?;
+    let found: Vec<u32> = docids.iter().flatten().copied().collect();
+    let mut docs: HashMap<u32, Document> = load_documents(milli, &rtxn, &found, None)?
+        .into_iter()
+        .collect();
+    // An id asked for twice gets its document twice: only its last request takes it.
+    Ok((0..docids.len())
+        .map(|i| {
+            let d = docids[i]?;
+            let again = docids[i + 1..].contains(&Some(d));
+            let doc = if again {
+                docs.get(&d).cloned()
+            } else {
+                docs.remove(&d)
+            };
+            doc.map(|doc| (d, doc))
+        })
+        .collect())
 }
 
 pub fn run(milli: &Milli, query: &Query) -> Result<Hits, IndexError> {

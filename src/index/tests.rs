@@ -441,3 +441,25 @@ fn a_bulk_load_of_several_search_commits_is_searchable_whole() {
         "outbox drained"
     );
 }
+
+#[test]
+fn documents_by_id_come_in_the_order_asked_with_none_for_an_unknown_id() {
+    let (_dir, index) = holding(vec![
+        input("a.md", "Alpha", "first", &[]),
+        input("b.md", "Beta", "second", &[]),
+    ]);
+    index.wait_searchable().unwrap();
+    let a = search::entity_doc_id(&note_at(&index, "a.md").id);
+    let b = search::entity_doc_id(&note_at(&index, "b.md").id);
+    let asked = [b.clone(), "n:unknown".to_string(), a.clone(), b.clone()];
+    let titles: Vec<Option<String>> = index
+        .search_documents_by_id(&asked)
+        .unwrap()
+        .into_iter()
+        .map(|found| found.map(|(_, doc)| doc["title"].as_str().unwrap().to_string()))
+        .collect();
+    assert_eq!(
+        titles,
+        [Some("Beta"), None, Some("Alpha"), Some("Beta")].map(|t| t.map(String::from))
+    );
+}

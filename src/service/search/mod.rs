@@ -4,6 +4,7 @@
 
 mod boost;
 mod diverse;
+mod lexical;
 mod metadata;
 mod query;
 mod ranked;

@@ -9,11 +9,12 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
+use super::lexical::{BodyScope, Lexical};
 use super::query::ParsedQuery;
 use super::rows::str_field;
 use super::{App, Fusion, Result, SearchMode, SearchRequest};
 use crate::config::Project;
-use crate::index::search::{entity_doc_id, Hit, Matching, Query};
+use crate::index::search::{entity_doc_id, Hit, Query};
 use crate::index::vectors::VectorHit;
 
 /// RRF's constant: how much the first ranks count over the next ones (the usual 60).
@@ -26,7 +27,7 @@ const FUSION_DEPTH: usize = 100;
 /// best first; ties in the fusion go to the id seen first. Documents a ranking scores alike
 /// share their rank: a ranking that cannot tell them apart (every session titled with the same
 /// two names) must not order them by chance and outvote the rankings that can.
-fn rrf(rankings: &[&[(String, f64)]]) -> Vec<(String, f64)> {
+pub(super) fn rrf(rankings: &[&[(String, f64)]]) -> Vec<(String, f64)> {
     let counted: Vec<(&[(String, f64)], f64)> = rankings.iter().map(|r| (*r, 1.0)).collect();
     rrf_weighted(&counted)
 }
@@ -63,7 +64,7 @@ fn rrf_weighted(rankings: &[(&[(String, f64)], f64)]) -> Vec<(String, f64)> {
 /// first. A note that one ranking puts far ahead keeps its lead, where RRF would count only its
 /// rank: a note whose body is the only one to say the rare word of the question ("slideshow")
 /// must not fall behind notes whose titles hold the question's common words.
-fn evidence_sum(rankings: &[&[(String, f64)]]) -> Vec<(String, f64)> {
+pub(super) fn evidence_sum(rankings: &[&[(String, f64)]]) -> Vec<(String, f64)> {
     let mut scores: HashMap<&str, (f64, usize)> = HashMap::new();
     for (id, score) in rankings.iter().flat_map(|r| r.iter()) {
         let seen = scores.len();
@@ -133,26 +134,9 @@ fn score_fusion(lexical: &[(String, f64)], vector: &[(String, f64)]) -> Vec<(Str
     fused
 }
 
-fn scored_ids(hits: Vec<Hit>) -> Vec<(String, f64)> {
-    hits.iter()
-        .filter_map(|h| str_field(&h.doc, "id").map(|id| (id.to_string(), h.score)))
-        .collect()
-}
-
-/// The fields that name a note.
-const NAMING_FIELDS: [&str; 4] = ["title", "aliases", "tags", "permalink"];
-
-/// Where the body ranking looks: the project, the query's terms, and the notes the filters
-/// let through.
-struct BodyScope<'a> {
-    project: &'a str,
-    terms: &'a [String],
-    passing: &'a Passing<'a>,
-}
-
 /// The notes the filters let through (all when unfiltered), computed once by whichever
 /// ranking asks first, so that the work runs beside the other ranking's and not before both.
-struct Passing<'a> {
+pub(super) struct Passing<'a> {
     app: &'a App,
     query: &'a Query,
     filtered: bool,
@@ -160,7 +144,7 @@ struct Passing<'a> {
 }
 
 impl Passing<'_> {
-    fn notes(&self) -> Result<Option<Arc<HashSet<String>>>> {
+    pub(super) fn notes(&self) -> Result<Option<Arc<HashSet<String>>>> {
         if !self.filtered {
             return Ok(None);
         }
@@ -251,16 +235,6 @@ pub enum FusedBy {
         fusion: Fusion,
         vector_weight: Option<f64>,
     },
-}
-
-/// The lexical rankings: milli's count of matching documents, the two rankings and their
-/// fusion.
-struct Lexical {
-    total: u64,
-    names: Ranking,
-    said: Ranking,
-    said_by: SaidBy,
-    fused: Ranking,
 }
 
 impl App {
@@ -450,115 +424,6 @@ impl App {
             .hits
             .iter()
             .filter_map(|h| str_field(&h.doc, "note_id").map(String::from))
-            .collect())
-    }
-
-    /// The query ranked by what a note is named (title, aliases, tags, path) and by what it
-    /// says. What a note says is its body relevance (BM25) when notes are asked for: the two
-    /// scores add up ([`evidence_sum`]), so a note whose title names the topic rises above a
-    /// long note that mentions every word in passing, and a body that alone holds the rare word
-    /// rises above titles that hold common ones. Otherwise it is milli's ranking of all text
-    /// (word matches, typos, proximity), which is what observations and relations have, fused
-    /// with the names by RRF. milli's buckets do not add a third vote: on long notes they tie
-    /// or follow chance, and a second body vote outweighed the title (docs/search-quality.md).
-    fn lexical_ranking(
-        &self,
-        query: &Query,
-        body: Option<BodyScope>,
-        window: usize,
-    ) -> Result<Lexical> {
-        let everywhere = self.index.search(&Query {
-            offset: 0,
-            limit: if body.is_some() { 0 } else { window },
-            load_only: Some(&["id"]),
-            ..query.clone()
-        })?;
-        let in_scope = self.index.search(&Query {
-            text: String::new(),
-            offset: 0,
-            limit: 0,
-            newest_first: false,
-            ..query.clone()
-        })?;
-        let names = self.name_ranking(query, in_scope.total as f64, window)?;
-        let said_by = if body.is_some() {
-            SaidBy::Body
-        } else {
-            SaidBy::AllText
-        };
-        let said: Ranking = match body {
-            Some(body) => {
-                let allowed = body.passing.notes()?;
-                let keep = |id: &str| allowed.as_ref().is_none_or(|a| a.contains(id));
-                let txn = self.index.read_txn()?;
-                (self.index.tables().terms)
-                    .rank(&txn, body.project, body.terms, keep, window)?
-                    .into_iter()
-                    .map(|(id, score)| (entity_doc_id(&id), score))
-                    .collect()
-            }
-            None => scored_ids(everywhere.hits),
-        };
-        let fused = match said_by {
-            SaidBy::Body => evidence_sum(&[&names, &said]),
-            SaidBy::AllText => rrf(&[&names, &said]),
-        };
-        Ok(Lexical {
-            total: everywhere.total,
-            names,
-            said,
-            said_by,
-            fused,
-        })
-    }
-
-    /// Documents whose naming fields hold words of the query, ranked by the summed rarity
-    /// (BM25's IDF) of the words they hold: in a title every word counts, and a rare word says
-    /// more than a common one. Among equals, the note with the shorter title is more about the
-    /// query.
-    fn name_ranking(
-        &self,
-        query: &Query,
-        documents: f64,
-        window: usize,
-    ) -> Result<Vec<(String, f64)>> {
-        let mut scored: HashMap<u32, (f64, Hit)> = HashMap::new();
-        let mut seen_words: Vec<String> = Vec::new();
-        for word in query.text.split_whitespace() {
-            let word = word.trim_matches('"');
-            let lower = word.to_lowercase();
-            if lower.is_empty() || seen_words.contains(&lower) {
-                continue;
-            }
-            seen_words.push(lower);
-            let found = self.index.search(&Query {
-                text: word.to_string(),
-                offset: 0,
-                limit: window,
-                matching: Matching::All,
-                fields: Some(NAMING_FIELDS.iter().map(|f| f.to_string()).collect()),
-                load_only: Some(&["id", "title"]),
-                ..query.clone()
-            })?;
-            let with_word = found.total as f64;
-            let idf = (1.0 + (documents - with_word + 0.5) / (with_word + 0.5)).ln();
-            for hit in found.hits {
-                scored.entry(hit.docid).or_insert((0.0, hit)).0 += idf;
-            }
-        }
-        let title_words =
-            |hit: &Hit| str_field(&hit.doc, "title").map_or(0, |t| t.split_whitespace().count());
-        // Among equal sums the shorter title is more about the query. The nudge is far below
-        // any difference of rarity, so it orders equals only, and equal titles stay tied.
-        let mut ranked: Vec<(f64, Hit)> = scored
-            .into_values()
-            .map(|(score, hit)| (score + 1e-6 / (1.0 + title_words(&hit) as f64), hit))
-            .collect();
-        ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.docid.cmp(&b.1.docid)));
-        ranked.truncate(window);
-        Ok(ranked
-            .into_iter()
-            .filter_map(|(grade, hit)| str_field(&hit.doc, "id").map(|id| (id.to_string(), grade)))
             .collect())
     }
 }

@@ -1,0 +1,271 @@
+//! The lexical rankings of a plain query: by what a note is named and by what it says. Their
+//! pieces (one milli search per query word over the naming fields, the body ranking, milli's
+//! count of matches and of documents in scope) do not depend on one another, so they run side
+//! by side, on as many cores as the machine has: a search's latency is then its longest piece
+//! rather than their sum.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock};
+
+use super::ranked::{evidence_sum, rrf, Passing, Ranking, SaidBy};
+use super::rows::str_field;
+use super::{App, Result};
+use crate::index::search::{entity_doc_id, Hit, Hits, Matching, Query};
+
+/// The fields that name a note.
+const NAMING_FIELDS: [&str; 4] = ["title", "aliases", "tags", "permalink"];
+
+/// Where the body ranking looks: the project, the query's terms, and the notes the filters
+/// let through.
+pub(super) struct BodyScope<'a> {
+    pub project: &'a str,
+    pub terms: &'a [String],
+    pub passing: &'a Passing<'a>,
+}
+
+/// The lexical rankings: milli's count of matching documents, the two rankings and their
+/// fusion.
+pub(super) struct Lexical {
+    pub total: u64,
+    pub names: Ranking,
+    pub said: Ranking,
+    pub said_by: SaidBy,
+    pub fused: Ranking,
+}
+
+/// One independent piece of the lexical rankings.
+enum Piece {
+    /// milli's matches of the whole query: the total, and the ranking of all text.
+    Everywhere(Hits),
+    /// How many documents the filters let through: the IDF's count of documents.
+    InScope(u64),
+    /// The documents whose naming fields hold one word of the query.
+    Named(Hits),
+    /// The notes by body relevance (BM25).
+    Said(Ranking),
+}
+
+type Job<'a, T> = Box<dyn FnOnce() -> Result<T> + Send + 'a>;
+
+/// Runs `jobs` on the calling thread and on side threads (as many as there are cores, never
+/// more than jobs), each thread taking the next job nobody took yet; the results come back in
+/// the jobs' order, a job that panicked as an error. Side threads run as the calling thread's
+/// client (read-your-writes).
+fn side_by_side<T: Send>(jobs: Vec<Job<'_, T>>) -> Vec<Result<T>> {
+    static CORES: OnceLock<usize> = OnceLock::new();
+    let cores = *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let threads = cores.min(jobs.len());
+    let results: Vec<Mutex<Option<Result<T>>>> = jobs.iter().map(|_| Mutex::new(None)).collect();
+    let jobs: Vec<Mutex<Option<Job<'_, T>>>> =
+        jobs.into_iter().map(|j| Mutex::new(Some(j))).collect();
+    let next = AtomicUsize::new(0);
+    let work = || loop {
+        let position = next.fetch_add(1, Ordering::Relaxed);
+        let Some(slot) = jobs.get(position) else {
+            break;
+        };
+        let job = slot.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(job) = job {
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job))
+                .unwrap_or_else(|_| {
+                    Err(super::super::InternalError::Panicked("a lexical ranking").into())
+                });
+            *results[position].lock().unwrap_or_else(|e| e.into_inner()) = Some(result);
+        }
+    };
+    let client = crate::index::horizon::current();
+    std::thread::scope(|scope| {
+        let side: Vec<_> = (1..threads)
+            .map(|_| scope.spawn(|| crate::index::horizon::scope(&client, work)))
+            .collect();
+        work();
+        for handle in side {
+            // Jobs catch their own panics; a thread ends only when no job is left.
+            let _ = handle.join();
+        }
+    });
+    results
+        .into_iter()
+        .map(|r| {
+            r.into_inner()
+                .unwrap_or_else(|e| e.into_inner())
+                .expect("every job ran once the threads are joined")
+        })
+        .collect()
+}
+
+/// The words of the query the naming ranking looks for, each once (case aside).
+fn name_words(text: &str) -> Vec<&str> {
+    let mut seen: Vec<String> = Vec::new();
+    let mut words = Vec::new();
+    for word in text.split_whitespace() {
+        let word = word.trim_matches('"');
+        let lower = word.to_lowercase();
+        if lower.is_empty() || seen.contains(&lower) {
+            continue;
+        }
+        seen.push(lower);
+        words.push(word);
+    }
+    words
+}
+
+impl App {
+    /// The query ranked by what a note is named (title, aliases, tags, path) and by what it
+    /// says. What a note says is its body relevance (BM25) when notes are asked for: the two
+    /// scores add up ([`evidence_sum`]), so a note whose title names the topic rises above a
+    /// long note that mentions every word in passing, and a body that alone holds the rare word
+    /// rises above titles that hold common ones. Otherwise it is milli's ranking of all text
+    /// (word matches, typos, proximity), which is what observations and relations have, fused
+    /// with the names by RRF. milli's buckets do not add a third vote: on long notes they tie
+    /// or follow chance, and a second body vote outweighed the title (docs/search-quality.md).
+    pub(super) fn lexical_ranking(
+        &self,
+        query: &Query,
+        body: Option<BodyScope>,
+        window: usize,
+    ) -> Result<Lexical> {
+        let said_by = if body.is_some() {
+            SaidBy::Body
+        } else {
+            SaidBy::AllText
+        };
+        // The costliest piece first, so that the last one a thread starts is a short one.
+        let mut jobs: Vec<Job<'_, Piece>> = Vec::new();
+        if let Some(body) = body {
+            jobs.push(Box::new(move || {
+                let allowed = body.passing.notes()?;
+                let keep = |id: &str| allowed.as_ref().is_none_or(|a| a.contains(id));
+                let txn = self.index.read_txn()?;
+                let ranked = (self.index.tables().terms)
+                    .rank(&txn, body.project, body.terms, keep, window)?
+                    .into_iter()
+                    .map(|(id, score)| (entity_doc_id(&id), score))
+                    .collect();
+                Ok(Piece::Said(ranked))
+            }));
+        }
+        for word in name_words(&query.text) {
+            jobs.push(Box::new(move || {
+                let found = self.index.search(&Query {
+                    text: word.to_string(),
+                    offset: 0,
+                    limit: window,
+                    matching: Matching::All,
+                    fields: Some(NAMING_FIELDS.iter().map(|f| f.to_string()).collect()),
+                    load_only: Some(&["id", "title"]),
+                    ..query.clone()
+                })?;
+                Ok(Piece::Named(found))
+            }));
+        }
+        jobs.push(Box::new(move || {
+            let everywhere = self.index.search(&Query {
+                offset: 0,
+                limit: if said_by == SaidBy::Body { 0 } else { window },
+                load_only: Some(&["id"]),
+                ..query.clone()
+            })?;
+            Ok(Piece::Everywhere(everywhere))
+        }));
+        jobs.push(Box::new(move || {
+            let in_scope = self.index.search(&Query {
+                text: String::new(),
+                offset: 0,
+                limit: 0,
+                newest_first: false,
+                ..query.clone()
+            })?;
+            Ok(Piece::InScope(in_scope.total))
+        }));
+        let mut total = 0;
+        let mut documents = 0;
+        let mut named = Vec::new();
+        let mut said = Vec::new();
+        for piece in side_by_side(jobs) {
+            match piece? {
+                Piece::Everywhere(everywhere) => {
+                    total = everywhere.total;
+                    if said_by == SaidBy::AllText {
+                        said = scored_ids(everywhere.hits);
+                    }
+                }
+                Piece::InScope(count) => documents = count,
+                Piece::Named(found) => named.push(found),
+                Piece::Said(ranking) => said = ranking,
+            }
+        }
+        let names = name_ranking(named, documents as f64, window);
+        let fused = match said_by {
+            SaidBy::Body => evidence_sum(&[&names, &said]),
+            SaidBy::AllText => rrf(&[&names, &said]),
+        };
+        Ok(Lexical {
+            total,
+            names,
+            said,
+            said_by,
+            fused,
+        })
+    }
+}
+
+fn scored_ids(hits: Vec<Hit>) -> Vec<(String, f64)> {
+    hits.iter()
+        .filter_map(|h| str_field(&h.doc, "id").map(|id| (id.to_string(), h.score)))
+        .collect()
+}
+
+/// Documents whose naming fields hold words of the query (`found`: milli's matches of each
+/// word, in the query's order), ranked by the summed rarity (BM25's IDF) of the words they
+/// hold: in a title every word counts, and a rare word says more than a common one. Among
+/// equals, the note with the shorter title is more about the query.
+fn name_ranking(found: Vec<Hits>, documents: f64, window: usize) -> Ranking {
+    let mut scored: HashMap<u32, (f64, Hit)> = HashMap::new();
+    for found in found {
+        let with_word = found.total as f64;
+        let idf = (1.0 + (documents - with_word + 0.5) / (with_word + 0.5)).ln();
+        for hit in found.hits {
+            scored.entry(hit.docid).or_insert((0.0, hit)).0 += idf;
+        }
+    }
+    let title_words =
+        |hit: &Hit| str_field(&hit.doc, "title").map_or(0, |t| t.split_whitespace().count());
+    // Among equal sums the shorter title is more about the query. The nudge is far below
+    // any difference of rarity, so it orders equals only, and equal titles stay tied.
+    let mut ranked: Vec<(f64, Hit)> = scored
+        .into_values()
+        .map(|(score, hit)| (score + 1e-6 / (1.0 + title_words(&hit) as f64), hit))
+        .collect();
+    ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.docid.cmp(&b.1.docid)));
+    ranked.truncate(window);
+    ranked
+        .into_iter()
+        .filter_map(|(grade, hit)| str_field(&hit.doc, "id").map(|id| (id.to_string(), grade)))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jobs_answer_in_the_order_given_and_a_panic_is_an_error() {
+        let jobs: Vec<Job<'_, usize>> = (0..7)
+            .map(|i| -> Job<'_, usize> {
+                Box::new(move || {
+                    if i == 3 {
+                        panic!("job 3 fails");
+                    }
+                    Ok(i * 10)
+                })
+            })
+            .collect();
+        let results = side_by_side(jobs);
+        let failed = results[3].as_ref().map(|_| ()).unwrap_err().to_string();
+        assert!(failed.contains("lexical ranking"), "{failed}");
+        let answered: Vec<usize> = results.into_iter().filter_map(|r| r.ok()).collect();
+        assert_eq!(answered, [0, 10, 20, 40, 50, 60]);
+    }
+}
