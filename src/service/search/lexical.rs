@@ -76,8 +76,13 @@ fn side_by_side<T: Send>(jobs: Vec<Job<'_, T>>) -> Vec<Result<T>> {
     };
     let client = crate::index::horizon::current();
     std::thread::scope(|scope| {
+        // A thread the system refuses leaves its jobs to the others, the calling one at least.
         let side: Vec<_> = (1..threads)
-            .map(|_| scope.spawn(|| crate::index::horizon::scope(&client, work)))
+            .filter_map(|_| {
+                std::thread::Builder::new()
+                    .spawn_scoped(scope, || crate::index::horizon::scope(&client, work))
+                    .ok()
+            })
             .collect();
         work();
         for handle in side {
