@@ -441,3 +441,25 @@ fn a_bulk_load_of_several_search_commits_is_searchable_whole() {
         "outbox drained"
     );
 }
+
+#[test]
+fn released_map_pages_read_back_the_same_notes_and_hits() {
+    let (_dir, index) = holding(vec![
+        input("a.md", "A", "kiwi", &[]),
+        input("b.md", "B", "mango", &["A"]),
+    ]);
+    assert_eq!(hits(&index, "kiwi"), 1);
+    let before = note_at(&index, "b.md");
+    for dir in [index.milli.path(), index.env.path()] {
+        let map = dir.join("data.mdb").canonicalize().unwrap();
+        assert!(
+            !resident::mapped_ranges(&map).is_empty(),
+            "{} is found among the process's maps",
+            map.display()
+        );
+        resident::release_map(dir);
+    }
+    assert_eq!(note_at(&index, "b.md"), before);
+    assert_eq!(hits(&index, "kiwi"), 1);
+    assert_eq!(hits(&index, "mango"), 1);
+}
