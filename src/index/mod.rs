@@ -13,6 +13,7 @@ pub mod graph;
 pub mod horizon;
 pub mod model;
 mod owner;
+mod resident;
 pub mod search;
 pub mod terms;
 pub mod uses;

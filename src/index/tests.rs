@@ -463,3 +463,25 @@ fn documents_by_id_come_in_the_order_asked_with_none_for_an_unknown_id() {
         [Some("Beta"), None, Some("Alpha"), Some("Beta")].map(|t| t.map(String::from))
     );
 }
+
+#[test]
+fn released_map_pages_read_back_the_same_notes_and_hits() {
+    let (_dir, index) = holding(vec![
+        input("a.md", "A", "kiwi", &[]),
+        input("b.md", "B", "mango", &["A"]),
+    ]);
+    assert_eq!(hits(&index, "kiwi"), 1);
+    let before = note_at(&index, "b.md");
+    for dir in [index.milli.path(), index.env.path()] {
+        let map = dir.join("data.mdb").canonicalize().unwrap();
+        assert!(
+            !resident::mapped_ranges(&map).is_empty(),
+            "{} is found among the process's maps",
+            map.display()
+        );
+        resident::release_map(dir);
+    }
+    assert_eq!(note_at(&index, "b.md"), before);
+    assert_eq!(hits(&index, "kiwi"), 1);
+    assert_eq!(hits(&index, "mango"), 1);
+}

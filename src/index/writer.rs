@@ -25,6 +25,9 @@ use super::{IndexError, OpError, Progress, SharedProgress};
 pub(super) const SEARCH_BATCH: usize = 2_500;
 /// Operations in one graph transaction: bounds the transaction's dirty pages.
 const MAX_GRAPH_BATCH: usize = 5_000;
+/// A graph commit of at least this many operations is a bulk load's: its map pages are handed
+/// back (`resident`) while it runs and after, instead of staying in the resident set.
+const BULK_COMMIT: usize = 1_000;
 /// Longest time search indexing waits for a busy graph writer.
 const MAX_SEARCH_DEFERRAL: std::time::Duration = std::time::Duration::from_secs(10);
 
@@ -203,7 +206,13 @@ fn run_graph(shared: &Shared, rx: Receiver<Message>, kick: &Sender<Option<()>>) 
             let started = std::time::Instant::now();
             let stamp = commits;
             commits += 1;
-            let outcome = apply_batch(shared, &mut batch, stamp);
+            let outcome = if batch_ops >= BULK_COMMIT {
+                super::resident::releasing_while(&[shared.env.path()], || {
+                    apply_batch(shared, &mut batch, stamp)
+                })
+            } else {
+                apply_batch(shared, &mut batch, stamp)
+            };
             tracing::debug!(
                 ops = batch_ops,
                 elapsed_ms = started.elapsed().as_millis() as u64,
@@ -228,6 +237,9 @@ fn run_graph(shared: &Shared, rx: Receiver<Message>, kick: &Sender<Option<()>>) 
                 }
             }
             let _ = kick.send(Some(()));
+            if batch_ops >= BULK_COMMIT {
+                super::resident::release_map(shared.env.path());
+            }
         }
         if stop {
             return;
@@ -356,7 +368,8 @@ fn run_search(shared: &Shared, kicked: &Receiver<Option<()>>, writer: &WriteHand
         let target = shared.progress.graph_seq();
         let started = std::time::Instant::now();
         release_free_memory();
-        loop {
+        let maps = [shared.milli.path(), shared.env.path()];
+        super::resident::releasing_while(&maps, || loop {
             match super::search::flush(
                 &shared.env,
                 &shared.tables,
@@ -385,7 +398,7 @@ fn run_search(shared: &Shared, kicked: &Receiver<Option<()>>, writer: &WriteHand
                     break;
                 }
             }
-        }
+        });
         tracing::debug!(
             elapsed_ms = started.elapsed().as_millis() as u64,
             "search caught up"

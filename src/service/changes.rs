@@ -38,7 +38,17 @@ pub struct Planned {
     pub warnings: Vec<FileWarning>,
 }
 
-pub fn plan(target: &Target, changes: &[Change], scan: &Scan) -> Planned {
+/// A scan's changes sorted out, before any file is parsed: what `plan` does in one go, and what
+/// a bulk load parses batch by batch (`parse`) so that it never holds the whole vault parsed.
+pub struct Sorted<'c> {
+    /// Stat refreshes, deletes and moves: they need the whole diff, and go before any upsert.
+    pub ops: Vec<WriteOp>,
+    /// The new and modified files, in the order of the changes.
+    pub to_parse: Vec<&'c str>,
+    pub counts: ChangeCounts,
+}
+
+pub fn sort<'c>(target: &Target, changes: &'c [Change], scan: &Scan) -> Sorted<'c> {
     let place = target.place;
     let mut counts = ChangeCounts::default();
     let mut ops = Vec::new();
@@ -79,7 +89,16 @@ pub fn plan(target: &Target, changes: &[Change], scan: &Scan) -> Planned {
             }
         }
     }
-    let inputs: Vec<NoteInput> = to_parse
+    Sorted {
+        ops,
+        to_parse,
+        counts,
+    }
+}
+
+/// Parses scanned files (in parallel) into upserts, with what parsing found wrong.
+pub fn parse(target: &Target, scan: &Scan, paths: &[&str]) -> (Vec<WriteOp>, Vec<FileWarning>) {
+    let inputs: Vec<NoteInput> = paths
         .par_iter()
         .map(|path| {
             let observed = &scan.files[*path];
@@ -87,7 +106,7 @@ pub fn plan(target: &Target, changes: &[Change], scan: &Scan) -> Planned {
             let mut input = ingest::note_input(
                 target.project,
                 target.include_project_prefix,
-                &place(path),
+                &(target.place)(path),
                 observed,
                 bytes,
             );
@@ -104,9 +123,23 @@ pub fn plan(target: &Target, changes: &[Change], scan: &Scan) -> Planned {
             })
         })
         .collect();
+    let ops = inputs
+        .into_iter()
+        .map(|i| WriteOp::Upsert(Box::new(i)))
+        .collect();
+    (ops, warnings)
+}
+
+pub fn plan(target: &Target, changes: &[Change], scan: &Scan) -> Planned {
+    let Sorted {
+        mut ops,
+        to_parse,
+        counts,
+    } = sort(target, changes, scan);
+    let (upserts, warnings) = parse(target, scan, &to_parse);
     let mut upserted: Vec<Option<String>> = vec![None; ops.len()];
     upserted.extend(to_parse.iter().map(|p| Some(p.to_string())));
-    ops.extend(inputs.into_iter().map(|i| WriteOp::Upsert(Box::new(i))));
+    ops.extend(upserts);
     Planned {
         ops,
         upserted,

@@ -1,6 +1,6 @@
 //! Bringing the index up to date with a project directory.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::time::Instant;
 
 use serde::Serialize;
@@ -8,12 +8,14 @@ use serde::Serialize;
 use super::changes::{self, Target};
 use super::{App, Result};
 use crate::config::Project;
-use crate::index::{FileWarning, NoteRecord, ProjectState, WriteOp};
+use crate::index::{FileWarning, NoteRecord, PendingWrite, ProjectState, WriteHandle, WriteOp};
 use crate::vault::scan::{self, Change, FileStat, IgnoreRules, Known};
 use crate::vault::watch::Touched;
 
 /// Ops sent to the writer per message: small enough to report progress, large enough to batch.
 const CHUNK: usize = 1000;
+/// Files parsed at a time: one batch is applied while the next is parsed.
+const PARSE_BATCH: usize = 5000;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SyncMode {
@@ -42,6 +44,56 @@ pub enum SyncEvent {
     Scanned { files: usize, changes: usize },
     Indexed { done: usize, total: usize },
     Searchable,
+}
+
+/// A sync's writes queued to the index writer and not answered yet, oldest first.
+struct InFlight<'a> {
+    writer: &'a WriteHandle,
+    pending: VecDeque<(usize, PendingWrite)>,
+    /// Ops of `pending`.
+    unanswered: usize,
+    done: usize,
+    total: usize,
+    /// Ops the writer refused, as warnings.
+    errors: Vec<FileWarning>,
+    on_event: &'a (dyn Fn(SyncEvent) + Sync),
+}
+
+impl InFlight<'_> {
+    fn queue(&mut self, ops: Vec<WriteOp>) -> Result<()> {
+        let mut ops = ops.into_iter().peekable();
+        while ops.peek().is_some() {
+            let chunk: Vec<WriteOp> = ops.by_ref().take(CHUNK).collect();
+            let len = chunk.len();
+            self.pending.push_back((len, self.writer.queue(chunk)?));
+            self.unanswered += len;
+        }
+        Ok(())
+    }
+
+    /// Waits for the oldest writes until at most `ahead` ops are unanswered.
+    fn settle(&mut self, ahead: usize) -> Result<()> {
+        while self.unanswered > ahead {
+            let Some((len, write)) = self.pending.pop_front() else {
+                break;
+            };
+            for result in write.wait()? {
+                if let Err(e) = result {
+                    self.errors.push(FileWarning {
+                        path: String::new(),
+                        message: e.to_string(),
+                    });
+                }
+            }
+            self.unanswered -= len;
+            self.done += len;
+            (self.on_event)(SyncEvent::Indexed {
+                done: self.done,
+                total: self.total,
+            });
+        }
+        Ok(())
+    }
 }
 
 /// What the index knows of a project's files.
@@ -179,24 +231,11 @@ impl App {
             place: &|path| path.to_string(),
             annotate: &|_, _, _| {},
         };
-        let planned = changes::plan(&target, &changes, &scan);
-        report.created = planned.counts.created;
-        report.modified = planned.counts.modified;
-        report.deleted = planned.counts.deleted;
-        report.moved = planned.counts.moved;
-        // The parsed bytes are no longer needed: free them before the index work.
-        for path in planned.upserted.iter().flatten() {
-            if let Some(observed) = scan.files.get_mut(path) {
-                observed.bytes = None;
-            }
-        }
-        let mut ops: Vec<WriteOp> = Vec::new();
-        if mode == SyncMode::Rebuild {
-            ops.push(WriteOp::DeleteProject {
-                project: project.name.clone(),
-            });
-        }
-        ops.extend(planned.ops);
+        let sorted = changes::sort(&target, &changes, &scan);
+        report.created = sorted.counts.created;
+        report.modified = sorted.counts.modified;
+        report.deleted = sorted.counts.deleted;
+        report.moved = sorted.counts.moved;
         // Scan problems are kept with the project state; parse problems with each note.
         let scan_warnings: Vec<FileWarning> = scan
             .warnings
@@ -207,30 +246,39 @@ impl App {
             })
             .collect();
         let mut warnings = scan_warnings.clone();
-        warnings.extend(planned.warnings);
-
-        tracing::debug!(elapsed_ms = started.elapsed().as_millis() as u64, "parsed");
-        let total = ops.len();
-        let mut pending = Vec::new();
-        let mut remaining = ops;
-        while !remaining.is_empty() {
-            let rest = remaining.split_off(remaining.len().min(CHUNK));
-            let chunk = std::mem::replace(&mut remaining, rest);
-            pending.push((chunk.len(), self.index.writer().queue(chunk)?));
+        let mut first: Vec<WriteOp> = Vec::new();
+        if mode == SyncMode::Rebuild {
+            first.push(WriteOp::DeleteProject {
+                project: project.name.clone(),
+            });
         }
-        let mut done = 0;
-        for (len, write) in pending {
-            for result in write.wait()? {
-                if let Err(e) = result {
-                    warnings.push(FileWarning {
-                        path: String::new(),
-                        message: e.to_string(),
-                    });
+        first.extend(sorted.ops);
+        let mut writes = InFlight {
+            writer: self.index.writer(),
+            pending: VecDeque::new(),
+            unanswered: 0,
+            done: 0,
+            total: first.len() + sorted.to_parse.len(),
+            errors: Vec::new(),
+            on_event,
+        };
+        writes.queue(first)?;
+        // Parsed a batch at a time while the writer applies the one before: the whole vault
+        // parsed at once was most of a bulk load's memory, and kept the writer idle meanwhile.
+        for batch in sorted.to_parse.chunks(PARSE_BATCH) {
+            writes.settle(PARSE_BATCH)?;
+            let (upserts, parse_warnings) = changes::parse(&target, &scan, batch);
+            warnings.extend(parse_warnings);
+            for path in batch {
+                if let Some(observed) = scan.files.get_mut(*path) {
+                    observed.bytes = None;
                 }
             }
-            done += len;
-            on_event(SyncEvent::Indexed { done, total });
+            writes.queue(upserts)?;
         }
+        tracing::debug!(elapsed_ms = started.elapsed().as_millis() as u64, "parsed");
+        writes.settle(0)?;
+        warnings.append(&mut writes.errors);
         report.runtime_ms = started.elapsed().as_millis() as u64;
         report.warnings = warnings;
         if paths.is_some() {

@@ -353,3 +353,37 @@ fn without_a_default_project_recent_activity_looks_everywhere() {
         needs_project.text()
     );
 }
+
+#[test]
+fn a_reindex_of_more_files_than_one_parse_batch_links_early_and_late_notes_both_ways() {
+    // More files than a sync parses at a time (5,000): the first file and the last are parsed,
+    // and written, in different batches.
+    let h = Harness::new();
+    let dir = h.main_dir().join("chain");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("Aardvark.md"),
+        "# Aardvark\n\n- leads_to [[Zebra]]\n",
+    )
+    .unwrap();
+    for i in 0..5_100 {
+        let text = format!("# Filler {i}\n\nwombat\n");
+        std::fs::write(dir.join(format!("Filler {i:05}.md")), text).unwrap();
+    }
+    std::fs::write(dir.join("Zebra.md"), "# Zebra\n\n- leads_to [[Aardvark]]\n").unwrap();
+    let project = h.app().project(None).unwrap();
+    let report = h.app().rebuild_project(&project, &|_| {}).unwrap();
+    assert_eq!(report.created, 5_102);
+    for (from, to) in [("aardvark", "Zebra"), ("zebra", "Aardvark")] {
+        let url = format!("memory://chain/{from}");
+        let ctx = h.call("build_context", json!({ "url": url })).ok().json();
+        let related: Vec<&str> = ctx["results"][0]["related_results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["type"] == "entity")
+            .map(|r| r["title"].as_str().unwrap())
+            .collect();
+        assert_eq!(related, [to], "{from} links to {to}");
+    }
+}
