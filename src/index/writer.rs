@@ -25,8 +25,9 @@ use super::{IndexError, OpError, Progress, SharedProgress};
 pub(super) const SEARCH_BATCH: usize = 2_500;
 /// Operations in one graph transaction: bounds the transaction's dirty pages.
 const MAX_GRAPH_BATCH: usize = 5_000;
-/// A graph commit of at least this many operations is a bulk load's: its map pages are handed
-/// back (`resident`) while it runs and after, instead of staying in the resident set.
+/// A graph commit of at least this many operations, or a search pass that starts with as many
+/// notes in the outbox, is a bulk load's: its map pages are handed back (`resident`) while it
+/// runs (and after a graph commit), instead of staying in the resident set.
 const BULK_COMMIT: usize = 1_000;
 /// Longest time search indexing waits for a busy graph writer.
 const MAX_SEARCH_DEFERRAL: std::time::Duration = std::time::Duration::from_secs(10);
@@ -348,6 +349,14 @@ fn apply_together(
     Ok(all)
 }
 
+/// Notes waiting in the search outbox (0 when it cannot be read: the pass itself reports that).
+fn outbox_len(shared: &Shared) -> u64 {
+    let Ok(txn) = shared.env.read_txn() else {
+        return 0;
+    };
+    shared.tables.search_dirty.len(&txn).unwrap_or(0)
+}
+
 fn run_search(shared: &Shared, kicked: &Receiver<Option<()>>, writer: &WriteHandle) {
     loop {
         match kicked.recv() {
@@ -368,8 +377,7 @@ fn run_search(shared: &Shared, kicked: &Receiver<Option<()>>, writer: &WriteHand
         let target = shared.progress.graph_seq();
         let started = std::time::Instant::now();
         release_free_memory();
-        let maps = [shared.milli.path(), shared.env.path()];
-        super::resident::releasing_while(&maps, || loop {
+        let pass = || loop {
             match super::search::flush(
                 &shared.env,
                 &shared.tables,
@@ -398,7 +406,15 @@ fn run_search(shared: &Shared, kicked: &Receiver<Option<()>>, writer: &WriteHand
                     break;
                 }
             }
-        });
+        };
+        // Only a bulk load's pass hands the maps' pages back: a pass of a few notes would start
+        // a thread for nothing, and pages dropped under a server slow the searches after it.
+        if outbox_len(shared) >= BULK_COMMIT as u64 {
+            let maps = [shared.milli.path(), shared.env.path()];
+            super::resident::releasing_while(&maps, pass);
+        } else {
+            pass();
+        }
         tracing::debug!(
             elapsed_ms = started.elapsed().as_millis() as u64,
             "search caught up"
