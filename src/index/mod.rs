@@ -122,9 +122,8 @@ impl Index {
         std::fs::create_dir_all(&graph_dir).map_err(IndexError::from)?;
         std::fs::create_dir_all(&search_dir).map_err(IndexError::from)?;
 
-        let mut options = EnvOpenOptions::new().read_txn_without_tls();
-        options.map_size(GRAPH_MAP_SIZE).max_dbs(graph::TABLE_COUNT);
-        no_read_ahead(&mut options);
+        let mut options = no_read_ahead(env_options(GRAPH_MAP_SIZE));
+        options.max_dbs(graph::TABLE_COUNT);
         let env = unsafe { options.open(&graph_dir) }.map_err(IndexError::from)?;
         let tables = Tables::create(&env)?;
         {
@@ -158,11 +157,12 @@ impl Index {
             wtxn.commit().map_err(IndexError::from)?;
         }
 
-        let mut options = EnvOpenOptions::new().read_txn_without_tls();
-        options.map_size(SEARCH_MAP_SIZE);
-        no_read_ahead(&mut options);
-        let milli = milli_core::Index::new(options, &search_dir, true)
-            .map_err(|e| OpenFailure::Error(e.into()))?;
+        let milli = milli_core::Index::new(
+            no_read_ahead(env_options(SEARCH_MAP_SIZE)),
+            &search_dir,
+            true,
+        )
+        .map_err(|e| OpenFailure::Error(e.into()))?;
         {
             let rtxn = milli.read_txn().map_err(IndexError::from)?;
             let configured = milli
@@ -440,11 +440,27 @@ impl Index {
 
 /// Random B-tree reads gain nothing from the kernel's read-ahead, which would only fill the
 /// process's resident set with neighbouring pages.
-fn no_read_ahead(options: &mut EnvOpenOptions<WithoutTls>) {
+/// Read transactions one environment serves at once. LMDB's default (126) is below what a
+/// server meets: up to 512 tool calls run at once (tokio's blocking threads), and a search
+/// holds a read transaction on a second thread too. Past the limit a read fails
+/// (`MDB_READERS_FULL`); each slot costs 64 bytes of the lock file.
+pub(crate) const MAX_READERS: u32 = 4_096;
+
+/// How every LMDB environment of the index is opened: its map size and [`MAX_READERS`].
+pub(crate) fn env_options(map_size: usize) -> EnvOpenOptions<WithoutTls> {
+    let mut options = EnvOpenOptions::new().read_txn_without_tls();
+    options.map_size(map_size).max_readers(MAX_READERS);
+    options
+}
+
+/// For the graph and milli maps, read one page at a time: their reads are random, and
+/// read-ahead would pull a page's neighbours into memory for nothing.
+fn no_read_ahead(mut options: EnvOpenOptions<WithoutTls>) -> EnvOpenOptions<WithoutTls> {
     // SAFETY: NO_READ_AHEAD only changes how the map is advised; it has no safety conditions.
     unsafe {
         options.flags(heed::EnvFlags::NO_READ_AHEAD);
     }
+    options
 }
 
 /// Why an existing index could not be opened as it is.

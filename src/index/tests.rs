@@ -97,8 +97,8 @@ fn mark_dirty(index: &Index, id: &str, token: &str) {
 /// index's search indexer takes a gone writer's entries, and a pass kicked by its own last
 /// commit may still be on its way.
 fn mark_dirty_closed(dir: &Path, id: &str, token: &str) {
-    let mut options = EnvOpenOptions::new().read_txn_without_tls();
-    options.map_size(GRAPH_MAP_SIZE).max_dbs(graph::TABLE_COUNT);
+    let mut options = env_options(GRAPH_MAP_SIZE);
+    options.max_dbs(graph::TABLE_COUNT);
     let env = unsafe { options.open(dir.join("graph")) }.unwrap();
     let tables = Tables::create(&env).unwrap();
     let mut wtxn = env.write_txn().unwrap();
@@ -422,6 +422,26 @@ fn a_search_waits_for_its_own_clients_writes_and_not_for_a_strangers() {
         1,
         "its writer finds it"
     );
+}
+
+#[test]
+fn hundreds_of_concurrent_readers_each_get_their_transactions_and_a_search_still_runs() {
+    let (_dir, index) = holding(vec![input("kiwi.md", "Kiwi", "a kiwi grows", &[])]);
+    // What 512 concurrent tool calls may hold, past LMDB's default of 126 readers.
+    let readers = 600;
+    let graph: Vec<_> = (0..readers).map(|_| index.read_txn().unwrap()).collect();
+    let milli: Vec<_> = (0..readers)
+        .map(|_| index.milli.read_txn().unwrap())
+        .collect();
+    assert_eq!(hits(&index, "kiwi"), 1);
+    drop((graph, milli));
+}
+
+#[test]
+fn milli_builds_no_facet_search_tables() {
+    let (_dir, index) = fresh();
+    let rtxn = index.milli.read_txn().unwrap();
+    assert!(!index.milli.facet_search(&rtxn).unwrap());
 }
 
 #[test]

@@ -14,7 +14,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, RwLock};
 
 use milli_core::heed::types::{Bytes, Str};
-use milli_core::heed::{self, Database, Env, EnvOpenOptions, WithoutTls};
+use milli_core::heed::{self, Database, Env, WithoutTls};
 use serde::{Deserialize, Serialize};
 
 use super::IndexError;
@@ -180,8 +180,8 @@ fn note_key(project: &str, note_id: &str) -> String {
 impl VectorStore {
     pub fn open(dir: &Path) -> Result<Self, IndexError> {
         std::fs::create_dir_all(dir)?;
-        let mut options = EnvOpenOptions::new().read_txn_without_tls();
-        options.map_size(MAP_SIZE).max_dbs(3);
+        let mut options = super::env_options(MAP_SIZE);
+        options.max_dbs(3);
         // SAFETY: the environment is opened once per process (the App owns it) and its files
         // are not touched by anything else.
         let env = unsafe { options.open(dir) }?;
