@@ -569,6 +569,43 @@ fn logs_are_json_with_a_request_id_and_never_hold_the_token() {
 }
 
 #[test]
+fn each_request_line_of_the_log_carries_its_own_request_alone() {
+    let root = tempfile::tempdir().unwrap();
+    let server = HttpServer::start(root.path(), &[]);
+    let token = server.one_time.clone().unwrap();
+    let clients: Vec<_> = (0..8)
+        .map(|c| {
+            let (base, token) = (server.base.clone(), token.clone());
+            std::thread::spawn(move || {
+                let mut client = HttpMcp::stateless(&base, Some(&token));
+                for n in 0..5 {
+                    client
+                        .call(
+                            "write_note",
+                            json!({"title": format!("c{c} n{n}"), "directory": "d", "content": "x"}),
+                        )
+                        .ok();
+                }
+            })
+        })
+        .collect();
+    for client in clients {
+        client.join().expect("a client thread panicked");
+    }
+    let stderr = || server.stderr.lock().unwrap().clone();
+    let answered = |log: &str| log.lines().filter(|l| l.contains("answered")).count();
+    assert!(
+        eventually(Duration::from_secs(60), || answered(&stderr()) >= 40),
+        "fewer than 40 requests logged:\n{}",
+        stderr()
+    );
+    // Requests served side by side on the same threads must not nest in each other's spans.
+    for line in stderr().lines().filter(|l| l.contains("answered")) {
+        assert_eq!(line.matches("request{").count(), 1, "{line}");
+    }
+}
+
+#[test]
 fn sigterm_finishes_acknowledged_writes_and_exits_cleanly() {
     let root = tempfile::tempdir().unwrap();
     let server = HttpServer::start(root.path(), &[]);
