@@ -261,13 +261,23 @@ impl Index {
         Ok(drift)
     }
 
-    /// Notes whose search documents lag their graph records (any process's outbox): what a
-    /// query of the search index alone does not see yet.
-    pub fn unsearched_ids(&self) -> Result<Vec<String>, IndexError> {
+    /// Notes whose search documents lag their graph records (any process's outbox), those of
+    /// them whose record's head passes `keep`: what a query of the search index alone does not
+    /// see yet.
+    pub fn unsearched_ids_where(
+        &self,
+        keep: impl Fn(&NoteHead) -> bool,
+    ) -> Result<Vec<String>, IndexError> {
         let txn = self.read_txn()?;
         let mut ids = Vec::new();
         for item in self.tables.search_dirty.iter(&txn)? {
-            ids.push(item?.0.to_string());
+            let id = item?.0;
+            // Under many writers the outbox holds hundreds of notes: only their heads are read.
+            if let Some(bytes) = self.tables.notes.get(&txn, id)? {
+                if keep(&NoteRecord::head(bytes)?) {
+                    ids.push(id.to_string());
+                }
+            }
         }
         Ok(ids)
     }
@@ -322,7 +332,7 @@ impl Index {
     }
 
     /// A query of what the search index holds now, without the read barrier: for a caller
-    /// that reads the outbox first (`unsearched_ids`) and completes the answer from the graph.
+    /// that reads the outbox first (`unsearched_ids_where`) and completes the answer from the graph.
     pub fn search_committed(&self, query: &search::Query) -> Result<search::Hits, IndexError> {
         search::run(&self.milli, query)
     }

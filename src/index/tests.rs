@@ -438,6 +438,26 @@ fn hundreds_of_concurrent_readers_each_get_their_transactions_and_a_search_still
 }
 
 #[test]
+fn a_records_head_reads_its_leading_fields() {
+    let (_dir, index) = holding(vec![input("f/kiwi.md", "Kiwi", "a kiwi grows", &[])]);
+    let note = note_at(&index, "f/kiwi.md");
+    let bytes = note.encode();
+    let head = NoteRecord::head(&bytes).unwrap();
+    assert_eq!(
+        head,
+        NoteHead {
+            id: &note.id,
+            project: &note.project,
+            path: &note.path,
+            permalink: note.permalink.as_deref(),
+            kind: note.kind,
+            title: &note.title,
+            note_type: &note.note_type,
+        }
+    );
+}
+
+#[test]
 fn milli_builds_no_facet_search_tables() {
     let (_dir, index) = fresh();
     let rtxn = index.milli.read_txn().unwrap();

@@ -361,7 +361,9 @@ impl App {
     pub fn notes_of_type(&self, project: &Project, note_type: &str) -> Result<Vec<NoteRecord>> {
         let wanted = normalize_note_type(note_type);
         // The outbox first: a note leaves it only once the search index has it.
-        let mut ids = self.index.unsearched_ids()?;
+        let mut ids = self.index.unsearched_ids_where(|head| {
+            head.project == project.name && normalize_note_type(head.note_type) == wanted
+        })?;
         let found = self.index.search_committed(&every_note_id(format!(
             "project = {} AND type = entity AND note_type = {}",
             filter_literal(&project.name),
