@@ -6,9 +6,10 @@
 
 use std::cell::OnceCell;
 
+use milli_core::heed::types::Bytes;
 use milli_core::heed::{RoTxn, WithoutTls};
 use milli_core::tokenizer::Tokenize;
-use milli_core::{FieldId, Index as Milli};
+use milli_core::{CboRoaringBitmapCodec, FieldsIdsMap, Index as Milli};
 use roaring::RoaringBitmap;
 
 use super::search::{execute, load_documents, Query};
@@ -21,8 +22,8 @@ pub const MAX_COUNTED_WORDS: usize = 30;
 pub struct Naming<'t> {
     milli: &'t Milli,
     rtxn: RoTxn<'t, WithoutTls>,
-    /// Documents by the number of words of their title, from none to `MAX_COUNTED_WORDS`.
-    title_lengths: OnceCell<Vec<RoaringBitmap>>,
+    /// milli's field ids, read once (a read decodes JSON).
+    fields: OnceCell<FieldsIdsMap>,
 }
 
 /// Runs `read` on one snapshot of milli.
@@ -33,7 +34,7 @@ pub fn read<T, E: From<IndexError>>(
     let naming = Naming {
         milli,
         rtxn: milli.read_txn().map_err(IndexError::from)?,
-        title_lengths: OnceCell::new(),
+        fields: OnceCell::new(),
     };
     read(&naming)
 }
@@ -61,7 +62,7 @@ impl Naming<'_> {
         let (Some(token), None) = (words.next(), words.next()) else {
             return Ok(None);
         };
-        let ids = self.milli.fields_ids_map(&self.rtxn)?;
+        let ids = self.fields()?;
         let mut docs = RoaringBitmap::new();
         for fid in fields.iter().filter_map(|f| ids.id(f)) {
             if let Some(with) = self
@@ -77,28 +78,33 @@ impl Naming<'_> {
 
     /// `docs` by the number of words of their title as milli counts them (shortest first,
     /// empty parts left out); a title of more than `MAX_COUNTED_WORDS` words, or none, counts
-    /// `MAX_COUNTED_WORDS + 1`.
+    /// `MAX_COUNTED_WORDS + 1`. Each count's documents are intersected as stored, never
+    /// decoded whole: a count holds most of the index, `docs` a few of them.
     pub fn by_title_length(
         &self,
         docs: &RoaringBitmap,
     ) -> Result<Vec<(usize, RoaringBitmap)>, IndexError> {
-        let lengths = match self.title_lengths.get() {
-            Some(lengths) => lengths,
-            None => {
-                let read = self.read_title_lengths()?;
-                self.title_lengths.get_or_init(|| read)
-            }
-        };
+        let title = self.fields()?.id("title");
         let mut rest = docs.clone();
         let mut parts = Vec::new();
-        for (words, with) in lengths.iter().enumerate() {
-            if rest.is_empty() {
-                break;
-            }
-            let part = &rest & with;
-            if !part.is_empty() {
-                rest -= &part;
-                parts.push((words, part));
+        if let Some(title) = title {
+            let counts = self
+                .milli
+                .field_id_word_count_docids
+                .remap_data_type::<Bytes>();
+            for words in 0..=MAX_COUNTED_WORDS {
+                if rest.is_empty() {
+                    break;
+                }
+                let Some(stored) = counts.get(&self.rtxn, &(title, words as u8))? else {
+                    continue;
+                };
+                let part = CboRoaringBitmapCodec::intersection_with_serialized(stored, &rest)
+                    .map_err(|e| IndexError::from(milli_core::heed::Error::Io(e)))?;
+                if !part.is_empty() {
+                    rest -= &part;
+                    parts.push((words, part));
+                }
             }
         }
         if !rest.is_empty() {
@@ -107,20 +113,12 @@ impl Naming<'_> {
         Ok(parts)
     }
 
-    fn read_title_lengths(&self) -> Result<Vec<RoaringBitmap>, IndexError> {
-        let fields = self.milli.fields_ids_map(&self.rtxn)?;
-        let Some(title): Option<FieldId> = fields.id("title") else {
-            return Ok(Vec::new());
-        };
-        (0..=MAX_COUNTED_WORDS as u8)
-            .map(|words| {
-                Ok(self
-                    .milli
-                    .field_id_word_count_docids
-                    .get(&self.rtxn, &(title, words))?
-                    .unwrap_or_default())
-            })
-            .collect()
+    fn fields(&self) -> Result<&FieldsIdsMap, IndexError> {
+        if let Some(fields) = self.fields.get() {
+            return Ok(fields);
+        }
+        let read = self.milli.fields_ids_map(&self.rtxn)?;
+        Ok(self.fields.get_or_init(|| read))
     }
 
     /// The ids of `docids`' documents, with their internal ids.
