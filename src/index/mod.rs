@@ -12,6 +12,7 @@ pub mod embed;
 pub mod graph;
 pub mod horizon;
 pub mod model;
+pub mod names;
 mod owner;
 mod resident;
 pub mod search;
@@ -329,6 +330,15 @@ impl Index {
     pub fn search(&self, query: &search::Query) -> Result<search::Hits, IndexError> {
         self.wait_searchable()?;
         search::run(&self.milli, query)
+    }
+
+    /// Runs `read` on one snapshot of the search index, for the naming ranking.
+    pub fn naming<T, E: From<IndexError>>(
+        &self,
+        read: impl FnOnce(&names::Naming) -> Result<T, E>,
+    ) -> Result<T, E> {
+        self.wait_searchable()?;
+        names::read(&self.milli, read)
     }
 
     /// A query of what the search index holds now, without the read barrier: for a caller

@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::io::Write;
 
-use milli_core::heed::RwTxn;
+use milli_core::heed::{RoTxn, RwTxn};
 use milli_core::progress::Progress;
 use milli_core::score_details::ScoringStrategy;
 use milli_core::update::new::indexer;
@@ -264,7 +264,7 @@ pub fn indexed_checksum(entry: &[u8]) -> Option<String> {
 /// The body milli stored for a note the last time it was indexed.
 pub fn stored_body(
     milli: &Milli,
-    rtxn: &milli_core::heed::RoTxn,
+    rtxn: &RoTxn,
     note_id: &str,
 ) -> Result<Option<String>, IndexError> {
     let Some(internal) = milli
@@ -579,9 +579,9 @@ pub struct Hits {
 pub type Document = Map<String, Value>;
 
 /// Documents by internal id, whole or only some fields.
-fn load_documents(
+pub(super) fn load_documents(
     milli: &Milli,
-    rtxn: &milli_core::heed::RoTxn,
+    rtxn: &RoTxn,
     docids: &[u32],
     only: Option<&[&str]>,
 ) -> Result<Vec<(u32, Document)>, IndexError> {
@@ -639,15 +639,49 @@ pub fn documents_by_external_id(
 
 pub fn run(milli: &Milli, query: &Query) -> Result<Hits, IndexError> {
     let rtxn = milli.read_txn()?;
-    if milli.primary_key(&rtxn)?.is_none() || milli.number_of_documents(&rtxn)? == 0 {
+    let Some(result) = execute(milli, &rtxn, query)? else {
         return Ok(Hits::default());
+    };
+    let docs = load_documents(milli, &rtxn, &result.documents_ids, query.load_only)?;
+    let hits = docs
+        .into_iter()
+        .zip(result.document_scores.iter())
+        .map(|((docid, doc), scores)| Hit {
+            doc,
+            score: milli_core::score_details::ScoreDetails::global_score(scores.iter()),
+            docid,
+        })
+        .collect();
+    Ok(Hits {
+        total: result.candidates.len(),
+        hits,
+        candidates: result.candidates,
+    })
+}
+
+/// milli's answer to `query` in `rtxn`; `None` when the index holds no documents yet.
+pub(super) fn execute(
+    milli: &Milli,
+    rtxn: &RoTxn,
+    query: &Query,
+) -> Result<Option<milli_core::SearchResult>, IndexError> {
+    if milli.primary_key(rtxn)?.is_none() || milli.number_of_documents(rtxn)? == 0 {
+        return Ok(None);
     }
-    let mut search = milli_core::Search::new(&rtxn, milli);
+    let mut search = milli_core::Search::new(rtxn, milli);
     if !query.text.trim().is_empty() {
         search.query(query.text.clone());
     }
+    // A count asks for no page: an offset past every match makes milli return its matches
+    // without starting its ranking rules (the Frequency strategy's word order, computed once
+    // more by its words rule, was most of a count's cost).
+    let offset = if query.limit == 0 {
+        u32::MAX as usize
+    } else {
+        query.offset
+    };
     search
-        .offset(query.offset)
+        .offset(offset)
         .limit(query.limit)
         .exhaustive_number_hits(true)
         .scoring_strategy(ScoringStrategy::Detailed)
@@ -667,22 +701,7 @@ pub fn run(milli: &Milli, query: &Query) -> Result<Hits, IndexError> {
     if let Some(filter) = milli_core::Filter::from_str(&filter_text)? {
         search.filter(filter);
     }
-    let result = search.execute()?;
-    let docs = load_documents(milli, &rtxn, &result.documents_ids, query.load_only)?;
-    let hits = docs
-        .into_iter()
-        .zip(result.document_scores.iter())
-        .map(|((docid, doc), scores)| Hit {
-            doc,
-            score: milli_core::score_details::ScoreDetails::global_score(scores.iter()),
-            docid,
-        })
-        .collect();
-    Ok(Hits {
-        total: result.candidates.len(),
-        hits,
-        candidates: result.candidates,
-    })
+    Ok(Some(search.execute()?))
 }
 
 #[cfg(test)]

@@ -525,3 +525,81 @@ fn released_map_pages_read_back_the_same_notes_and_hits() {
     assert_eq!(hits(&index, "kiwi"), 1);
     assert_eq!(hits(&index, "mango"), 1);
 }
+
+#[test]
+fn a_count_finds_the_documents_a_page_finds() {
+    let (_dir, index) = holding(vec![
+        input("a.md", "A", "kiwi tart", &[]),
+        input("b.md", "B", "kiwi", &[]),
+        input("c.md", "C", "tart and mango", &[]),
+    ]);
+    index.wait_searchable().unwrap();
+    for matching in [search::Matching::All, search::Matching::MostSpecific] {
+        let page = Query {
+            text: "kiwi tart".into(),
+            limit: 10,
+            matching,
+            ..Default::default()
+        };
+        let count = index
+            .search(&Query {
+                limit: 0,
+                ..page.clone()
+            })
+            .unwrap();
+        let paged = index.search(&page).unwrap();
+        assert!(count.hits.is_empty());
+        assert_eq!(count.candidates, paged.candidates, "{matching:?}");
+        assert!(count.total > 0, "{matching:?}");
+    }
+}
+
+#[test]
+fn naming_reads_matches_words_as_written_title_lengths_and_ids() {
+    let (_dir, index) = holding(vec![
+        input("a.md", "Kiwi", "fruit", &[]),
+        input("b.md", "Kiwis In A Tart", "dessert", &[]),
+        input("c.md", "Mango", "kiwi in the body only", &[]),
+    ]);
+    index.wait_searchable().unwrap();
+    let a = search::entity_doc_id(&note_at(&index, "a.md").id);
+    let b = search::entity_doc_id(&note_at(&index, "b.md").id);
+    let title = vec!["title".to_string()];
+    let (ids, exact, lengths) = index
+        .naming(|naming| -> Result<_, IndexError> {
+            let matches = naming.matches(&Query {
+                text: "kiwi".into(),
+                fields: Some(title.clone()),
+                ..Default::default()
+            })?;
+            let exact = naming.exact_matches("Kiwi", &title)?.expect("one word");
+            let docids: Vec<u32> = matches.iter().collect();
+            let lengths: Vec<usize> = naming
+                .by_title_length(&matches)?
+                .into_iter()
+                .map(|(words, docs)| {
+                    assert_eq!(docs.len(), 1);
+                    words
+                })
+                .collect();
+            let ids: Vec<(u32, String)> = naming.ids(&docids)?;
+            let exact: Vec<String> = ids
+                .iter()
+                .filter(|(docid, _)| exact.contains(*docid))
+                .map(|(_, id)| id.clone())
+                .collect();
+            let mut ids: Vec<String> = ids.into_iter().map(|(_, id)| id).collect();
+            ids.sort();
+            Ok((ids, exact, lengths))
+        })
+        .unwrap();
+    let mut both = vec![a.clone(), b];
+    both.sort();
+    assert_eq!(ids, both, "the prefix match counts, the body does not");
+    assert_eq!(exact, [a], "only the title that holds the word as written");
+    assert_eq!(lengths, [1, 4], "shortest title first");
+    let none = index
+        .naming(|naming| naming.exact_matches("kiwi-tart", &title))
+        .unwrap();
+    assert!(none.is_none(), "two words to milli");
+}

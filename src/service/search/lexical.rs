@@ -1,20 +1,16 @@
 //! The lexical rankings of a plain query: by what a note is named and by what it says. Their
-//! pieces (one milli search per query word over the naming fields, the body ranking, milli's
-//! count of matches and of documents in scope) do not depend on one another, so they run side
-//! by side, on as many cores as the machine has: a search's latency is then its longest piece
-//! rather than their sum.
+//! pieces (the naming ranking, the body ranking, milli's count of matches) do not depend on
+//! one another, so they run side by side, on as many cores as the machine has: a search's
+//! latency is then its longest piece rather than their sum.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 
+use super::names::name_ranking;
 use super::ranked::{evidence_sum, rrf, Passing, Ranking, SaidBy};
 use super::rows::str_field;
 use super::{App, Result};
-use crate::index::search::{entity_doc_id, Hit, Hits, Matching, Query};
-
-/// The fields that name a note.
-const NAMING_FIELDS: [&str; 4] = ["title", "aliases", "tags", "permalink"];
+use crate::index::search::{entity_doc_id, Hit, Hits, Query};
 
 /// Where the body ranking looks: the project, the query's terms, and the notes the filters
 /// let through.
@@ -38,10 +34,8 @@ pub(super) struct Lexical {
 enum Piece {
     /// milli's matches of the whole query: the total, and the ranking of all text.
     Everywhere(Hits),
-    /// How many documents the filters let through: the IDF's count of documents.
-    InScope(u64),
-    /// The documents whose naming fields hold one word of the query.
-    Named(Hits),
+    /// The documents by the query words their naming fields hold.
+    Names(Ranking),
     /// The notes by body relevance (BM25).
     Said(Ranking),
 }
@@ -100,22 +94,6 @@ fn side_by_side<T: Send>(jobs: Vec<Job<'_, T>>) -> Vec<Result<T>> {
         .collect()
 }
 
-/// The words of the query the naming ranking looks for, each once (case aside).
-fn name_words(text: &str) -> Vec<&str> {
-    let mut seen: Vec<String> = Vec::new();
-    let mut words = Vec::new();
-    for word in text.split_whitespace() {
-        let word = word.trim_matches('"');
-        let lower = word.to_lowercase();
-        if lower.is_empty() || seen.contains(&lower) {
-            continue;
-        }
-        seen.push(lower);
-        words.push(word);
-    }
-    words
-}
-
 impl App {
     /// The query ranked by what a note is named (title, aliases, tags, path) and by what it
     /// says. What a note says is its body relevance (BM25) when notes are asked for: the two
@@ -151,20 +129,12 @@ impl App {
                 Ok(Piece::Said(ranked))
             }));
         }
-        for word in name_words(&query.text) {
-            jobs.push(Box::new(move || {
-                let found = self.index.search(&Query {
-                    text: word.to_string(),
-                    offset: 0,
-                    limit: window,
-                    matching: Matching::All,
-                    fields: Some(NAMING_FIELDS.iter().map(|f| f.to_string()).collect()),
-                    load_only: Some(&["id", "title"]),
-                    ..query.clone()
-                })?;
-                Ok(Piece::Named(found))
-            }));
-        }
+        jobs.push(Box::new(move || {
+            let names = self
+                .index
+                .naming(|naming| name_ranking(naming, query, window))?;
+            Ok(Piece::Names(names))
+        }));
         jobs.push(Box::new(move || {
             let everywhere = self.index.search(&Query {
                 offset: 0,
@@ -174,19 +144,8 @@ impl App {
             })?;
             Ok(Piece::Everywhere(everywhere))
         }));
-        jobs.push(Box::new(move || {
-            let in_scope = self.index.search(&Query {
-                text: String::new(),
-                offset: 0,
-                limit: 0,
-                newest_first: false,
-                ..query.clone()
-            })?;
-            Ok(Piece::InScope(in_scope.total))
-        }));
         let mut total = 0;
-        let mut documents = 0;
-        let mut named = Vec::new();
+        let mut names = Vec::new();
         let mut said = Vec::new();
         for piece in side_by_side(jobs) {
             match piece? {
@@ -196,12 +155,10 @@ impl App {
                         said = scored_ids(everywhere.hits);
                     }
                 }
-                Piece::InScope(count) => documents = count,
-                Piece::Named(found) => named.push(found),
+                Piece::Names(ranking) => names = ranking,
                 Piece::Said(ranking) => said = ranking,
             }
         }
-        let names = name_ranking(named, documents as f64, window);
         let fused = match said_by {
             SaidBy::Body => evidence_sum(&[&names, &said]),
             SaidBy::AllText => rrf(&[&names, &said]),
@@ -219,35 +176,6 @@ impl App {
 fn scored_ids(hits: Vec<Hit>) -> Vec<(String, f64)> {
     hits.iter()
         .filter_map(|h| str_field(&h.doc, "id").map(|id| (id.to_string(), h.score)))
-        .collect()
-}
-
-/// Documents whose naming fields hold words of the query (`found`: milli's matches of each
-/// word, in the query's order), ranked by the summed rarity (BM25's IDF) of the words they
-/// hold: in a title every word counts, and a rare word says more than a common one. Among
-/// equals, the note with the shorter title is more about the query.
-fn name_ranking(found: Vec<Hits>, documents: f64, window: usize) -> Ranking {
-    let mut scored: HashMap<u32, (f64, Hit)> = HashMap::new();
-    for found in found {
-        let with_word = found.total as f64;
-        let idf = (1.0 + (documents - with_word + 0.5) / (with_word + 0.5)).ln();
-        for hit in found.hits {
-            scored.entry(hit.docid).or_insert((0.0, hit)).0 += idf;
-        }
-    }
-    let title_words =
-        |hit: &Hit| str_field(&hit.doc, "title").map_or(0, |t| t.split_whitespace().count());
-    // Among equal sums the shorter title is more about the query. The nudge is far below
-    // any difference of rarity, so it orders equals only, and equal titles stay tied.
-    let mut ranked: Vec<(f64, Hit)> = scored
-        .into_values()
-        .map(|(score, hit)| (score + 1e-6 / (1.0 + title_words(&hit) as f64), hit))
-        .collect();
-    ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.docid.cmp(&b.1.docid)));
-    ranked.truncate(window);
-    ranked
-        .into_iter()
-        .filter_map(|(grade, hit)| str_field(&hit.doc, "id").map(|id| (id.to_string(), grade)))
         .collect()
 }
 

@@ -6,6 +6,7 @@ mod boost;
 mod diverse;
 mod lexical;
 mod metadata;
+mod names;
 mod query;
 mod ranked;
 mod rerank;
