@@ -458,8 +458,6 @@ impl Index {
     }
 }
 
-/// Random B-tree reads gain nothing from the kernel's read-ahead, which would only fill the
-/// process's resident set with neighbouring pages.
 /// Read transactions one environment serves at once. LMDB's default (126) is below what a
 /// server meets: up to 512 tool calls run at once (tokio's blocking threads), and a search
 /// holds a read transaction on a second thread too. Past the limit a read fails
@@ -473,8 +471,8 @@ pub(crate) fn env_options(map_size: usize) -> EnvOpenOptions<WithoutTls> {
     options
 }
 
-/// For the graph and milli maps, read one page at a time: their reads are random, and
-/// read-ahead would pull a page's neighbours into memory for nothing.
+/// For the graph and milli maps: random B-tree reads gain nothing from the kernel's
+/// read-ahead, which would only fill the process's resident set with neighbouring pages.
 fn no_read_ahead(mut options: EnvOpenOptions<WithoutTls>) -> EnvOpenOptions<WithoutTls> {
     // SAFETY: NO_READ_AHEAD only changes how the map is advised; it has no safety conditions.
     unsafe {

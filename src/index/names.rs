@@ -56,7 +56,7 @@ impl Naming<'_> {
     pub fn exact_matches(
         &self,
         word: &str,
-        fields: &[String],
+        fields: &[&str],
     ) -> Result<Option<RoaringBitmap>, IndexError> {
         let mut words = word.tokenize().filter(|t| t.is_word());
         let (Some(token), None) = (words.next(), words.next()) else {

@@ -572,7 +572,7 @@ fn naming_reads_matches_words_as_written_title_lengths_and_ids() {
                 fields: Some(title.clone()),
                 ..Default::default()
             })?;
-            let exact = naming.exact_matches("Kiwi", &title)?.expect("one word");
+            let exact = naming.exact_matches("Kiwi", &["title"])?.expect("one word");
             let docids: Vec<u32> = matches.iter().collect();
             let lengths: Vec<usize> = naming
                 .by_title_length(&matches)?
@@ -599,7 +599,7 @@ fn naming_reads_matches_words_as_written_title_lengths_and_ids() {
     assert_eq!(exact, [a], "only the title that holds the word as written");
     assert_eq!(lengths, [1, 4], "shortest title first");
     let none = index
-        .naming(|naming| naming.exact_matches("kiwi-tart", &title))
+        .naming(|naming| naming.exact_matches("kiwi-tart", &["title"]))
         .unwrap();
     assert!(none.is_none(), "two words to milli");
 }

@@ -72,10 +72,8 @@ pub(super) fn name_ranking(naming: &Naming, query: &Query, window: usize) -> Res
         &words,
         |docs| Ok(naming.by_title_length(docs)?),
         |word| {
-            let q = &queries[word];
-            let fields = q.fields.as_deref().unwrap_or_default();
             Ok(naming
-                .exact_matches(&q.text, fields)?
+                .exact_matches(&queries[word].text, &NAMING_FIELDS)?
                 .unwrap_or_else(|| words[word].1.clone()))
         },
         window,
