@@ -16,7 +16,7 @@ use crate::note::identifier::lookup_key;
 use crate::note::parse::link_lookup_text;
 use crate::note::{file_stem, permalink::generate_permalink};
 
-pub const SCHEMA_VERSION: &str = "gitmem-graph-11";
+pub const SCHEMA_VERSION: &str = "gitmem-graph-12";
 const SEP: char = '\0';
 
 /// Priorities of lookup keys, lowest first (compat 4.5: permalink, title, path, then names).
@@ -452,9 +452,9 @@ impl<'t> GraphWriter<'t> {
     pub fn finish(&mut self, txn: &mut RwTxn) -> Result<(), IndexError> {
         while let Some(id) = self.pending_relink.pop_first() {
             if let Some(mut note) = self.tables.get_note(txn, &id)? {
+                // Search documents hold links as written, so resolving one re-indexes nothing.
                 if self.resolve_stale_links(txn, &mut note)? {
                     self.tables.put_note(txn, &note)?;
-                    self.mark_dirty(txn, &id, &note.project.clone())?;
                 }
             }
         }
@@ -538,12 +538,6 @@ impl<'t> GraphWriter<'t> {
         if let Some(old) = &existing {
             self.unregister(txn, old)?;
             self.unlink(txn, old)?;
-            if old.title != input.title {
-                // Links into this note show its title in search; refresh them.
-                for source in self.tables.incoming_ids(txn, &old.project, &old.id)? {
-                    self.mark_dirty(txn, &source, &old.project)?;
-                }
-            }
         }
         let note = NoteRecord {
             id: id.clone(),
@@ -623,9 +617,6 @@ impl<'t> GraphWriter<'t> {
         self.register(txn, &note)?;
         self.tables.put_note(txn, &note)?;
         self.mark_dirty(txn, &id, project)?;
-        for source in self.tables.incoming_ids(txn, project, &id)? {
-            self.mark_dirty(txn, &source, project)?;
-        }
         Ok(OpOutcome::Moved { id })
     }
 

@@ -147,12 +147,16 @@ pub fn observation_title(category: &str, content: &str) -> String {
     format!("{category}: {}...", truncate_chars(content, 100))
 }
 
-/// The search documents of one note. `target_title` gives the title of a linked note.
-pub fn documents(
-    note: &NoteRecord,
-    body: &str,
-    target_title: &dyn Fn(&str) -> Option<String>,
-) -> Vec<Value> {
+/// The words a relation is found by: its note's title and its target as the note writes it.
+/// Never the target note's title: then resolving a link, or renaming the note it points to,
+/// would re-index every note that links there (at a cold index, about one note in six again).
+/// Results show the target's title, read from the graph when they are rendered.
+fn relation_words(title: &str, target: &str) -> String {
+    format!("{title} -> {target}")
+}
+
+/// The search documents of one note.
+pub fn documents(note: &NoteRecord, body: &str) -> Vec<Value> {
     let common = common_fields(note);
     let with = |extra: Value| {
         let mut m = common.clone();
@@ -192,14 +196,10 @@ pub fn documents(
         })));
     }
     for (i, rel) in note.relations.iter().enumerate() {
-        let title = match rel.to_id.as_deref().and_then(target_title) {
-            Some(to_title) => format!("{} -> {}", note.title, to_title),
-            None => note.title.clone(),
-        };
         docs.push(with(json!({
             "id": doc_id('r', &note.id, Some(i)),
             "type": "relation",
-            "title": title,
+            "title": relation_words(&note.title, &rel.relation.target),
             "relation_type": rel.relation.relation_type,
             "index": i,
         })));
@@ -363,16 +363,9 @@ pub(super) fn flush(
     let mut indexed: Vec<(String, Option<Indexed>)> = Vec::with_capacity(dirty.len());
     let mut stale: Vec<(String, String)> = Vec::new();
     let mut terms: Vec<(String, Option<NoteTerms>)> = Vec::new();
+    // Notes whose handed text gets its terms counted: id, project, text.
+    let mut to_count: Vec<(String, String, String)> = Vec::new();
     let mut replaced = 0usize;
-    let titles: std::cell::RefCell<std::collections::HashMap<String, Option<String>>> =
-        Default::default();
-    let target_title = |id: &str| -> Option<String> {
-        titles
-            .borrow_mut()
-            .entry(id.to_string())
-            .or_insert_with(|| tables.get_note(&gtxn, id).ok().flatten().map(|n| n.title))
-            .clone()
-    };
     {
         let mrtxn = milli.read_txn()?;
         for (id, token) in dirty.iter().zip(&tokens) {
@@ -387,9 +380,7 @@ pub(super) fn flush(
                         }
                         _ => None,
                     };
-                    if let Some(body) = &handed {
-                        terms.push((id.clone(), Some(NoteTerms::of(&note.project, body))));
-                    }
+                    let counted = handed.is_some();
                     let text = match handed {
                         Some(body) => Some(body),
                         None if note.kind == NoteKind::File => Some(String::new()),
@@ -414,10 +405,13 @@ pub(super) fn flush(
                             stored_body(milli, &mrtxn, id)?.unwrap_or_default()
                         }
                     };
-                    for doc in documents(&note, &body, &target_title) {
+                    for doc in documents(&note, &body) {
                         serde_json::to_writer(&mut writer, &doc)?;
                         writer.write_all(b"\n")?;
                         replaced += 1;
+                    }
+                    if counted {
+                        to_count.push((id.clone(), note.project.clone(), body));
                     }
                     let markdown = note.kind == NoteKind::Markdown;
                     let obs = if markdown { note.observations.len() } else { 0 };
@@ -466,6 +460,46 @@ pub(super) fn flush(
     drop(bodies);
 
     let mmap = unsafe { memmap2::Mmap::map(&payload)? };
+    // Counting terms needs neither milli nor a transaction: it runs beside milli's indexing,
+    // whose merging and writing leave a core idle.
+    let (indexed_by_milli, counted) = std::thread::scope(|scope| {
+        let counting = scope.spawn(move || {
+            to_count
+                .into_iter()
+                .map(|(id, project, text)| (id, Some(NoteTerms::of(&project, &text))))
+                .collect::<Vec<_>>()
+        });
+        let indexed = index_payload(milli, &mmap, replaced > 0, &deletions);
+        (indexed, counting.join())
+    });
+    indexed_by_milli?;
+    terms.extend(counted.unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
+    tracing::debug!(
+        notes = dirty.len(),
+        documents = replaced,
+        deletions = deletions.len(),
+        "search commit"
+    );
+
+    Ok(Some(SearchDone {
+        entries: indexed
+            .into_iter()
+            .zip(tokens)
+            .map(|((id, state), token)| (id, token, state.map(|s| s.encode())))
+            .collect(),
+        stale,
+        terms,
+    }))
+}
+
+/// Replaces milli's documents with those of `payload` (when `replacing`) and deletes
+/// `deletions`, in one milli commit.
+fn index_payload(
+    milli: &Milli,
+    payload: &memmap2::Mmap,
+    replacing: bool,
+    deletions: &[String],
+) -> Result<(), IndexError> {
     let config = IndexerConfig::default();
     let mut wtxn = milli.write_txn()?;
     {
@@ -476,8 +510,8 @@ pub(super) fn flush(
         let delete_refs: Vec<&str> = deletions.iter().map(String::as_str).collect();
         let delete_refs = alloc.alloc_slice_copy(&delete_refs);
         let mut op = indexer::DocumentOperation::new();
-        if replaced > 0 {
-            op.replace_documents(&mmap)?;
+        if replacing {
+            op.replace_documents(payload)?;
         }
         if !delete_refs.is_empty() {
             op.delete_documents(delete_refs);
@@ -512,22 +546,7 @@ pub(super) fn flush(
         )?;
     }
     wtxn.commit()?;
-    tracing::debug!(
-        notes = dirty.len(),
-        documents = replaced,
-        deletions = deletions.len(),
-        "search commit"
-    );
-
-    Ok(Some(SearchDone {
-        entries: indexed
-            .into_iter()
-            .zip(tokens)
-            .map(|((id, state), token)| (id, token, state.map(|s| s.encode())))
-            .collect(),
-        stale,
-        terms,
-    }))
+    Ok(())
 }
 
 /// A full-text query against the index.

@@ -179,7 +179,7 @@ fn links_resolve_when_the_target_appears_and_unresolve_when_it_goes() {
 
     index
         .write(vec![
-            input("specs/Search UI.md", "Search UI", "ui", &[]),
+            input("specs/Search UI.md", "Search UI", "widgets", &[]),
             input("b.md", "B", "b", &[]),
         ])
         .unwrap();
@@ -195,7 +195,7 @@ fn links_resolve_when_the_target_appears_and_unresolve_when_it_goes() {
         a.relations[0].to_id, None,
         "a deleted target leaves the link unresolved"
     );
-    assert_eq!(hits(&index, "ui"), 0);
+    assert_eq!(hits(&index, "widgets"), 0);
     index.close();
 }
 
@@ -602,4 +602,63 @@ fn naming_reads_matches_words_as_written_title_lengths_and_ids() {
         .naming(|naming| naming.exact_matches("kiwi-tart", &["title"]))
         .unwrap();
     assert!(none.is_none(), "two words to milli");
+}
+
+/// Search documents hold links as written: a note whose link a new note resolves, or whose
+/// target is renamed or moved, keeps its search documents and stays out of the search outbox.
+#[test]
+fn resolving_renaming_or_moving_a_link_target_re_indexes_only_the_target() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut options = env_options(GRAPH_MAP_SIZE);
+    options.max_dbs(graph::TABLE_COUNT);
+    let env = unsafe { options.open(dir.path()) }.unwrap();
+    let tables = Tables::create(&env).unwrap();
+    let outbox_after = |ops: Vec<WriteOp>| -> Vec<String> {
+        let mut wtxn = env.write_txn().unwrap();
+        tables.search_dirty.clear(&mut wtxn).unwrap();
+        let mut graph = graph::GraphWriter::new(&tables, "test", 1);
+        for op in &ops {
+            graph.apply(&mut wtxn, op).unwrap();
+        }
+        graph.finish(&mut wtxn).unwrap();
+        let outbox = tables
+            .search_dirty
+            .iter(&wtxn)
+            .unwrap()
+            .map(|item| item.unwrap().0.to_string())
+            .collect();
+        wtxn.commit().unwrap();
+        outbox
+    };
+    let id_at = |path: &str| {
+        let txn = env.read_txn().unwrap();
+        tables.id_by_path(&txn, "main", path).unwrap().unwrap()
+    };
+    outbox_after(vec![input("a.md", "A", "see beta", &["Beta"])]);
+    let target_of_a = || {
+        let txn = env.read_txn().unwrap();
+        let a = tables.get_note(&txn, &id_at("a.md")).unwrap().unwrap();
+        a.relations[0].to_id.clone()
+    };
+    assert_eq!(target_of_a(), None);
+
+    assert_eq!(
+        outbox_after(vec![input("b.md", "Beta", "b", &[])]),
+        [id_at("b.md")]
+    );
+    assert_eq!(
+        target_of_a(),
+        Some(id_at("b.md")),
+        "the new note resolved A's link"
+    );
+
+    let renamed = outbox_after(vec![input("b.md", "Beta Two", "b again", &[])]);
+    assert_eq!(renamed, [id_at("b.md")]);
+
+    let moved = outbox_after(vec![WriteOp::Move {
+        project: "main".into(),
+        from: "b.md".into(),
+        to: "c.md".into(),
+    }]);
+    assert_eq!(moved, [id_at("c.md")]);
 }
