@@ -37,11 +37,18 @@ pub fn permalink_candidates(identifier: &str, project_slug: &str) -> Vec<String>
 /// A case-insensitive key for titles, paths and aliases: NFC, lowercased, `_` read as `-`.
 pub fn lookup_key(s: &str) -> String {
     use unicode_normalization::UnicodeNormalization;
-    s.trim()
-        .nfc()
-        .collect::<String>()
-        .to_lowercase()
-        .replace('_', "-")
+    let s = s.trim();
+    // ASCII is its own NFC: most keys skip the Unicode tables, which a bulk load's link
+    // resolution otherwise spends a tenth of its time in.
+    let mut key = if s.is_ascii() {
+        s.to_ascii_lowercase()
+    } else {
+        s.nfc().collect::<String>().to_lowercase()
+    };
+    if key.contains('_') {
+        key = key.replace('_', "-");
+    }
+    key
 }
 
 #[cfg(test)]
@@ -84,7 +91,15 @@ mod tests {
 
     #[test]
     fn lookup_keys_fold_case_and_underscores() {
-        assert_eq!(lookup_key("Search_Design"), "search-design");
-        assert_eq!(lookup_key("Cafe\u{301}"), "café");
+        let cases = [
+            ("Search_Design", "search-design"),
+            ("  Plain ASCII Title ", "plain ascii title"),
+            ("Cafe\u{301}", "café"),
+            ("ÉCOLE_D\u{2019}Été", "école-d\u{2019}été"),
+            ("Straße", "straße"),
+        ];
+        for (text, key) in cases {
+            assert_eq!(lookup_key(text), key, "{text:?}");
+        }
     }
 }
