@@ -463,18 +463,30 @@ pub(super) fn flush(
     let mmap = unsafe { memmap2::Mmap::map(&payload)? };
     // Counting terms needs neither milli nor a transaction: it runs beside milli's indexing,
     // whose merging and writing leave a core idle.
+    let to_count = std::sync::Mutex::new(to_count);
+    let count = || -> Vec<(String, Option<NoteTerms>)> {
+        std::mem::take(&mut *to_count.lock().unwrap_or_else(|e| e.into_inner()))
+            .into_iter()
+            .map(|(id, project, text)| (id, Some(NoteTerms::of(&project, &text))))
+            .collect()
+    };
     let (indexed_by_milli, counted) = std::thread::scope(|scope| {
-        let counting = scope.spawn(move || {
-            to_count
-                .into_iter()
-                .map(|(id, project, text)| (id, Some(NoteTerms::of(&project, &text))))
-                .collect::<Vec<_>>()
-        });
+        // A thread the system refuses leaves the counting to this one, after milli.
+        let counting = std::thread::Builder::new()
+            .name("gitmem-terms".into())
+            .spawn_scoped(scope, count)
+            .ok();
         let indexed = index_payload(milli, &mmap, replaced > 0, &deletions);
-        (indexed, counting.join())
+        let counted = match counting {
+            Some(thread) => thread
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            None => count(),
+        };
+        (indexed, counted)
     });
     indexed_by_milli?;
-    terms.extend(counted.unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
+    terms.extend(counted);
     tracing::debug!(
         notes = dirty.len(),
         documents = replaced,
