@@ -150,8 +150,7 @@ pub fn observation_title(category: &str, content: &str) -> String {
 /// The words a relation is found by: its note's title and its target as the note writes it.
 /// Never the target note's title: then resolving a link, or renaming the note it points to,
 /// would re-index every note that links there (a cold index of 10,000 notes indexed up to a
-/// fifth of them twice).
-/// Results show the target's title, read from the graph when they are rendered.
+/// fifth of them twice). Results show the target's title, read from the graph when rendered.
 fn relation_words(title: &str, target: &str) -> String {
     format!("{title} -> {target}")
 }

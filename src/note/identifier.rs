@@ -38,8 +38,8 @@ pub fn permalink_candidates(identifier: &str, project_slug: &str) -> Vec<String>
 pub fn lookup_key(s: &str) -> String {
     use unicode_normalization::UnicodeNormalization;
     let s = s.trim();
-    // ASCII is its own NFC: most keys skip the Unicode tables, which a bulk load's link
-    // resolution otherwise spends a tenth of its time in.
+    // ASCII is its own NFC: most keys skip the Unicode tables, where a bulk load's graph
+    // writer otherwise spends a tenth of its time (resolving links).
     let mut key = if s.is_ascii() {
         s.to_ascii_lowercase()
     } else {
