@@ -119,7 +119,8 @@ fn reindex_counts_searches_and_leaves_every_file_byte_identical() {
     assert_eq!(response["results"][0]["title"], first_title, "{response}");
     assert_eq!(response["results"][0]["type"], "entity");
     assert!(response["results"][0]["score"].as_f64().unwrap() <= 0.0);
-    assert_eq!(response["total_is_exact"], true);
+    // The title's words are common: the rankings hold more than their window of notes.
+    assert_eq!(response["total_is_exact"], false, "{response}");
 
     let observations_hits = search_json(&root, "memory", &["--page-size", "5"]);
     assert_eq!(observations_hits["results"].as_array().unwrap().len(), 5);

@@ -128,13 +128,13 @@ fn two_servers_on_one_root_see_each_others_writes() {
     ready(&mut a, SLOW);
     ready(&mut b, SLOW);
     for i in 0..5 {
-        a.text("write_note", json!({"title": format!("From A {i}"), "directory": "a", "content": format!("quokka{i} written by a")}));
-        b.text("write_note", json!({"title": format!("From B {i}"), "directory": "b", "content": format!("numbat{i} written by b")}));
+        a.text("write_note", json!({"title": format!("From A {i}"), "directory": "a", "content": format!("quokka {i} written by a")}));
+        b.text("write_note", json!({"title": format!("From B {i}"), "directory": "b", "content": format!("numbat {i} written by b")}));
     }
     reflected("A's writes in B", || hits(&mut b, "quokka") == 5);
     reflected("B's writes in A", || hits(&mut a, "numbat") == 5);
     let read = b.text("read_note", json!({"identifier": "a/from-a-3"}));
-    assert!(read.contains("quokka3 written by a"), "{read}");
+    assert!(read.contains("quokka 3 written by a"), "{read}");
     b.text(
         "edit_note",
         json!({"identifier": "a/from-a-0", "operation": "append", "content": "edited by b"}),

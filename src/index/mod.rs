@@ -14,6 +14,7 @@ pub mod horizon;
 pub mod model;
 pub mod names;
 mod owner;
+pub mod query;
 mod resident;
 pub mod search;
 pub mod terms;
@@ -327,32 +328,35 @@ impl Index {
     }
 
     /// Runs a full-text query after the read barrier.
-    pub fn search(&self, query: &search::Query) -> Result<search::Hits, IndexError> {
+    pub fn search(&self, query: &query::Query) -> Result<query::Hits, IndexError> {
         self.wait_searchable()?;
-        search::run(&self.milli, query)
+        query::run(&self.milli, query)
     }
 
-    /// Runs `read` on one snapshot of the search index, for the naming ranking.
+    /// Runs `read` on one snapshot of the search index, for the naming ranking: the documents
+    /// `filter` passes, words in `fields`.
     pub fn naming<T, E: From<IndexError>>(
         &self,
+        filter: Option<&str>,
+        fields: &[String],
         read: impl FnOnce(&names::Naming) -> Result<T, E>,
     ) -> Result<T, E> {
         self.wait_searchable()?;
-        names::read(&self.milli, read)
+        names::read(&self.milli, filter, fields, read)
     }
 
     /// A query of what the search index holds now, without the read barrier: for a caller
     /// that reads the outbox first (`unsearched_ids_where`) and completes the answer from the graph.
-    pub fn search_committed(&self, query: &search::Query) -> Result<search::Hits, IndexError> {
-        search::run(&self.milli, query)
+    pub fn search_committed(&self, query: &query::Query) -> Result<query::Hits, IndexError> {
+        query::run(&self.milli, query)
     }
 
     /// Search documents by their ids (with milli's internal ids), in the order given.
     pub fn search_documents_by_id(
         &self,
         ids: &[String],
-    ) -> Result<Vec<Option<(u32, search::Document)>>, IndexError> {
-        search::documents_by_external_id(&self.milli, ids)
+    ) -> Result<Vec<Option<(u32, query::Document)>>, IndexError> {
+        query::documents_by_external_id(&self.milli, ids)
     }
 
     /// The body the search index holds for a note (what full-text search sees).
@@ -402,7 +406,7 @@ impl Index {
             return Ok(None);
         };
         let ids = search::document_ids(note_id, &entry);
-        let docs = search::documents_by_external_id(&self.milli, &ids)?;
+        let docs = query::documents_by_external_id(&self.milli, &ids)?;
         Ok(Some(search::IndexedNote {
             checksum: search::indexed_checksum(&entry).filter(|c| !c.is_empty()),
             documents: docs.into_iter().flatten().map(|(_, doc)| doc).collect(),

@@ -4,51 +4,69 @@
 //! ids of the few the ranking keeps. One snapshot, because milli reuses the internal ids of
 //! deleted documents: ids from one read transaction must not be resolved in another.
 
-use std::cell::OnceCell;
+use std::cell::{OnceCell, RefCell};
 
 use milli_core::heed::types::Bytes;
-use milli_core::heed::{RoTxn, WithoutTls};
+use milli_core::heed::RoTxn;
 use milli_core::tokenizer::Tokenize;
-use milli_core::{CboRoaringBitmapCodec, FieldsIdsMap, Index as Milli};
+use milli_core::{CboRoaringBitmapCodec, FieldsIdsMap, Index as Milli, SearchContext};
 use roaring::RoaringBitmap;
 
-use super::search::{execute, load_documents, Query};
+use super::query::{candidates_in, load_documents, scope};
 use super::IndexError;
 
 /// milli counts the words of a field up to this many; a longer title is counted as one more.
 pub const MAX_COUNTED_WORDS: usize = 30;
 
-/// A read of milli for the naming ranking.
+/// A read of milli for the naming ranking: one snapshot, one filter, one set of fields.
 pub struct Naming<'t> {
     milli: &'t Milli,
-    rtxn: RoTxn<'t, WithoutTls>,
+    rtxn: &'t RoTxn<'t>,
     /// milli's field ids, read once (a read decodes JSON).
     fields: OnceCell<FieldsIdsMap>,
+    scope: RoaringBitmap,
+    /// One search context for every word: the filter is evaluated and milli's settings are
+    /// decoded once, and the words' lookups are cached across them.
+    words: RefCell<SearchContext<'t>>,
 }
 
-/// Runs `read` on one snapshot of milli.
+/// Runs `read` on one snapshot of milli, for the documents `filter` passes (every document
+/// without one) and words in `fields`.
 pub fn read<T, E: From<IndexError>>(
     milli: &Milli,
+    filter: Option<&str>,
+    fields: &[String],
     read: impl FnOnce(&Naming) -> Result<T, E>,
 ) -> Result<T, E> {
+    let rtxn = milli.read_txn().map_err(IndexError::from)?;
+    let scope = scope(milli, &rtxn, filter)?;
+    let mut words = SearchContext::new(milli, &rtxn).map_err(IndexError::from)?;
+    words
+        .attributes_to_search_on(fields)
+        .map_err(IndexError::from)?;
     let naming = Naming {
         milli,
-        rtxn: milli.read_txn().map_err(IndexError::from)?,
+        rtxn: &rtxn,
         fields: OnceCell::new(),
+        scope,
+        words: RefCell::new(words),
     };
     read(&naming)
 }
 
 impl Naming<'_> {
-    /// Every document `query` matches (milli's candidates: the query's filter applies).
-    pub fn matches(&self, query: &Query) -> Result<RoaringBitmap, IndexError> {
-        let count = Query {
-            offset: 0,
-            limit: 0,
-            ..query.clone()
-        };
-        Ok(execute(self.milli, &self.rtxn, &count)?
-            .map_or_else(RoaringBitmap::new, |r| r.candidates))
+    /// The documents the filter passes.
+    pub fn scope(&self) -> &RoaringBitmap {
+        &self.scope
+    }
+
+    /// The documents of the scope whose fields hold `word` (typos, prefix and split words as
+    /// milli matches them).
+    pub fn word_matches(&self, word: &str) -> Result<RoaringBitmap, IndexError> {
+        if self.scope.is_empty() {
+            return Ok(RoaringBitmap::new());
+        }
+        candidates_in(&mut self.words.borrow_mut(), word, self.scope.clone())
     }
 
     /// The documents whose `fields` hold `word` as written (normalized as milli normalizes
@@ -68,7 +86,7 @@ impl Naming<'_> {
             if let Some(with) = self
                 .milli
                 .word_fid_docids
-                .get(&self.rtxn, &(token.lemma(), fid))?
+                .get(self.rtxn, &(token.lemma(), fid))?
             {
                 docs |= with;
             }
@@ -96,7 +114,7 @@ impl Naming<'_> {
                 if rest.is_empty() {
                     break;
                 }
-                let Some(stored) = counts.get(&self.rtxn, &(title, words as u8))? else {
+                let Some(stored) = counts.get(self.rtxn, &(title, words as u8))? else {
                     continue;
                 };
                 let part = CboRoaringBitmapCodec::intersection_with_serialized(stored, &rest)
@@ -117,14 +135,14 @@ impl Naming<'_> {
         if let Some(fields) = self.fields.get() {
             return Ok(fields);
         }
-        let read = self.milli.fields_ids_map(&self.rtxn)?;
+        let read = self.milli.fields_ids_map(self.rtxn)?;
         Ok(self.fields.get_or_init(|| read))
     }
 
     /// The ids of `docids`' documents, with their internal ids.
     pub fn ids(&self, docids: &[u32]) -> Result<Vec<(u32, String)>, IndexError> {
         Ok(
-            load_documents(self.milli, &self.rtxn, docids, Some(&["id"]))?
+            load_documents(self.milli, self.rtxn, docids, Some(&["id"]))?
                 .into_iter()
                 .filter_map(|(docid, doc)| {
                     let id = doc.get("id")?.as_str()?.to_string();

@@ -1,6 +1,6 @@
 //! The index as a whole: writes, searches, links, recovery after a dead writer, rebuilds.
 use super::horizon::Horizon;
-use super::search::Query;
+use super::query::Query;
 use super::*;
 use crate::note::Relation;
 
@@ -534,7 +534,7 @@ fn a_count_finds_the_documents_a_page_finds() {
         input("c.md", "C", "tart and mango", &[]),
     ]);
     index.wait_searchable().unwrap();
-    for matching in [search::Matching::All, search::Matching::MostSpecific] {
+    for matching in [query::Matching::All, query::Matching::MostSpecific] {
         let page = Query {
             text: "kiwi tart".into(),
             limit: 10,
@@ -566,12 +566,9 @@ fn naming_reads_matches_words_as_written_title_lengths_and_ids() {
     let b = search::entity_doc_id(&note_at(&index, "b.md").id);
     let title = vec!["title".to_string()];
     let (ids, exact, lengths) = index
-        .naming(|naming| -> Result<_, IndexError> {
-            let matches = naming.matches(&Query {
-                text: "kiwi".into(),
-                fields: Some(title.clone()),
-                ..Default::default()
-            })?;
+        .naming(None, &title, |naming| -> Result<_, IndexError> {
+            assert_eq!(naming.scope().len(), 3, "no filter: every document");
+            let matches = naming.word_matches("kiwi")?;
             let exact = naming.exact_matches("Kiwi", &["title"])?.expect("one word");
             let docids: Vec<u32> = matches.iter().collect();
             let lengths: Vec<usize> = naming
@@ -599,7 +596,9 @@ fn naming_reads_matches_words_as_written_title_lengths_and_ids() {
     assert_eq!(exact, [a], "only the title that holds the word as written");
     assert_eq!(lengths, [1, 4], "shortest title first");
     let none = index
-        .naming(|naming| naming.exact_matches("kiwi-tart", &["title"]))
+        .naming(None, &title, |naming| {
+            naming.exact_matches("kiwi-tart", &["title"])
+        })
         .unwrap();
     assert!(none.is_none(), "two words to milli");
 }

@@ -219,6 +219,53 @@ fn search_notes_supports_filters_boolean_queries_and_pagination() {
     assert_eq!(titles(&only_orchard), ["Orchard Apple"]);
 }
 
+/// `total` counts the notes the rankings found, so a page never promises what no page holds:
+/// a word that matches only by a typo in a body, which no ranking reads, counts nothing.
+/// Past the rankings' window (the best 100) it is a lower bound, and says so.
+#[test]
+fn total_counts_the_notes_found_and_says_when_it_is_a_lower_bound() {
+    let h = Harness::new();
+    h.write("One", "zoo", "the zanzibar quokka");
+    for i in 2..=6 {
+        h.write(
+            &format!("N{i}"),
+            "zoo",
+            &format!("a quokka lives here, {i}"),
+        );
+    }
+    let search = |args: Value| h.json("search_notes", args);
+    let both = search(json!({"query": "zanzibar quokka"}));
+    assert_eq!(titles(&both).len(), 6, "{both}");
+    assert_eq!(
+        (total(&both), &both["total_is_exact"], &both["has_more"]),
+        (6, &json!(true), &json!(false)),
+        "every note holding either word, the rare one first: {both}"
+    );
+    let paged = search(json!({"query": "zanzibar quokka", "page_size": 2}));
+    assert_eq!((total(&paged), &paged["has_more"]), (6, &json!(true)));
+    let typo = search(json!({"query": "zanzibr"}));
+    assert_eq!(
+        (total(&typo), &typo["has_more"]),
+        (0, &json!(false)),
+        "{typo}"
+    );
+
+    for i in 0..105 {
+        h.write(&format!("Day {i}"), "log", "wombat tracks by the creek");
+    }
+    let first = search(json!({"query": "wombat"}));
+    assert_eq!(first["total_is_exact"], false, "{first}");
+    assert!(total(&first) > 100, "{first}");
+    assert_eq!(first["has_more"], true);
+    let last = search(json!({"query": "wombat", "page": 11}));
+    assert_eq!(titles(&last).len(), 5, "{last}");
+    assert_eq!(
+        (total(&last), &last["total_is_exact"], &last["has_more"]),
+        (105, &json!(true), &json!(false)),
+        "a window past every match holds them all: {last}"
+    );
+}
+
 #[test]
 fn boolean_query_pages_are_consistent() {
     let h = Harness::new();

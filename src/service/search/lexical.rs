@@ -1,16 +1,16 @@
-//! The lexical rankings of a plain query: by what a note is named and by what it says. Their
-//! pieces (the naming ranking, the body ranking, milli's count of matches) do not depend on
-//! one another, so they run side by side, on as many cores as the machine has: a search's
-//! latency is then its longest piece rather than their sum.
+//! The lexical rankings of a plain query: by what a note is named and by what it says. The
+//! two do not depend on one another, so they run side by side, on as many cores as the
+//! machine has: a search's latency is then its longer ranking rather than their sum.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 
-use super::names::name_ranking;
+use super::names::{name_ranking, NAMING_FIELDS};
 use super::ranked::{evidence_sum, rrf, Passing, Ranking, SaidBy};
 use super::rows::str_field;
 use super::{App, Result};
-use crate::index::search::{entity_doc_id, Hit, Hits, Query};
+use crate::index::query::{Hit, Query};
+use crate::index::search::entity_doc_id;
 
 /// Where the body ranking looks: the project, the query's terms, and the notes the filters
 /// let through.
@@ -20,10 +20,12 @@ pub(super) struct BodyScope<'a> {
     pub passing: &'a Passing<'a>,
 }
 
-/// The lexical rankings: milli's count of matching documents, the two rankings and their
-/// fusion.
+/// The lexical rankings: the two rankings, their fusion, and how many notes they found.
 pub(super) struct Lexical {
+    /// The documents the rankings found: all of them when `complete`, else the best of them.
     pub total: u64,
+    /// Whether neither ranking had more matches than it returned.
+    pub complete: bool,
     pub names: Ranking,
     pub said: Ranking,
     pub said_by: SaidBy,
@@ -32,11 +34,10 @@ pub(super) struct Lexical {
 
 /// One independent piece of the lexical rankings.
 enum Piece {
-    /// milli's matches of the whole query: the total, and the ranking of all text.
-    Everywhere(Hits),
     /// The documents by the query words their naming fields hold.
     Names(Ranking),
-    /// The notes by body relevance (BM25).
+    /// The notes by body relevance (BM25), or, when observations or relations are asked for,
+    /// the documents by milli's ranking of all text.
     Said(Ranking),
 }
 
@@ -114,47 +115,48 @@ impl App {
         } else {
             SaidBy::AllText
         };
+        // One more than the window: a ranking that fills it has matches beyond the window.
+        let depth = window + 1;
         // The costliest piece first, so that the last one a thread starts is a short one.
         let mut jobs: Vec<Job<'_, Piece>> = Vec::new();
-        if let Some(body) = body {
-            jobs.push(Box::new(move || {
-                let allowed = body.passing.notes()?;
-                let keep = |id: &str| allowed.as_ref().is_none_or(|a| a.contains(id));
-                let txn = self.index.read_txn()?;
-                let ranked = (self.index.tables().terms)
-                    .rank(&txn, body.project, body.terms, keep, window)?
-                    .into_iter()
-                    .map(|(id, score)| (entity_doc_id(&id), score))
-                    .collect();
-                Ok(Piece::Said(ranked))
-            }));
-        }
         jobs.push(Box::new(move || {
+            let said = match body {
+                Some(body) => {
+                    let allowed = body.passing.notes()?;
+                    let keep = |id: &str| allowed.as_ref().is_none_or(|a| a.contains(id));
+                    let txn = self.index.read_txn()?;
+                    (self.index.tables().terms)
+                        .rank(&txn, body.project, body.terms, keep, depth)?
+                        .into_iter()
+                        .map(|(id, score)| (entity_doc_id(&id), score))
+                        .collect()
+                }
+                None => scored_ids(
+                    self.index
+                        .search(&Query {
+                            offset: 0,
+                            limit: depth,
+                            load_only: Some(&["id"]),
+                            ..query.clone()
+                        })?
+                        .hits,
+                ),
+            };
+            Ok(Piece::Said(said))
+        }));
+        jobs.push(Box::new(move || {
+            let fields: Vec<String> = NAMING_FIELDS.iter().map(|f| f.to_string()).collect();
             let names = self
                 .index
-                .naming(|naming| name_ranking(naming, query, window))?;
+                .naming(query.filter.as_deref(), &fields, |naming| {
+                    name_ranking(naming, query, depth)
+                })?;
             Ok(Piece::Names(names))
         }));
-        jobs.push(Box::new(move || {
-            let everywhere = self.index.search(&Query {
-                offset: 0,
-                limit: if said_by == SaidBy::Body { 0 } else { window },
-                load_only: Some(&["id"]),
-                ..query.clone()
-            })?;
-            Ok(Piece::Everywhere(everywhere))
-        }));
-        let mut total = 0;
         let mut names = Vec::new();
         let mut said = Vec::new();
         for piece in side_by_side(jobs) {
             match piece? {
-                Piece::Everywhere(everywhere) => {
-                    total = everywhere.total;
-                    if said_by == SaidBy::AllText {
-                        said = scored_ids(everywhere.hits);
-                    }
-                }
                 Piece::Names(ranking) => names = ranking,
                 Piece::Said(ranking) => said = ranking,
             }
@@ -164,7 +166,8 @@ impl App {
             SaidBy::AllText => rrf(&[&names, &said]),
         };
         Ok(Lexical {
-            total,
+            total: fused.len() as u64,
+            complete: names.len() < depth && said.len() < depth,
             names,
             said,
             said_by,

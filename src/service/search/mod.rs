@@ -21,7 +21,7 @@ use super::error::{PageError, QueryError};
 use super::scope::ProjectChoice;
 use super::{App, Result};
 use crate::config::Project;
-use crate::index::search::{Hit, Hits, Matching, Query};
+use crate::index::query::{Hit, Hits, Matching, Query};
 use crate::index::{NoteKind, NoteRecord};
 use crate::note::chunk::{best_matching, passages};
 use crate::note::memory::Reveal;

@@ -8,10 +8,10 @@ use roaring::RoaringBitmap;
 use super::ranked::Ranking;
 use super::Result;
 use crate::index::names::Naming;
-use crate::index::search::{Matching, Query};
+use crate::index::query::Query;
 
 /// The fields that name a note.
-const NAMING_FIELDS: [&str; 4] = ["title", "aliases", "tags", "permalink"];
+pub(super) const NAMING_FIELDS: [&str; 4] = ["title", "aliases", "tags", "permalink"];
 
 /// Below this much, two grades could be the same sum of rarities with other title nudges.
 const NUDGES: f64 = 2e-6;
@@ -43,27 +43,11 @@ fn nudge(title_words: usize) -> f64 {
 /// one), then by the shorter title; equals by document id, so that the order does not depend
 /// on the order notes were indexed in.
 pub(super) fn name_ranking(naming: &Naming, query: &Query, window: usize) -> Result<Ranking> {
-    let documents = naming
-        .matches(&Query {
-            text: String::new(),
-            newest_first: false,
-            ..query.clone()
-        })?
-        .len() as f64;
-    let queries: Vec<Query> = name_words(&query.text)
-        .into_iter()
-        .map(|word| Query {
-            text: word.to_string(),
-            offset: 0,
-            limit: 0,
-            matching: Matching::All,
-            fields: Some(NAMING_FIELDS.iter().map(|f| f.to_string()).collect()),
-            ..query.clone()
-        })
-        .collect();
+    let documents = naming.scope().len() as f64;
+    let queries = name_words(&query.text);
     let mut words = Vec::with_capacity(queries.len());
-    for q in &queries {
-        let matches = naming.matches(q)?;
+    for word in &queries {
+        let matches = naming.word_matches(word)?;
         let with_word = matches.len() as f64;
         let idf = (1.0 + (documents - with_word + 0.5) / (with_word + 0.5)).ln();
         words.push((idf, matches));
@@ -73,7 +57,7 @@ pub(super) fn name_ranking(naming: &Naming, query: &Query, window: usize) -> Res
         |docs| Ok(naming.by_title_length(docs)?),
         |word| {
             Ok(naming
-                .exact_matches(&queries[word].text, &NAMING_FIELDS)?
+                .exact_matches(queries[word], &NAMING_FIELDS)?
                 .unwrap_or_else(|| words[word].1.clone()))
         },
         window,

@@ -14,7 +14,8 @@ use super::query::ParsedQuery;
 use super::rows::str_field;
 use super::{App, Fusion, Result, SearchMode, SearchRequest};
 use crate::config::Project;
-use crate::index::search::{entity_doc_id, Hit, Query};
+use crate::index::query::{Hit, Query};
+use crate::index::search::entity_doc_id;
 use crate::index::vectors::VectorHit;
 
 /// RRF's constant: how much the first ranks count over the next ones (the usual 60).
@@ -294,6 +295,7 @@ impl App {
             let lexical = if mode == SearchMode::Vector {
                 Ok(Lexical {
                     total: 0,
+                    complete: true,
                     names: Vec::new(),
                     said: Vec::new(),
                     said_by: SaidBy::Body,
@@ -328,7 +330,12 @@ impl App {
                 .collect()
         });
         let (fused, total, exact, fused_by) = match &vector {
-            None => (lexical.fused.clone(), lexical.total, true, FusedBy::Lexical),
+            None => (
+                lexical.fused.clone(),
+                lexical.total,
+                lexical.complete,
+                FusedBy::Lexical,
+            ),
             Some(vector) if mode == SearchMode::Vector => {
                 let count = vector.len() as u64;
                 (vector.clone(), count, false, FusedBy::Vector)

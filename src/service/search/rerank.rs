@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use super::rows::str_field;
 use super::App;
-use crate::index::search::Document;
+use crate::index::query::Document;
 use crate::note::chunk::{best_matching, passages};
 
 /// Logits beyond this say no more about order, and the sigmoid of one further out rounds to 0

@@ -7,7 +7,7 @@ use milli_core::heed::{RoTxn, WithoutTls};
 use serde_json::{Map, Value};
 
 use super::super::{App, Result};
-use crate::index::search::Hit;
+use crate::index::query::Hit;
 use crate::index::{NoteKind, NoteRecord};
 use crate::note::permalink::normalize_note_type;
 use crate::note::permalink::{observation_permalink, relation_permalink};
