@@ -225,11 +225,13 @@ fn posting(number: u32, tf: u16, length: u32) -> [u8; POSTING_BYTES] {
     item
 }
 
-fn decode_posting(item: &[u8]) -> Option<(u32, u16, u32)> {
-    let number = u32::from_be_bytes(item.get(..4)?.try_into().ok()?);
-    let tf = u16::from_le_bytes(item.get(4..6)?.try_into().ok()?);
-    let length = u32::from_le_bytes(item.get(6..10)?.try_into().ok()?);
-    Some((number, tf, length))
+fn read_posting(item: &[u8; POSTING_BYTES]) -> (u32, u16, u32) {
+    let [n0, n1, n2, n3, t0, t1, l0, l1, l2, l3] = *item;
+    (
+        u32::from_be_bytes([n0, n1, n2, n3]),
+        u16::from_le_bytes([t0, t1]),
+        u32::from_le_bytes([l0, l1, l2, l3]),
+    )
 }
 
 /// Bytes of one of a block's bounds: tf (u16 LE), length (u32 LE).
@@ -281,8 +283,10 @@ impl<'a> Block<'a> {
 
     fn postings(&self) -> impl Iterator<Item = (u32, u16, u32)> + 'a {
         self.postings
-            .chunks_exact(POSTING_BYTES)
-            .filter_map(decode_posting)
+            .as_chunks::<POSTING_BYTES>()
+            .0
+            .iter()
+            .map(read_posting)
     }
 
     /// The (tf, length) pairs no other posting of the block beats in both.
@@ -295,10 +299,10 @@ impl<'a> Block<'a> {
         })
     }
 
-    /// The best score a posting of this block reaches for a term of this `idf`.
-    fn bound(&self, bm25: &Bm25, idf: f64) -> f64 {
+    /// The best score a posting of this block reaches for a term of this weight.
+    fn bound(&self, weight: &Weight) -> f64 {
         self.bounds()
-            .map(|(tf, len)| bm25.term_score(idf, tf, len))
+            .map(|(tf, len)| weight.score(tf, len))
             .fold(0.0, f64::max)
     }
 }
@@ -528,7 +532,7 @@ impl TermTables {
             }
         }
         let mut blocks: Vec<Placed> = Vec::new();
-        let mut idfs: Vec<f64> = Vec::with_capacity(asked.len());
+        let mut weights: Vec<Weight> = Vec::with_capacity(asked.len());
         for (place, term) in asked.iter().enumerate() {
             let first = blocks.len();
             for item in self
@@ -540,7 +544,8 @@ impl TermTables {
                     blocks.push((range, place, block));
                 }
             }
-            idfs.push(bm25.idf(blocks[first..].iter().map(|b| b.2.len()).sum()));
+            let with_term = blocks[first..].iter().map(|b| b.2.len()).sum();
+            weights.push(bm25.weight(bm25.idf(with_term)));
         }
         blocks.sort_by_key(|&(range, place, _)| (range, place));
         // A bound is summed in the order scores are, and raised by a hair so that rounding
@@ -549,27 +554,35 @@ impl TermTables {
             .chunk_by(|a, b| a.0 == b.0)
             .map(|range| {
                 let bound = range.iter().fold(0.0, |sum, (_, place, block)| {
-                    sum + block.bound(&bm25, idfs[*place])
+                    sum + block.bound(&weights[*place])
                 });
                 (bound * (1.0 + 1e-9), range)
             })
             .collect();
         ranges.sort_by(|a, b| b.0.total_cmp(&a.0));
         let mut scored: Vec<(u32, f64)> = Vec::new();
+        let mut best = BestScores::new(limit);
         let mut names: HashMap<u32, Option<&str>> = HashMap::new();
         let mut visited = 0;
         let mut batch = 1;
         loop {
             let until = (visited + batch).min(ranges.len());
             for (_, range) in &ranges[visited..until] {
-                score_range(range, &bm25, &idfs, &mut scored);
+                let from = scored.len();
+                score_range(range, &weights, &mut scored);
+                best.offer(&scored[from..]);
             }
             visited = until;
             batch *= 2;
             let unread = ranges.get(visited).map_or(f64::NEG_INFINITY, |r| r.0);
+            let done = visited == ranges.len();
+            // Kept notes are scored notes: while fewer than `limit` of those beat every unread
+            // bound, no page can be sure, and the scored notes need not be sifted.
+            if !done && !best.all_above(unread) {
+                continue;
+            }
             let mut sure: Vec<(u32, f64)> =
                 scored.iter().copied().filter(|s| s.1 > unread).collect();
-            let done = visited == ranges.len();
             if sure.len() < limit && !done {
                 continue;
             }
@@ -622,18 +635,20 @@ impl TermTables {
 /// Scores the notes of one range of numbers, from its blocks in the order of the query's
 /// terms. A note's first term sets its score rather than adding it to 0.0 (the same value),
 /// so that a slot left at -inf marks a note no term reached.
-fn score_range(range: &[Placed], bm25: &Bm25, idfs: &[f64], scored: &mut Vec<(u32, f64)>) {
+fn score_range(range: &[Placed], weights: &[Weight], scored: &mut Vec<(u32, f64)>) {
     let Some(&(number, _, _)) = range.first() else {
         return;
     };
     let first = number << BLOCK_SHIFT;
     let mut slots = [f64::NEG_INFINITY; BLOCK_NOTES];
     for (_, place, block) in range {
-        for (number, tf, len) in block.postings() {
+        let weight = &weights[*place];
+        for item in block.postings.as_chunks::<POSTING_BYTES>().0 {
+            let (number, tf, len) = read_posting(item);
             let Some(slot) = slots.get_mut(number.wrapping_sub(first) as usize) else {
                 continue;
             };
-            let score = bm25.term_score(idfs[*place], tf, len);
+            let score = weight.score(tf, len);
             if *slot == f64::NEG_INFINITY {
                 *slot = score;
             } else {
@@ -641,11 +656,48 @@ fn score_range(range: &[Placed], bm25: &Bm25, idfs: &[f64], scored: &mut Vec<(u3
             }
         }
     }
-    scored.extend(
-        (first..)
-            .zip(slots)
-            .filter(|(_, score)| *score != f64::NEG_INFINITY),
-    );
+    for (offset, score) in slots.into_iter().enumerate() {
+        if score != f64::NEG_INFINITY {
+            scored.push((first + offset as u32, score));
+        }
+    }
+}
+
+/// The best `limit` scores offered so far, to tell cheaply whether `limit` notes beat a bound.
+struct BestScores {
+    limit: usize,
+    /// Scores are never negative, so their bits order as they do.
+    lowest_first: std::collections::BinaryHeap<std::cmp::Reverse<u64>>,
+}
+
+impl BestScores {
+    fn new(limit: usize) -> Self {
+        BestScores {
+            limit,
+            lowest_first: std::collections::BinaryHeap::with_capacity(limit + 1),
+        }
+    }
+
+    fn offer(&mut self, scored: &[(u32, f64)]) {
+        for &(_, score) in scored {
+            let bits = score.max(0.0).to_bits();
+            if self.lowest_first.len() < self.limit {
+                self.lowest_first.push(std::cmp::Reverse(bits));
+            } else if self.lowest_first.peek().is_some_and(|low| low.0 < bits) {
+                self.lowest_first.pop();
+                self.lowest_first.push(std::cmp::Reverse(bits));
+            }
+        }
+    }
+
+    /// Whether `limit` scores offered are above `bound`.
+    fn all_above(&self, bound: f64) -> bool {
+        self.lowest_first.len() == self.limit
+            && self
+                .lowest_first
+                .peek()
+                .is_some_and(|low| f64::from_bits(low.0) > bound)
+    }
 }
 
 /// BM25 over one project's totals.
@@ -669,10 +721,28 @@ impl Bm25 {
         (1.0 + (self.notes - with_term + 0.5) / (with_term + 0.5)).ln()
     }
 
-    fn term_score(&self, idf: f64, tf: u16, len: u32) -> f64 {
+    /// A term's BM25 as a function of a note's tf and length, its constants worked out once.
+    fn weight(&self, idf: f64) -> Weight {
+        Weight {
+            scale: idf * (K1 + 1.0),
+            base: K1 * (1.0 - B),
+            per_length: K1 * B / self.average,
+        }
+    }
+}
+
+/// One term's BM25: `scale · tf / (tf + base + per_length · length)`, which is
+/// `idf · tf·(k1+1) / (tf + k1·(1 − b + b·len/avglen))`.
+struct Weight {
+    scale: f64,
+    base: f64,
+    per_length: f64,
+}
+
+impl Weight {
+    fn score(&self, tf: u16, len: u32) -> f64 {
         let tf = f64::from(tf);
-        let norm = K1 * (1.0 - B + B * f64::from(len) / self.average);
-        idf * tf * (K1 + 1.0) / (tf + norm)
+        self.scale * tf / (tf + self.base + self.per_length * f64::from(len))
     }
 }
 

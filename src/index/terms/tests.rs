@@ -116,9 +116,9 @@ fn exhaustive_rank(
                 block.postings().collect::<Vec<_>>()
             })
             .collect();
-        let idf = bm25.idf(found.len());
+        let weight = bm25.weight(bm25.idf(found.len()));
         for (number, tf, len) in found {
-            *scores.entry(number).or_insert(0.0) += bm25.term_score(idf, tf, len);
+            *scores.entry(number).or_insert(0.0) += weight.score(tf, len);
         }
     }
     let mut named: Vec<(String, f64)> = scores
@@ -213,9 +213,9 @@ fn a_blocks_bounds_are_the_postings_no_other_beats() {
     });
     let best = postings
         .iter()
-        .map(|&(_, tf, len)| bm25.term_score(2.0, tf, len))
+        .map(|&(_, tf, len)| bm25.weight(2.0).score(tf, len))
         .fold(0.0, f64::max);
-    assert_eq!(block.bound(&bm25, 2.0), best);
+    assert_eq!(block.bound(&bm25.weight(2.0)), best);
 }
 
 #[test]
