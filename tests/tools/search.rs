@@ -257,6 +257,11 @@ fn total_counts_the_notes_found_and_says_when_it_is_a_lower_bound() {
     assert_eq!(first["total_is_exact"], false, "{first}");
     assert!(total(&first) > 100, "{first}");
     assert_eq!(first["has_more"], true);
+    let everywhere = search(json!({"query": "wombat", "search_all_projects": true}));
+    assert_eq!(
+        everywhere["total_is_exact"], false,
+        "a project's lower bound keeps the sum one: {everywhere}"
+    );
     let last = search(json!({"query": "wombat", "page": 11}));
     assert_eq!(titles(&last).len(), 5, "{last}");
     assert_eq!(

@@ -292,6 +292,7 @@ impl App {
             match self.search(project, &per_project) {
                 Ok(response) => {
                     total += response.total;
+                    exact &= response.total_is_exact;
                     notice = notice.or(response.notice);
                     rows.extend(response.results.into_iter().map(|mut r| {
                         r.project = Some(project.name.clone());
