@@ -151,16 +151,8 @@ pub(super) fn execute(
     if !query.text.trim().is_empty() {
         search.query(query.text.clone());
     }
-    // A count asks for no page: an offset past every match makes milli return its matches
-    // without starting its ranking rules (the Frequency strategy's word order, computed once
-    // more by its words rule, was most of a count's cost).
-    let offset = if query.limit == 0 {
-        u32::MAX as usize
-    } else {
-        query.offset
-    };
     search
-        .offset(offset)
+        .offset(query.offset)
         .limit(query.limit)
         .exhaustive_number_hits(true)
         .scoring_strategy(ScoringStrategy::Detailed)

@@ -527,34 +527,6 @@ fn released_map_pages_read_back_the_same_notes_and_hits() {
 }
 
 #[test]
-fn a_count_finds_the_documents_a_page_finds() {
-    let (_dir, index) = holding(vec![
-        input("a.md", "A", "kiwi tart", &[]),
-        input("b.md", "B", "kiwi", &[]),
-        input("c.md", "C", "tart and mango", &[]),
-    ]);
-    index.wait_searchable().unwrap();
-    for matching in [query::Matching::All, query::Matching::MostSpecific] {
-        let page = Query {
-            text: "kiwi tart".into(),
-            limit: 10,
-            matching,
-            ..Default::default()
-        };
-        let count = index
-            .search(&Query {
-                limit: 0,
-                ..page.clone()
-            })
-            .unwrap();
-        let paged = index.search(&page).unwrap();
-        assert!(count.hits.is_empty());
-        assert_eq!(count.candidates, paged.candidates, "{matching:?}");
-        assert!(count.total > 0, "{matching:?}");
-    }
-}
-
-#[test]
 fn naming_reads_matches_words_as_written_title_lengths_and_ids() {
     let (_dir, index) = holding(vec![
         input("a.md", "Kiwi", "fruit", &[]),
