@@ -461,7 +461,8 @@ pub(super) fn flush(
 
     let mmap = unsafe { memmap2::Mmap::map(&payload)? };
     // Counting terms needs neither milli nor a transaction: it runs beside milli's indexing,
-    // whose merging and writing leave a core idle.
+    // whose merging and writing leave a core idle. The texts sit in a mutex rather than in the
+    // closure, which a refused thread drops: then this thread still finds them.
     let to_count = std::sync::Mutex::new(to_count);
     let count = || -> Vec<(String, Option<NoteTerms>)> {
         std::mem::take(&mut *to_count.lock().unwrap_or_else(|e| e.into_inner()))
