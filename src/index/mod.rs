@@ -253,7 +253,7 @@ impl Index {
                 .tables
                 .search_docs
                 .get(&txn, &id)?
-                .and_then(search::indexed_checksum);
+                .map(search::indexed_checksum);
             if note.checksum.is_empty() {
                 drift.text_lost.push(path);
             } else if indexed.as_deref() != Some(note.checksum.as_str()) {
@@ -378,7 +378,7 @@ impl Index {
             self.tables
                 .search_docs
                 .get(&txn, note_id)?
-                .and_then(search::indexed_checksum)
+                .map(search::indexed_checksum)
         };
         let Some(checksum) = checksum else {
             return Ok(None);
@@ -387,29 +387,29 @@ impl Index {
         Ok(search::stored_body(&self.milli, &rtxn, note_id)?.map(|body| (checksum, body)))
     }
 
-    /// A note's search documents as the search index holds them (its own, its observations',
-    /// its relations'), with the checksum of the text they were indexed from; `None` when the
-    /// search index has nothing for the note. Waits for writes in flight.
-    pub fn indexed_documents(
+    /// A note's search document as the search index holds it, with the checksum of the text it
+    /// was indexed from; `None` when the search index has nothing for the note. Waits for writes
+    /// in flight.
+    pub fn indexed_document(
         &self,
         note_id: &str,
     ) -> Result<Option<search::IndexedNote>, IndexError> {
         self.wait_searchable()?;
-        let entry = {
+        let checksum = {
             let txn = self.read_txn()?;
             self.tables
                 .search_docs
                 .get(&txn, note_id)?
-                .map(<[u8]>::to_vec)
+                .map(search::indexed_checksum)
         };
-        let Some(entry) = entry else {
+        let Some(checksum) = checksum else {
             return Ok(None);
         };
-        let ids = search::document_ids(note_id, &entry);
-        let docs = query::documents_by_external_id(&self.milli, &ids)?;
+        let mut docs =
+            query::documents_by_external_id(&self.milli, &[search::entity_doc_id(note_id)])?;
         Ok(Some(search::IndexedNote {
-            checksum: search::indexed_checksum(&entry).filter(|c| !c.is_empty()),
-            documents: docs.into_iter().flatten().map(|(_, doc)| doc).collect(),
+            checksum: Some(checksum).filter(|c| !c.is_empty()),
+            document: docs.pop().flatten().map(|(_, doc)| doc),
         }))
     }
 

@@ -1,5 +1,5 @@
-//! The milli full-text index: one document per note, per observation and per relation, and
-//! the indexing of them (queries are `index::query`).
+//! The milli full-text index: one document per note, and the indexing of them (queries are
+//! `index::query`).
 
 use std::io::Write;
 
@@ -36,7 +36,6 @@ pub const SEARCHABLE: &[&str] = &[
     "content",
 ];
 const FILTERABLE: &[&str] = &[
-    "type",
     "note_id",
     "project",
     "folder",
@@ -84,23 +83,15 @@ pub fn configure<'t>(index: &'t Milli, wtxn: &mut RwTxn<'t>) -> Result<(), Index
     Ok(())
 }
 
-/// The id of a note's own search document (its entity row).
+/// The id of a note's search document: `n-` and the note's UUID without dashes.
 pub fn entity_doc_id(note_id: &str) -> String {
-    doc_id('n', note_id, None)
+    format!("n-{}", note_id.replace('-', ""))
 }
 
 /// The note a search document belongs to, read from its id (notes' ids are UUIDs).
 pub fn note_id_of_doc(doc_id: &str) -> Option<String> {
     let simple = doc_id.split('-').nth(1)?;
     Some(uuid::Uuid::try_parse(simple).ok()?.to_string())
-}
-
-fn doc_id(prefix: char, note_id: &str, n: Option<usize>) -> String {
-    let simple = note_id.replace('-', "");
-    match n {
-        Some(n) => format!("{prefix}-{simple}-{n}"),
-        None => format!("{prefix}-{simple}"),
-    }
 }
 
 fn seconds(ms: i64) -> f64 {
@@ -147,33 +138,40 @@ pub fn observation_title(category: &str, content: &str) -> String {
     format!("{category}: {}...", truncate_chars(content, 100))
 }
 
-/// The words a relation is found by: its note's title and its target as the note writes it.
-/// Never the target note's title: then resolving a link, or renaming the note it points to,
-/// would re-index every note that links there (a cold index of 10,000 notes indexed up to a
-/// fifth of them twice). Results show the target's title, read from the graph when rendered.
-fn relation_words(title: &str, target: &str) -> String {
-    format!("{title} -> {target}")
-}
-
-/// The search documents of one note.
-pub fn documents(note: &NoteRecord, body: &str) -> Vec<Value> {
-    let common = common_fields(note);
-    let with = |extra: Value| {
-        let mut m = common.clone();
-        if let Value::Object(e) = extra {
-            m.extend(e);
-        }
-        Value::Object(m)
+/// The search document of a note. Its observations and relations have none of their own: their
+/// text is part of the note's (its body, or its title), so the note's document finds them and
+/// `service::search::parts` picks them out of their note's record. Their categories and
+/// relation types are filter fields of the note's document, so a search asking for one finds
+/// only the notes that have it. A document per observation and relation was about nine a note,
+/// nearly half of a cold index's work (docs/performance.md).
+pub fn document(note: &NoteRecord, body: &str) -> Value {
+    let mut doc = common_fields(note);
+    let markdown = note.kind == NoteKind::Markdown;
+    let content = if markdown { body } else { "" };
+    let distinct = |values: Vec<&str>| -> Vec<String> {
+        let set: std::collections::BTreeSet<&str> = values.into_iter().collect();
+        set.into_iter().map(String::from).collect()
     };
-    let mut docs = Vec::with_capacity(1 + note.observations.len() + note.relations.len());
-    let content = if note.kind == NoteKind::Markdown {
-        body
+    let (categories, relation_types) = if markdown {
+        (
+            distinct(
+                note.observations
+                    .iter()
+                    .map(|o| o.category.as_str())
+                    .collect(),
+            ),
+            distinct(
+                note.relations
+                    .iter()
+                    .map(|r| r.relation.relation_type.as_str())
+                    .collect(),
+            ),
+        )
     } else {
-        ""
+        (Vec::new(), Vec::new())
     };
-    docs.push(with(json!({
-        "id": doc_id('n', &note.id, None),
-        "type": "entity",
+    let own = json!({
+        "id": entity_doc_id(&note.id),
         "title": note.title,
         "aliases": note.aliases,
         "headings": crate::note::parse::headings(content),
@@ -181,84 +179,27 @@ pub fn documents(note: &NoteRecord, body: &str) -> Vec<Value> {
         "permalink": note.permalink,
         "tags": note.tags,
         "meta": Value::Object(note.metadata.clone()),
-    })));
-    if note.kind == NoteKind::File {
-        return docs;
+        "category": categories,
+        "relation_type": relation_types,
+    });
+    if let Value::Object(own) = own {
+        doc.extend(own);
     }
-    for (i, obs) in note.observations.iter().enumerate() {
-        docs.push(with(json!({
-            "id": doc_id('o', &note.id, Some(i)),
-            "type": "observation",
-            "title": observation_title(&obs.category, &obs.content),
-            "content": obs.content,
-            "category": obs.category,
-            "index": i,
-        })));
-    }
-    for (i, rel) in note.relations.iter().enumerate() {
-        docs.push(with(json!({
-            "id": doc_id('r', &note.id, Some(i)),
-            "type": "relation",
-            "title": relation_words(&note.title, &rel.relation.target),
-            "relation_type": rel.relation.relation_type,
-            "index": i,
-        })));
-    }
-    docs
+    Value::Object(doc)
 }
 
-/// What the search index holds for a note: how many observation and relation documents, and
-/// the checksum of the body it indexed.
-struct Indexed {
-    observations: u32,
-    relations: u32,
-    checksum: String,
-}
-
-impl Indexed {
-    fn decode(bytes: &[u8]) -> Option<Self> {
-        Some(Self {
-            observations: u32::from_be_bytes(bytes.get(0..4)?.try_into().ok()?),
-            relations: u32::from_be_bytes(bytes.get(4..8)?.try_into().ok()?),
-            checksum: String::from_utf8_lossy(bytes.get(8..)?).into_owned(),
-        })
-    }
-
-    fn encode(&self) -> Vec<u8> {
-        let mut b = Vec::with_capacity(8 + self.checksum.len());
-        b.extend_from_slice(&self.observations.to_be_bytes());
-        b.extend_from_slice(&self.relations.to_be_bytes());
-        b.extend_from_slice(self.checksum.as_bytes());
-        b
-    }
-}
-
-/// A note's search documents as the search index holds them.
+/// A note's search document as the search index holds it.
 #[derive(Debug, Clone, Default)]
 pub struct IndexedNote {
-    /// The checksum of the text they were indexed from (`None`: the text was lost).
+    /// The checksum of the text it was indexed from (`None`: the text was lost).
     pub checksum: Option<String>,
-    /// Its own document, then its observations' and its relations'.
-    pub documents: Vec<Document>,
+    pub document: Option<Document>,
 }
 
-/// The ids of the search documents a search document entry (`search_docs`) says a note has:
-/// its own, then one per observation and relation indexed.
-pub fn document_ids(note_id: &str, entry: &[u8]) -> Vec<String> {
-    let Some(indexed) = Indexed::decode(entry) else {
-        return vec![entity_doc_id(note_id)];
-    };
-    let observations = (0..indexed.observations as usize).map(|i| doc_id('o', note_id, Some(i)));
-    let relations = (0..indexed.relations as usize).map(|i| doc_id('r', note_id, Some(i)));
-    std::iter::once(entity_doc_id(note_id))
-        .chain(observations)
-        .chain(relations)
-        .collect()
-}
-
-/// The checksum of the body a search document entry (`search_docs`) was indexed from.
-pub fn indexed_checksum(entry: &[u8]) -> Option<String> {
-    Indexed::decode(entry).map(|i| i.checksum)
+/// The checksum of the body a search document entry (`search_docs`) was indexed from: the
+/// entry is that checksum, empty when the text was lost.
+pub fn indexed_checksum(entry: &[u8]) -> String {
+    String::from_utf8_lossy(entry).into_owned()
 }
 
 /// The body milli stored for a note the last time it was indexed.
@@ -269,7 +210,7 @@ pub fn stored_body(
 ) -> Result<Option<String>, IndexError> {
     let Some(internal) = milli
         .external_documents_ids()
-        .get(rtxn, doc_id('n', note_id, None))?
+        .get(rtxn, entity_doc_id(note_id))?
     else {
         return Ok(None);
     };
@@ -360,7 +301,8 @@ pub(super) fn flush(
     let mut payload = tempfile::tempfile()?;
     let mut writer = std::io::BufWriter::new(&mut payload);
     let mut deletions: Vec<String> = Vec::new();
-    let mut indexed: Vec<(String, Option<Indexed>)> = Vec::with_capacity(dirty.len());
+    // What each note's entry becomes: the checksum of the text indexed, or gone.
+    let mut indexed: Vec<(String, Option<String>)> = Vec::with_capacity(dirty.len());
     let mut stale: Vec<(String, String)> = Vec::new();
     let mut terms: Vec<(String, Option<NoteTerms>)> = Vec::new();
     // Notes whose handed text gets its terms counted: id, project, text.
@@ -369,8 +311,8 @@ pub(super) fn flush(
     {
         let mrtxn = milli.read_txn()?;
         for (id, token) in dirty.iter().zip(&tokens) {
-            let previous = tables.search_docs.get(&gtxn, id)?.and_then(Indexed::decode);
-            let (n_obs, n_rel) = match tables.get_note(&gtxn, id)? {
+            let previous = tables.search_docs.get(&gtxn, id)?.map(indexed_checksum);
+            match tables.get_note(&gtxn, id)? {
                 Some(note) => {
                     // Only the body of the text this snapshot sees: a write that has handed
                     // over its body but is not visible here yet leaves it for the next pass.
@@ -387,10 +329,7 @@ pub(super) fn flush(
                         // The record says milli holds this text; it may not, if a process
                         // died between a milli commit (that deleted the document) and the
                         // graph commit recording it: then the text is lost like any other.
-                        None if previous
-                            .as_ref()
-                            .is_some_and(|p| p.checksum == note.checksum) =>
-                        {
+                        None if previous.as_ref() == Some(&note.checksum) => {
                             stored_body(milli, &mrtxn, id)?
                         }
                         None => None,
@@ -405,32 +344,20 @@ pub(super) fn flush(
                             stored_body(milli, &mrtxn, id)?.unwrap_or_default()
                         }
                     };
-                    for doc in documents(&note, &body) {
-                        serde_json::to_writer(&mut writer, &doc)?;
-                        writer.write_all(b"\n")?;
-                        replaced += 1;
-                    }
+                    serde_json::to_writer(&mut writer, &document(&note, &body))?;
+                    writer.write_all(b"\n")?;
+                    replaced += 1;
                     if counted {
                         to_count.push((id.clone(), note.project.clone(), body));
                     }
-                    let markdown = note.kind == NoteKind::Markdown;
-                    let obs = if markdown { note.observations.len() } else { 0 };
-                    let rel = if markdown { note.relations.len() } else { 0 };
                     // A lost text is recorded as the text of no checksum: the body indexed
                     // instead is older than the note, and must never pass for its text.
-                    indexed.push((
-                        id.clone(),
-                        Some(Indexed {
-                            observations: obs as u32,
-                            relations: rel as u32,
-                            checksum: if lost {
-                                String::new()
-                            } else {
-                                note.checksum.clone()
-                            },
-                        }),
-                    ));
-                    (obs, rel)
+                    let checksum = if lost {
+                        String::new()
+                    } else {
+                        note.checksum.clone()
+                    };
+                    indexed.push((id.clone(), Some(checksum)));
                 }
                 None => {
                     // The body of a write this snapshot sees is obsolete; one of a later
@@ -441,17 +368,11 @@ pub(super) fn flush(
                     {
                         bodies.remove(id);
                     }
-                    deletions.push(doc_id('n', id, None));
+                    deletions.push(entity_doc_id(id));
                     indexed.push((id.clone(), None));
                     terms.push((id.clone(), None));
-                    (0, 0)
                 }
-            };
-            let (prev_obs, prev_rel) = previous
-                .map(|p| (p.observations as usize, p.relations as usize))
-                .unwrap_or((0, 0));
-            deletions.extend((n_obs..prev_obs).map(|i| doc_id('o', id, Some(i))));
-            deletions.extend((n_rel..prev_rel).map(|i| doc_id('r', id, Some(i))));
+            }
         }
     }
     writer.flush()?;
@@ -498,7 +419,7 @@ pub(super) fn flush(
         entries: indexed
             .into_iter()
             .zip(tokens)
-            .map(|((id, state), token)| (id, token, state.map(|s| s.encode())))
+            .map(|((id, checksum), token)| (id, token, checksum.map(String::into_bytes)))
             .collect(),
         stale,
         terms,

@@ -73,40 +73,53 @@ fn han_variant(c: char) -> char {
 /// writes them.
 pub fn terms(text: &str) -> Vec<String> {
     let mut out = Vec::new();
+    cut(text, &mut |_, term| out.push(term));
+    out
+}
+
+/// The terms of a text as [`terms`] cuts them, each after the word it comes from (lowercase,
+/// accents folded, not stemmed): typos are counted on what was typed.
+pub fn words_and_terms(text: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    cut(text, &mut |word, term| out.push((word.to_string(), term)));
+    out
+}
+
+fn cut(text: &str, emit: &mut impl FnMut(&str, String)) {
+    // A word and a run of CJK characters never both hold characters: each ends the other.
     let mut word = String::new();
     let mut cjk: Vec<char> = Vec::new();
-    let flush_word = |word: &mut String, out: &mut Vec<String>| {
+    let mut flush = |word: &mut String, cjk: &mut Vec<char>| {
         if !word.is_empty() {
-            push_word(word, out);
-            word.clear();
+            push_word(word, emit);
         }
-    };
-    let flush_cjk = |cjk: &mut Vec<char>, out: &mut Vec<String>| {
-        match cjk.len() {
-            0 => {}
-            1 => out.push(cjk[0].to_string()),
-            _ => out.extend(cjk.windows(2).map(|pair| pair.iter().collect())),
-        }
+        let pairs: Vec<String> = match cjk.len() {
+            1 => vec![cjk[0].to_string()],
+            _ => cjk.windows(2).map(|pair| pair.iter().collect()).collect(),
+        };
+        pairs.into_iter().for_each(|pair| emit(&pair, pair.clone()));
+        word.clear();
         cjk.clear();
     };
     for c in text.chars() {
         if is_cjk(c) {
-            flush_word(&mut word, &mut out);
+            if !word.is_empty() {
+                flush(&mut word, &mut cjk);
+            }
             cjk.push(han_variant(c));
         } else if c.is_alphanumeric() || (is_combining_mark(c) && !word.is_empty()) {
-            flush_cjk(&mut cjk, &mut out);
+            if !cjk.is_empty() {
+                flush(&mut word, &mut cjk);
+            }
             word.push(c);
         } else {
-            flush_word(&mut word, &mut out);
-            flush_cjk(&mut cjk, &mut out);
+            flush(&mut word, &mut cjk);
         }
     }
-    flush_word(&mut word, &mut out);
-    flush_cjk(&mut cjk, &mut out);
-    out
+    flush(&mut word, &mut cjk);
 }
 
-fn push_word(word: &str, out: &mut Vec<String>) {
+fn push_word(word: &str, emit: &mut impl FnMut(&str, String)) {
     let folded: String = if word.is_ascii() {
         word.to_ascii_lowercase()
     } else {
@@ -121,9 +134,10 @@ fn push_word(word: &str, out: &mut Vec<String>) {
         return;
     }
     if folded.bytes().all(|b| b.is_ascii_lowercase()) {
-        out.push(ENGLISH.stem(&folded).into_owned());
+        let stem = ENGLISH.stem(&folded).into_owned();
+        emit(&folded, stem);
     } else {
-        out.push(folded);
+        emit(&folded, folded.clone());
     }
 }
 
@@ -145,19 +159,12 @@ impl NoteTerms {
         all.sort_unstable();
         let mut distinct = String::new();
         let mut counts: Vec<u16> = Vec::new();
-        let mut previous: Option<&str> = None;
-        for term in &all {
-            match (previous, counts.last_mut()) {
-                (Some(p), Some(count)) if p == term => *count = count.saturating_add(1),
-                _ => {
-                    if previous.is_some() {
-                        distinct.push(SEP);
-                    }
-                    distinct.push_str(term);
-                    counts.push(1);
-                }
+        for run in all.chunk_by(|a, b| a == b) {
+            if !counts.is_empty() {
+                distinct.push(SEP);
             }
-            previous = Some(term);
+            distinct.push_str(&run[0]);
+            counts.push(u16::try_from(run.len()).unwrap_or(u16::MAX));
         }
         NoteTerms {
             project: project.to_string(),

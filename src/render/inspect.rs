@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 use super::{iso_from_ms, Format, Rendered};
 use crate::service::inspect::{NoteInspection, QueryInspection, RankedNote, Rankings};
 use crate::service::read::ReadRefusal;
-use crate::service::search::{FusedBy, Fusion, SaidBy, SearchMode, VectorRanking};
+use crate::service::search::{FusedBy, Fusion, SearchMode, VectorRanking};
 use crate::service::Outcome;
 
 /// How much of a search document's text the text form shows.
@@ -193,7 +193,6 @@ fn vector_absence(vector: &VectorRanking) -> Option<&'static str> {
         VectorRanking::ModelUnavailable => {
             Some("no vector ranking: the chosen model could not be loaded (not installed yet?)")
         }
-        VectorRanking::NotNotes => Some("no vector ranking: only notes have vectors"),
     }
 }
 
@@ -213,13 +212,6 @@ fn fusion(fused_by: FusedBy) -> (&'static str, Option<f64>) {
             },
             vector_weight,
         ),
-    }
-}
-
-fn said_name(said_by: SaidBy) -> (&'static str, &'static str) {
-    match said_by {
-        SaidBy::Body => ("body", "BM25 of the note's body"),
-        SaidBy::AllText => ("text", "milli's ranking of all text"),
     }
 }
 
@@ -269,15 +261,10 @@ fn query_text(q: &QueryInspection) -> String {
             "names (title, aliases, tags, permalink: summed IDF of the query's words)",
             &r.names,
         );
-        let (name, what) = said_name(e.said_by);
-        entries_text(&mut out, &format!("{name} ({what})"), &r.said);
-        let fused_how = match e.said_by {
-            SaidBy::Body => "scores summed",
-            SaidBy::AllText => "RRF",
-        };
+        entries_text(&mut out, "body (BM25 of the note's body)", &r.said);
         entries_text(
             &mut out,
-            &format!("lexical (names and {name}, {fused_how})"),
+            "lexical (names and body, scores summed)",
             &r.lexical,
         );
     }
@@ -325,11 +312,10 @@ fn entries_json(entries: &[RankedNote]) -> Value {
 
 fn rankings_json(r: &Rankings) -> Value {
     let e = &r.explanation;
-    let (said, _) = said_name(e.said_by);
     let mut rankings = serde_json::Map::new();
     if e.mode != SearchMode::Vector {
         rankings.insert("names".into(), entries_json(&r.names));
-        rankings.insert(said.into(), entries_json(&r.said));
+        rankings.insert("body".into(), entries_json(&r.said));
         rankings.insert("lexical".into(), entries_json(&r.lexical));
     }
     rankings.insert(

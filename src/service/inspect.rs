@@ -134,8 +134,8 @@ impl App {
             .and_then(|path| Ok(crate::vault::fs::read(&path)?))
             .ok()
             .map(|bytes| sha256_hex(&bytes));
-        let indexed = self.index.indexed_documents(&note.id)?.unwrap_or_default();
-        let (indexed_checksum, documents) = (indexed.checksum, indexed.documents);
+        let indexed = self.index.indexed_document(&note.id)?.unwrap_or_default();
+        let (indexed_checksum, documents) = (indexed.checksum, Vec::from_iter(indexed.document));
         let body = documents
             .first()
             .and_then(|doc| doc.get("content"))

@@ -36,6 +36,7 @@ mod metrics;
 mod notes;
 mod outcomes;
 mod pack;
+mod parts;
 mod posix;
 mod projects;
 mod redaction;

@@ -92,11 +92,7 @@ impl App {
         let docs = self.index.search_documents_by_id(&ids)?;
         let note_ids: Vec<Option<&str>> = docs
             .iter()
-            .map(|d| {
-                d.as_ref()
-                    .filter(|(_, doc)| str_field(doc, "type") == Some("entity"))
-                    .and_then(|(_, doc)| str_field(doc, "note_id"))
-            })
+            .map(|d| d.as_ref().and_then(|(_, doc)| str_field(doc, "note_id")))
             .collect();
         let vectors: Option<Vec<Vec<f32>>> =
             match note_ids.iter().copied().collect::<Option<Vec<_>>>() {

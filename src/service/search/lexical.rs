@@ -6,10 +6,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 use super::names::{name_ranking, NAMING_FIELDS};
-use super::ranked::{evidence_sum, rrf, Passing, Ranking, SaidBy};
-use super::rows::str_field;
+use super::ranked::{evidence_sum, Passing, Ranking};
 use super::{App, Result};
-use crate::index::query::{Hit, Query};
+use crate::index::query::Query;
 use crate::index::search::entity_doc_id;
 
 /// Where the body ranking looks: the project, the query's terms, and the notes the filters
@@ -28,7 +27,6 @@ pub(super) struct Lexical {
     pub complete: bool,
     pub names: Ranking,
     pub said: Ranking,
-    pub said_by: SaidBy,
     pub fused: Ranking,
 }
 
@@ -36,8 +34,7 @@ pub(super) struct Lexical {
 enum Piece {
     /// The documents by the query words their naming fields hold.
     Names(Ranking),
-    /// The notes by body relevance (BM25), or, when observations or relations are asked for,
-    /// the documents by milli's ranking of all text.
+    /// The notes by body relevance (BM25).
     Said(Ranking),
 }
 
@@ -97,51 +94,30 @@ fn side_by_side<T: Send>(jobs: Vec<Job<'_, T>>) -> Vec<Result<T>> {
 
 impl App {
     /// The query ranked by what a note is named (title, aliases, tags, path) and by what it
-    /// says. What a note says is its body relevance (BM25) when notes are asked for: the two
-    /// scores add up ([`evidence_sum`]), so a note whose title names the topic rises above a
-    /// long note that mentions every word in passing, and a body that alone holds the rare word
-    /// rises above titles that hold common ones. Otherwise it is milli's ranking of all text
-    /// (word matches, typos, proximity), which is what observations and relations have, fused
-    /// with the names by RRF. milli's buckets do not add a third vote: on long notes they tie
-    /// or follow chance, and a second body vote outweighed the title (docs/search-quality.md).
+    /// says, its body relevance (BM25). The two scores add up ([`evidence_sum`]), so a note
+    /// whose title names the topic rises above a long note that mentions every word in passing,
+    /// and a body that alone holds the rare word rises above titles that hold common ones.
+    /// milli's buckets do not add a third vote: on long notes they tie or follow chance, and a
+    /// second body vote outweighed the title (docs/search-quality.md).
     pub(super) fn lexical_ranking(
         &self,
         query: &Query,
-        body: Option<BodyScope>,
+        body: BodyScope,
         window: usize,
     ) -> Result<Lexical> {
-        let said_by = if body.is_some() {
-            SaidBy::Body
-        } else {
-            SaidBy::AllText
-        };
         // One more than the window: a ranking that fills it has matches beyond the window.
         let depth = window + 1;
         // The costliest piece first, so that the last one a thread starts is a short one.
         let mut jobs: Vec<Job<'_, Piece>> = Vec::new();
         jobs.push(Box::new(move || {
-            let said = match body {
-                Some(body) => {
-                    let allowed = body.passing.notes()?;
-                    let keep = |id: &str| allowed.as_ref().is_none_or(|a| a.contains(id));
-                    let txn = self.index.read_txn()?;
-                    (self.index.tables().terms)
-                        .rank(&txn, body.project, body.terms, keep, depth)?
-                        .into_iter()
-                        .map(|(id, score)| (entity_doc_id(&id), score))
-                        .collect()
-                }
-                None => scored_ids(
-                    self.index
-                        .search(&Query {
-                            offset: 0,
-                            limit: depth,
-                            load_only: Some(&["id"]),
-                            ..query.clone()
-                        })?
-                        .hits,
-                ),
-            };
+            let allowed = body.passing.notes()?;
+            let keep = |id: &str| allowed.as_ref().is_none_or(|a| a.contains(id));
+            let txn = self.index.read_txn()?;
+            let said = (self.index.tables().terms)
+                .rank(&txn, body.project, body.terms, keep, depth)?
+                .into_iter()
+                .map(|(id, score)| (entity_doc_id(&id), score))
+                .collect();
             Ok(Piece::Said(said))
         }));
         jobs.push(Box::new(move || {
@@ -161,25 +137,15 @@ impl App {
                 Piece::Said(ranking) => said = ranking,
             }
         }
-        let fused = match said_by {
-            SaidBy::Body => evidence_sum(&[&names, &said]),
-            SaidBy::AllText => rrf(&[&names, &said]),
-        };
+        let fused = evidence_sum(&[&names, &said]);
         Ok(Lexical {
             total: fused.len() as u64,
             complete: names.len() < depth && said.len() < depth,
             names,
             said,
-            said_by,
             fused,
         })
     }
-}
-
-fn scored_ids(hits: Vec<Hit>) -> Vec<(String, f64)> {
-    hits.iter()
-        .filter_map(|h| str_field(&h.doc, "id").map(|id| (id.to_string(), h.score)))
-        .collect()
 }
 
 #[cfg(test)]

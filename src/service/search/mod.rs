@@ -7,6 +7,7 @@ mod diverse;
 mod lexical;
 mod metadata;
 mod names;
+mod parts;
 mod query;
 mod ranked;
 mod rerank;
@@ -32,11 +33,21 @@ use regex::Regex;
 pub use boost::Boost;
 pub use metadata::{is_metadata_key, metadata_matches, validate_metadata_filters};
 pub use query::{boolean_branches, extract_tags, filter_literal, STOPWORDS};
-pub use ranked::{Explanation, FusedBy, Ranking, SaidBy, VectorRanking};
+pub use ranked::{Explanation, FusedBy, Ranking, VectorRanking};
 pub use rows::{RowKind, SearchResponse, SearchResult};
 
+use parts::PartsAsked;
 use query::{any_of, permalink_glob, relaxed_terms, ParsedQuery};
 use rows::{str_field, ResultBuilder, Row};
+
+/// The notes a text query found: a page of them, how many, and what the ranking saw.
+struct NoteHits {
+    total: u64,
+    hits: Vec<Hit>,
+    exact: bool,
+    best_passages: HashMap<String, u32>,
+    explanation: Option<Explanation>,
+}
 
 pub const SEARCH_TYPES: &str = "hybrid, permalink, semantic, text, title, vector";
 
@@ -349,7 +360,7 @@ impl App {
             );
         }
         let hidden = self.index.search(&every_note_id(format!(
-            "project = {} AND type = entity AND ({})",
+            "project = {} AND ({})",
             filter_literal(&project.name),
             hiding.join(" OR ")
         )))?;
@@ -367,7 +378,7 @@ impl App {
             head.project == project.name && normalize_note_type(head.note_type) == wanted
         })?;
         let found = self.index.search_committed(&every_note_id(format!(
-            "project = {} AND type = entity AND note_type = {}",
+            "project = {} AND note_type = {}",
             filter_literal(&project.name),
             filter_literal(&wanted)
         )))?;
@@ -408,13 +419,11 @@ impl App {
         mode: SearchMode,
         explain: bool,
     ) -> Result<(SearchResponse, Option<Explanation>)> {
-        let mut filters = vec![
-            format!("project = {}", filter_literal(&project.name)),
-            any_of("type", &Self::entity_types(request)),
-        ];
-        if !request.categories.is_empty() {
-            filters.push(any_of("category", &request.categories));
-        }
+        let types = Self::entity_types(request);
+        let parts = PartsAsked::of(&types, &request.categories);
+        // Categories are observations': a note has none of its own.
+        let wants_notes = types.iter().any(|t| t == "entity") && request.categories.is_empty();
+        let mut filters = vec![format!("project = {}", filter_literal(&project.name))];
         if !request.note_types.is_empty() {
             let canonical: Vec<String> = request
                 .note_types
@@ -464,56 +473,97 @@ impl App {
         }
         let parsed = ParsedQuery::new(text);
         let text = parsed.text.as_str();
+        // Notes and parts together are fused from the top of each: each is asked for the
+        // whole window, and the page is cut after.
+        let mixed = wants_notes && parts.is_some();
         let base = Query {
             text: text.to_string(),
             filter: Some(filters.join(" AND ")),
-            offset,
-            limit: request.page_size,
+            offset: if mixed { 0 } else { offset },
+            limit: if mixed {
+                offset + request.page_size
+            } else {
+                request.page_size
+            },
             matching: Matching::All,
             fields: (mode == SearchMode::Title).then(|| vec!["title".to_string()]),
             newest_first: text.is_empty(),
             load_only: None,
         };
-        let mut exact = true;
-        let mut best_passages = HashMap::new();
-        let mut explanation = None;
-        let (total, hits) = match &parsed.branches {
-            Some(branches) => self.search_union(&base, branches)?,
-            // Agents ask in sentences: rank by the meaningful words and let a note that lacks
-            // one of them still be found, below the notes that have them all.
-            None if mode != SearchMode::Title && !text.is_empty() => {
-                let natural = Query {
-                    text: parsed.meaningful.clone(),
-                    matching: Matching::MostSpecific,
-                    ..base.clone()
-                };
-                let ranked = self.search_ranked(
-                    project,
-                    request,
-                    &natural,
-                    &parsed,
-                    ranked::RankedRun {
-                        mode,
-                        filtered: filters.len() > 2,
-                        explain,
-                    },
-                )?;
-                exact = ranked.total_is_exact;
-                best_passages = ranked.best_passages;
-                explanation = ranked.explanation;
-                (ranked.total, ranked.hits)
-            }
-            None => {
-                let strict = self.index.search(&base)?;
-                if strict.total == 0 && !text.is_empty() {
-                    match relaxed_terms(text) {
-                        Some(terms) => self.search_union(&base, &terms)?,
-                        None => (0, Vec::new()),
+        let notes = if wants_notes {
+            let filtered = filters.len() > 1;
+            Some(self.note_hits(project, request, &base, &parsed, mode, (filtered, explain))?)
+        } else {
+            None
+        };
+        let found_parts = match parts {
+            Some(asked) => {
+                let queries: Vec<(String, Matching)> = match &parsed.branches {
+                    Some(branches) => branches
+                        .iter()
+                        .map(|b| (b.clone(), Matching::All))
+                        .collect(),
+                    None if mode != SearchMode::Title && !text.is_empty() => {
+                        vec![(parsed.meaningful.clone(), Matching::MostSpecific)]
                     }
-                } else {
-                    (strict.total, strict.hits)
-                }
+                    None => vec![(text.to_string(), Matching::All)],
+                };
+                Some(self.find_parts(&base, &queries, asked)?)
             }
+            None => None,
+        };
+        let page = |hits: Vec<Hit>| -> Vec<Hit> {
+            hits.into_iter()
+                .skip(offset)
+                .take(request.page_size)
+                .collect()
+        };
+        let (total, hits, exact, best_passages, explanation) = match (notes, found_parts) {
+            (Some(notes), None) => (
+                notes.total,
+                notes.hits,
+                notes.exact,
+                notes.best_passages,
+                notes.explanation,
+            ),
+            (None, Some(parts)) => (
+                parts.total,
+                page(parts.hits),
+                parts.exact,
+                HashMap::new(),
+                None,
+            ),
+            (Some(notes), Some(parts)) => {
+                let ranking = |hits: &[Hit]| -> Ranking {
+                    hits.iter()
+                        .map(|h| {
+                            (
+                                str_field(&h.doc, "id").unwrap_or_default().to_string(),
+                                h.score,
+                            )
+                        })
+                        .collect()
+                };
+                let fused = ranked::rrf(&[&ranking(&notes.hits), &parts.ranking()]);
+                let mut by_id: HashMap<String, Hit> = notes
+                    .hits
+                    .into_iter()
+                    .chain(parts.hits)
+                    .map(|h| (str_field(&h.doc, "id").unwrap_or_default().to_string(), h))
+                    .collect();
+                let hits = fused
+                    .iter()
+                    .filter_map(|(id, _)| by_id.remove(id))
+                    .collect();
+                (
+                    notes.total + parts.total,
+                    page(hits),
+                    notes.exact && parts.exact,
+                    notes.best_passages,
+                    None,
+                )
+            }
+            (None, None) => return Ok((empty(request), None)),
         };
         let txn = self.index.read_txn()?;
         let mut builder = ResultBuilder::new(self, &txn);
@@ -541,6 +591,66 @@ impl App {
             SearchResponse::page(results, request, offset, total, exact),
             explanation,
         ))
+    }
+
+    /// The notes a text query finds (`base` carries its filters and page): boolean branches
+    /// united, a natural-language query ranked, a title or empty query as milli orders it.
+    fn note_hits(
+        &self,
+        project: &Project,
+        request: &SearchRequest,
+        base: &Query,
+        parsed: &ParsedQuery,
+        mode: SearchMode,
+        (filtered, explain): (bool, bool),
+    ) -> Result<NoteHits> {
+        let text = parsed.text.as_str();
+        let mut found = NoteHits {
+            total: 0,
+            hits: Vec::new(),
+            exact: true,
+            best_passages: HashMap::new(),
+            explanation: None,
+        };
+        (found.total, found.hits) = match &parsed.branches {
+            Some(branches) => self.search_union(base, branches)?,
+            // Agents ask in sentences: rank by the meaningful words and let a note that lacks
+            // one of them still be found, below the notes that have them all.
+            None if mode != SearchMode::Title && !text.is_empty() => {
+                let natural = Query {
+                    text: parsed.meaningful.clone(),
+                    matching: Matching::MostSpecific,
+                    ..base.clone()
+                };
+                let ranked = self.search_ranked(
+                    project,
+                    request,
+                    &natural,
+                    parsed,
+                    ranked::RankedRun {
+                        mode,
+                        filtered,
+                        explain,
+                    },
+                )?;
+                found.exact = ranked.total_is_exact;
+                found.best_passages = ranked.best_passages;
+                found.explanation = ranked.explanation;
+                (ranked.total, ranked.hits)
+            }
+            None => {
+                let strict = self.index.search(base)?;
+                if strict.total == 0 && !text.is_empty() {
+                    match relaxed_terms(text) {
+                        Some(terms) => self.search_union(base, &terms)?,
+                        None => (0, Vec::new()),
+                    }
+                } else {
+                    (strict.total, strict.hits)
+                }
+            }
+        };
+        Ok(found)
     }
 
     /// Documents matching any of `queries`, ranked by their best score in any of them. Taking

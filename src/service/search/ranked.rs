@@ -190,26 +190,15 @@ pub struct Explanation {
     /// By what a note is named: the summed IDF of the query's words in its title, aliases,
     /// tags and permalink (empty in vector mode).
     pub names: Ranking,
-    /// By what a note says: BM25 over its body when notes are asked for, else milli's
-    /// ranking of all text (empty in vector mode).
+    /// By what a note says: BM25 over its body (empty in vector mode).
     pub said: Ranking,
-    pub said_by: SaidBy,
-    /// `names` and `said` fused: their scores summed (body), or by RRF (all text).
+    /// `names` and `said` fused: their scores summed.
     pub lexical: Ranking,
     pub vector: VectorRanking,
     pub fused_by: FusedBy,
     /// The final order, reranked when `reranked`.
     pub fused: Ranking,
     pub reranked: bool,
-}
-
-/// What ranked documents by what they say.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SaidBy {
-    /// BM25 over note bodies (`index::terms`).
-    Body,
-    /// milli's ranking of all text (observation and relation rows).
-    AllText,
 }
 
 /// The vector ranking, or why there was none.
@@ -220,8 +209,6 @@ pub enum VectorRanking {
     TextSearch,
     /// A model is chosen but could not be loaded (not installed yet).
     ModelUnavailable,
-    /// The rows asked for are not notes (observations or relations have no vectors).
-    NotNotes,
 }
 
 /// How the final order was made.
@@ -266,7 +253,6 @@ impl App {
         let window = (query.offset + query.limit)
             .max(FUSION_DEPTH)
             .max(rerank_depth);
-        let wants_notes = App::entity_types(request).iter().any(|t| t == "entity");
         let passing = Passing {
             app: self,
             query,
@@ -278,7 +264,7 @@ impl App {
         // The side thread is the same client (read-your-writes).
         let client = crate::index::horizon::current();
         let (lexical, vector) = std::thread::scope(|scope| {
-            let vector = (mode != SearchMode::Text && wants_notes).then(|| {
+            let vector = (mode != SearchMode::Text).then(|| {
                 scope.spawn(|| -> Result<Option<Vec<VectorHit>>> {
                     crate::index::horizon::scope(&client, || {
                         let allowed = passing.notes()?;
@@ -298,15 +284,14 @@ impl App {
                     complete: true,
                     names: Vec::new(),
                     said: Vec::new(),
-                    said_by: SaidBy::Body,
                     fused: Vec::new(),
                 })
             } else {
-                let body = wants_notes.then_some(BodyScope {
+                let body = BodyScope {
                     project: &project.name,
                     terms: &parsed.terms,
                     passing: &passing,
-                });
+                };
                 self.lexical_ranking(query, body, window)
             };
             let vector = match vector {
@@ -384,12 +369,10 @@ impl App {
             vector: match vector {
                 Some(vector) => VectorRanking::Ranked(vector),
                 None if mode == SearchMode::Text => VectorRanking::TextSearch,
-                None if !wants_notes => VectorRanking::NotNotes,
                 None => VectorRanking::ModelUnavailable,
             },
             names: lexical.names,
             said: lexical.said,
-            said_by: lexical.said_by,
             lexical: lexical.fused,
             fused_by,
             fused: fused.clone(),

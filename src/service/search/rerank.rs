@@ -16,7 +16,7 @@ const LOGIT_LIMIT: f32 = 30.0;
 
 /// What the cross-encoder reads of a result: a note's passage the vector ranking found most
 /// like the query, else the one holding most query terms, else its first (each with the note's
-/// title and heading, as embedding reads it); an observation's or relation's title and text.
+/// title and heading, as embedding reads it).
 pub(super) fn candidate_text(
     doc: &Document,
     best_passages: &HashMap<String, u32>,
@@ -24,13 +24,6 @@ pub(super) fn candidate_text(
 ) -> String {
     let title = str_field(doc, "title").unwrap_or_default();
     let content = str_field(doc, "content").unwrap_or_default();
-    if str_field(doc, "type") != Some("entity") {
-        return if content.is_empty() {
-            title.to_string()
-        } else {
-            format!("{title}\n{content}")
-        };
-    }
     let mut all = passages(title, content);
     let best = str_field(doc, "note_id")
         .and_then(|id| best_passages.get(id))
