@@ -266,15 +266,16 @@ pub struct SearchDone {
 /// Bodies come from `bodies` (handed over by this process's writes) or, for a note whose file
 /// did not change, from milli's own stored copy. The graph tables never keep bodies. A note
 /// whose new body is unknown (the process stopped between its two commits) is reported stale,
-/// so that its checksum is cleared and the next scan reads the file again. Returns `None` when
-/// the outbox holds nothing for this writer.
+/// so that its checksum is cleared and the next scan reads the file again. Notes in `recording`
+/// (a search commit whose record the graph writer has not committed yet) are left alone.
+/// Returns `None` when the outbox holds nothing else for this writer.
 pub(super) fn flush(
     env: &milli_core::heed::Env<milli_core::heed::WithoutTls>,
     tables: &Tables,
     milli: &Milli,
     bodies: &Bodies,
     owner: &super::owner::Owner,
-    limit: usize,
+    (limit, recording): (usize, &std::collections::HashSet<String>),
 ) -> Result<Option<SearchDone>, IndexError> {
     let gtxn = env.read_txn()?;
     let mut dirty: Vec<String> = Vec::new();
@@ -282,6 +283,9 @@ pub(super) fn flush(
     let mut takeable: std::collections::HashMap<String, bool> = Default::default();
     for item in tables.search_dirty.iter(&gtxn)? {
         let (id, token) = item?;
+        if recording.contains(id) {
+            continue;
+        }
         let entry_owner = token.split('#').next().unwrap_or(token);
         let may_take = *takeable
             .entry(entry_owner.to_string())

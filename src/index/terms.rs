@@ -21,126 +21,20 @@
 
 use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap};
-use std::sync::LazyLock;
 
 use milli_core::heed::types::{Bytes, Str};
 use milli_core::heed::{Database, RoTxn, RwTxn};
-use milli_core::tokenizer::normalizer::{CharNormalizer, CharOrStr, ChineseNormalizer};
-use rust_stemmers::{Algorithm, Stemmer};
-use unicode_normalization::char::is_combining_mark;
-use unicode_normalization::UnicodeNormalization;
 
 use super::IndexError;
+
+mod words;
+pub use words::{terms, words_and_terms, STOPWORDS};
 
 const SEP: char = '\0';
 /// BM25's saturation: the third occurrence of a word adds less than the second.
 const K1: f64 = 1.2;
 /// BM25's length normalisation: a word in a short note says more than in a long one.
 const B: f64 = 0.75;
-/// Longer "words" are hashes, base64 or minified code: never asked for, and keys must stay
-/// under LMDB's 511 bytes.
-const MAX_TERM_BYTES: usize = 40;
-
-/// Words that carry no topic; neither indexed nor asked for.
-pub const STOPWORDS: &[&str] = &[
-    "a", "an", "and", "are", "as", "at", "be", "but", "by", "did", "do", "does", "for", "from",
-    "had", "has", "have", "how", "i", "in", "is", "it", "of", "on", "or", "our", "that", "the",
-    "their", "they", "this", "to", "was", "we", "were", "what", "when", "where", "which", "who",
-    "whom", "whose", "why", "will", "with", "you", "your",
-];
-
-static ENGLISH: LazyLock<Stemmer> = LazyLock::new(|| Stemmer::create(Algorithm::English));
-
-fn is_cjk(c: char) -> bool {
-    matches!(c, '\u{3040}'..='\u{30FF}' | '\u{3400}'..='\u{4DBF}' | '\u{4E00}'..='\u{9FFF}' | '\u{AC00}'..='\u{D7AF}' | '\u{F900}'..='\u{FAFF}')
-}
-
-/// A Han character as milli's Chinese normalizer writes it (charabia's, from Unihan's
-/// kVariants): a simplified character the table pairs with a traditional one becomes that
-/// one, so that a word in either script finds the other in both rankings alike.
-fn han_variant(c: char) -> char {
-    match ChineseNormalizer.normalize_char(c) {
-        Some(CharOrStr::Char(variant)) => variant,
-        _ => c,
-    }
-}
-
-/// The terms of a text, in order, as the index and queries both see them: lowercase, accents
-/// folded, English words stemmed ("meetings" and "meeting" are one term), stopwords and
-/// single letters dropped. Runs of CJK characters, which have no spaces, become overlapping
-/// pairs of characters, the usual unit for searching them without a dictionary (a word of
-/// two or more characters is found inside any sentence), Han characters as [`han_variant`]
-/// writes them.
-pub fn terms(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    cut(text, &mut |_, term| out.push(term));
-    out
-}
-
-/// The terms of a text as [`terms`] cuts them, each after the word it comes from (lowercase,
-/// accents folded, not stemmed): typos are counted on what was typed.
-pub fn words_and_terms(text: &str) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    cut(text, &mut |word, term| out.push((word.to_string(), term)));
-    out
-}
-
-fn cut(text: &str, emit: &mut impl FnMut(&str, String)) {
-    // A word and a run of CJK characters never both hold characters: each ends the other.
-    let mut word = String::new();
-    let mut cjk: Vec<char> = Vec::new();
-    let mut flush = |word: &mut String, cjk: &mut Vec<char>| {
-        if !word.is_empty() {
-            push_word(word, emit);
-        }
-        let pairs: Vec<String> = match cjk.len() {
-            1 => vec![cjk[0].to_string()],
-            _ => cjk.windows(2).map(|pair| pair.iter().collect()).collect(),
-        };
-        pairs.into_iter().for_each(|pair| emit(&pair, pair.clone()));
-        word.clear();
-        cjk.clear();
-    };
-    for c in text.chars() {
-        if is_cjk(c) {
-            if !word.is_empty() {
-                flush(&mut word, &mut cjk);
-            }
-            cjk.push(han_variant(c));
-        } else if c.is_alphanumeric() || (is_combining_mark(c) && !word.is_empty()) {
-            if !cjk.is_empty() {
-                flush(&mut word, &mut cjk);
-            }
-            word.push(c);
-        } else {
-            flush(&mut word, &mut cjk);
-        }
-    }
-    flush(&mut word, &mut cjk);
-}
-
-fn push_word(word: &str, emit: &mut impl FnMut(&str, String)) {
-    let folded: String = if word.is_ascii() {
-        word.to_ascii_lowercase()
-    } else {
-        word.nfd()
-            .filter(|c| !is_combining_mark(*c))
-            .flat_map(char::to_lowercase)
-            .collect()
-    };
-    let single_letter =
-        folded.chars().count() == 1 && !folded.starts_with(|c: char| c.is_numeric());
-    if single_letter || folded.len() > MAX_TERM_BYTES || STOPWORDS.contains(&folded.as_str()) {
-        return;
-    }
-    if folded.bytes().all(|b| b.is_ascii_lowercase()) {
-        let stem = ENGLISH.stem(&folded).into_owned();
-        emit(&folded, stem);
-    } else {
-        emit(&folded, folded.clone());
-    }
-}
-
 /// A note's terms as the index records them: each distinct term with how often it occurs, and
 /// the note's length in terms. Counted by the search indexer, off the write path; a search
 /// commit holds thousands of these, so the terms are one string (sorted, `\0`-separated).

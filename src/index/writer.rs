@@ -6,7 +6,7 @@
 //! it. The indexer reports each commit back to the graph writer as a message, so the graph
 //! tables still have one writer.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
@@ -377,35 +377,60 @@ fn run_search(shared: &Shared, kicked: &Receiver<Option<()>>, writer: &WriteHand
         let target = shared.progress.graph_seq();
         let started = std::time::Instant::now();
         release_free_memory();
-        let pass = || loop {
-            match super::search::flush(
-                &shared.env,
-                &shared.tables,
-                &shared.milli,
-                &shared.bodies,
-                &shared.owner,
-                SEARCH_BATCH,
-            ) {
-                Ok(Some(done)) => {
-                    let full = done.entries.len() == SEARCH_BATCH;
-                    // Counted before the commit that takes the entries out of the outbox: a
-                    // start-up repair that finds the outbox empty must also find the count.
-                    shared.progress.bodies_lost(done.stale.len());
-                    if let Err(e) = writer.write(vec![WriteOp::SearchDone(done)]) {
-                        tracing::error!("recording a search commit failed: {e}");
-                        break;
-                    }
-                    if !full {
-                        break;
-                    }
-                    release_free_memory();
+        // The graph writer records a search commit while milli indexes the next batch, which
+        // leaves that commit's notes alone: at most one record is in flight.
+        let pass = || {
+            let mut recording: Option<(PendingWrite, HashSet<String>)> = None;
+            let recorded = |recording: &mut Option<(PendingWrite, HashSet<String>)>| {
+                let Some((pending, _)) = recording.take() else {
+                    return true;
+                };
+                let answer = pending.wait();
+                if let Err(e) = &answer {
+                    tracing::error!("recording a search commit failed: {e}");
                 }
-                Ok(None) => break,
-                Err(e) => {
-                    tracing::error!("search indexing failed (the files are unaffected; `gitmem reindex` rebuilds): {e}");
-                    break;
+                answer.is_ok()
+            };
+            let none = HashSet::new();
+            loop {
+                let skip = recording.as_ref().map_or(&none, |(_, ids)| ids);
+                match super::search::flush(
+                    &shared.env,
+                    &shared.tables,
+                    &shared.milli,
+                    &shared.bodies,
+                    &shared.owner,
+                    (SEARCH_BATCH, skip),
+                ) {
+                    Ok(Some(done)) => {
+                        let full = done.entries.len() == SEARCH_BATCH;
+                        // Counted before the commit that takes the entries out of the outbox:
+                        // a start-up repair that finds the outbox empty must also find it.
+                        shared.progress.bodies_lost(done.stale.len());
+                        if !recorded(&mut recording) {
+                            break;
+                        }
+                        let ids = done.entries.iter().map(|(id, ..)| id.clone()).collect();
+                        match writer.queue(vec![WriteOp::SearchDone(done)]) {
+                            Ok(pending) => recording = Some((pending, ids)),
+                            Err(e) => {
+                                tracing::error!("recording a search commit failed: {e}");
+                                break;
+                            }
+                        }
+                        if !full {
+                            break;
+                        }
+                        release_free_memory();
+                    }
+                    Ok(None) => break,
+                    Err(e) => {
+                        tracing::error!("search indexing failed (the files are unaffected; `gitmem reindex` rebuilds): {e}");
+                        break;
+                    }
                 }
             }
+            recorded(&mut recording);
         };
         // Only a bulk load's pass hands the maps' pages back: a pass of a few notes would start
         // a thread for nothing, and pages dropped under a server slow the searches after it.

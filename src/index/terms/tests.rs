@@ -1,3 +1,4 @@
+use super::words::MAX_TERM_BYTES;
 use super::*;
 
 /// The term tables in an LMDB environment of their own, in a temporary folder.
