@@ -3,7 +3,7 @@
 
 usage: benches/mcp_latency.py [--notes 10000] [--writes 500] [--queries 300]
                               [--model SOURCE] [--attach-seconds N] [--root DIR] [--check]
-                              [--queries-from GOLDEN.json]
+                              [--queries-from GOLDEN.json] [--entity-types TYPES]
 
 Generates the vault with `gitmem bench generate` (cached under $TMPDIR), registers it as
 the default project of a fresh data root, starts `gitmem serve`, waits until the initial index
@@ -22,6 +22,8 @@ attach a profiler (`perf record -e cpu-clock -g -p PID`).
 --queries-from takes the search_notes queries from a retrieval set (`gitmem bench retrieval`'s
 --golden format: a JSON list of {"query": ...}) instead of 1-3 vocabulary words: with --root
 (a root that `bench retrieval --keep-root` left), the latency of real questions on that vault.
+--entity-types asks the timed searches for these rows (comma-separated: entity, observation,
+relation; default the tool's own, notes).
 --check exits 1, naming each figure, when one is over the design's budget (set for 10,000
 notes, and applied as they are to any size): write_note p50 5 ms and p99 50 ms, search_notes
 p95 10 ms, build_context p95 15 ms.
@@ -116,6 +118,7 @@ def main():
     ap.add_argument("--after-writes", type=int, default=60,
                     help="searches made 0.2 s after a write each")
     ap.add_argument("--queries-from", help="a retrieval set whose questions are the searches")
+    ap.add_argument("--entity-types", help="rows the timed searches ask for, comma-separated")
     ap.add_argument("--check", action="store_true",
                     help="exit 1 when a figure is over the design's budget")
     a = ap.parse_args()
@@ -176,7 +179,10 @@ def main():
             q = rng.choice(questions)
         else:
             q = " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 3)))
-        t, _ = client.call("search_notes", {"query": q})
+        args = {"query": q}
+        if a.entity_types:
+            args["entity_types"] = a.entity_types.split(",")
+        t, _ = client.call("search_notes", args)
         searches.append(t)
 
     # A memory's usual rhythm: write, then soon search. The search meets the write's indexing

@@ -28,7 +28,7 @@ use milli_core::heed::{Database, RoTxn, RwTxn};
 use super::IndexError;
 
 mod words;
-pub use words::{terms, words_and_terms, STOPWORDS};
+pub use words::{each_word, term, terms, words_and_terms, STOPWORDS};
 
 const SEP: char = '\0';
 /// BM25's saturation: the third occurrence of a word adds less than the second.

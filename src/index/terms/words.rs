@@ -69,7 +69,7 @@ fn han_variant(c: char) -> char {
 /// writes them.
 pub fn terms(text: &str) -> Vec<String> {
     let mut out = Vec::new();
-    cut(text, &mut |_, term| out.push(term));
+    each_word(text, |word| out.push(term(word)));
     out
 }
 
@@ -77,23 +77,34 @@ pub fn terms(text: &str) -> Vec<String> {
 /// accents folded, not stemmed): typos are counted on what was typed.
 pub fn words_and_terms(text: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
-    cut(text, &mut |word, term| out.push((word.to_string(), term)));
+    each_word(text, |word| out.push((word.to_string(), term(word))));
     out
 }
 
-fn cut(text: &str, emit: &mut impl FnMut(&str, String)) {
+/// The term of one of [`each_word`]'s words: English words stemmed, others as they are.
+pub fn term(word: &str) -> String {
+    if word.bytes().all(|b| b.is_ascii_lowercase()) {
+        stem(word)
+    } else {
+        word.to_string()
+    }
+}
+
+/// Hands each word of a text [`terms`] would count to `each`, lowercase and accents folded,
+/// not stemmed (a CJK pair is a word).
+pub fn each_word(text: &str, mut each: impl FnMut(&str)) {
     // A word and a run of CJK characters never both hold characters: each ends the other.
     let mut word = String::new();
     let mut cjk: Vec<char> = Vec::new();
     let mut flush = |word: &mut String, cjk: &mut Vec<char>| {
         if !word.is_empty() {
-            push_word(word, emit);
+            push_word(word, &mut each);
         }
         let pairs: Vec<String> = match cjk.len() {
             1 => vec![cjk[0].to_string()],
             _ => cjk.windows(2).map(|pair| pair.iter().collect()).collect(),
         };
-        pairs.into_iter().for_each(|pair| emit(&pair, pair.clone()));
+        pairs.iter().for_each(|pair| each(pair));
         word.clear();
         cjk.clear();
     };
@@ -115,7 +126,7 @@ fn cut(text: &str, emit: &mut impl FnMut(&str, String)) {
     flush(&mut word, &mut cjk);
 }
 
-fn push_word(word: &str, emit: &mut impl FnMut(&str, String)) {
+fn push_word(word: &str, each: &mut impl FnMut(&str)) {
     let folded: String = if word.is_ascii() {
         word.to_ascii_lowercase()
     } else {
@@ -126,12 +137,7 @@ fn push_word(word: &str, emit: &mut impl FnMut(&str, String)) {
     };
     let single_letter =
         folded.chars().count() == 1 && !folded.starts_with(|c: char| c.is_numeric());
-    if single_letter || folded.len() > MAX_TERM_BYTES || STOPWORDS.contains(&folded.as_str()) {
-        return;
-    }
-    if folded.bytes().all(|b| b.is_ascii_lowercase()) {
-        emit(&folded, stem(&folded));
-    } else {
-        emit(&folded, folded.clone());
+    if !(single_letter || folded.len() > MAX_TERM_BYTES || STOPWORDS.contains(&folded.as_str())) {
+        each(&folded);
     }
 }

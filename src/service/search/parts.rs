@@ -13,12 +13,12 @@ use super::rows::str_field;
 use super::{App, Result};
 use crate::index::model::NoteRecord;
 use crate::index::query::{Hit, Matching, Query};
-use crate::index::terms::words_and_terms;
+use crate::index::terms::{each_word, term, words_and_terms};
 
 /// How many of the best notes a part search reads, in milli's order. Beyond them it stops, and
 /// its total becomes a lower bound: a common word at 100,000 notes would otherwise read every
 /// note's record for one query.
-const PART_NOTES: usize = 2_000;
+const PART_NOTES: usize = 500;
 
 /// The parts a search asks for.
 #[derive(Debug, Clone, Copy)]
@@ -102,6 +102,9 @@ pub(super) struct PartWords {
     terms: Vec<(String, String)>,
     /// Whether a part must hold every word (else any, the more the better).
     all: bool,
+    /// How each query word (by position) matched each text word met so far: parts repeat
+    /// words, and counting typos was most of a part search.
+    matched: std::cell::RefCell<Vec<std::collections::HashMap<String, Option<bool>>>>,
 }
 
 impl PartWords {
@@ -116,28 +119,39 @@ impl PartWords {
         let mut seen = std::collections::HashSet::new();
         words.retain(|(_, term)| seen.insert(term.clone()));
         PartWords {
+            matched: std::cell::RefCell::new(vec![Default::default(); words.len()]),
             terms: words,
             all: matching == Matching::All,
         }
     }
 
-    /// What a text of the words and terms `found` holds of the query's words, `None` when not
-    /// enough to match. A query of no words is matched by every text.
-    fn held(&self, found: &[(String, String)]) -> Option<Held> {
+    /// What `text` holds of the query's words, `None` when not enough to match. A query of no
+    /// words is matched by every text.
+    fn held(&self, text: &str) -> Option<Held> {
         if self.terms.is_empty() {
             return Some(Held { words: 0, exact: 0 });
         }
         let last = self.terms.len() - 1;
-        let mut held = Held { words: 0, exact: 0 };
-        for (i, word) in self.terms.iter().enumerate() {
-            let best = found
-                .iter()
-                .filter_map(|t| term_match(word, t, i == last))
-                .max();
-            if let Some(exact) = best {
-                held.words += 1;
-                held.exact += usize::from(exact);
+        let mut best: Vec<Option<bool>> = vec![None; self.terms.len()];
+        let mut matched = self.matched.borrow_mut();
+        each_word(text, |text_word| {
+            for (i, word) in self.terms.iter().enumerate() {
+                let known = &mut matched[i];
+                let result = match known.get(text_word) {
+                    Some(result) => *result,
+                    None => {
+                        let result = term_match(word, text_word, i == last);
+                        known.insert(text_word.to_string(), result);
+                        result
+                    }
+                };
+                best[i] = best[i].max(result);
             }
+        });
+        let mut held = Held { words: 0, exact: 0 };
+        for exact in best.into_iter().flatten() {
+            held.words += 1;
+            held.exact += usize::from(exact);
         }
         let enough = if self.all {
             held.words == self.terms.len()
@@ -152,12 +166,8 @@ impl PartWords {
 /// by their terms, `Some(false)` within the typos milli allows for the typed word's length (one
 /// from 5 characters, two from 9), or as the start of a longer word when the query's is its last
 /// (typed as far as it goes).
-fn term_match(
-    (word, term): &(String, String),
-    (text_word, text_term): &(String, String),
-    last: bool,
-) -> Option<bool> {
-    if term == text_term {
+fn term_match((word, query_term): &(String, String), text_word: &str, last: bool) -> Option<bool> {
+    if *query_term == term(text_word) {
         return Some(true);
     }
     if last && text_word.starts_with(word.as_str()) {
@@ -272,8 +282,7 @@ impl App {
                 continue;
             };
             for (order, (part, text)) in asked.of_note(&note).into_iter().enumerate() {
-                let found_terms = words_and_terms(&text);
-                let Some(held) = words.iter().filter_map(|w| w.held(&found_terms)).max() else {
+                let Some(held) = words.iter().filter_map(|w| w.held(&text)).max() else {
                     continue;
                 };
                 let score = if asked_words == 0 {
@@ -343,7 +352,7 @@ mod tests {
         ];
         for (query, matching, text, expected) in cases {
             let held = PartWords::new(query, *matching)
-                .held(&words_and_terms(text))
+                .held(text)
                 .map(|h| (h.words, h.exact));
             assert_eq!(held, *expected, "{query:?} in {text:?}");
         }
