@@ -280,16 +280,18 @@ fn a_body_handed_over_by_a_write_the_pass_does_not_see_waits_for_the_next_pass()
         handed(2, "newer", "mango"),
     )]));
     mark_dirty(&index, &id, &format!("{}#1", owner.name));
-    let done = search::flush(
-        &index.env,
-        &index.tables,
-        &index.milli,
-        &bodies,
-        &owner,
-        (10, &Default::default()),
-    )
-    .unwrap()
-    .unwrap();
+    let flush = |index: &Index| {
+        let nothing_in_flight = Default::default();
+        search::flush(
+            &index.env,
+            &index.tables,
+            &index.milli,
+            &bodies,
+            &owner,
+            (10, &nothing_in_flight),
+        )
+    };
+    let done = flush(&index).unwrap().unwrap();
     assert!(
         bodies.lock().unwrap().contains_key(&id),
         "the newer body is left for the pass that sees its write"
@@ -306,15 +308,7 @@ fn a_body_handed_over_by_a_write_the_pass_does_not_see_waits_for_the_next_pass()
             .unwrap()
             .insert(id.clone(), handed(stamp, "again", "papaya"));
         mark_dirty(&index, &id, &format!("{}#5", owner.name));
-        search::flush(
-            &index.env,
-            &index.tables,
-            &index.milli,
-            &bodies,
-            &owner,
-            (10, &Default::default()),
-        )
-        .unwrap();
+        flush(&index).unwrap();
         assert_eq!(
             bodies.lock().unwrap().contains_key(&id),
             kept,
