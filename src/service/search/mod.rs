@@ -528,7 +528,7 @@ impl App {
             ),
             (None, Some(parts)) => (
                 parts.total,
-                page(parts.hits),
+                parts.hits(offset, request.page_size),
                 parts.exact,
                 HashMap::new(),
                 None,
@@ -544,11 +544,12 @@ impl App {
                         })
                         .collect()
                 };
-                let fused = ranked::rrf(&[&ranking(&notes.hits), &parts.ranking()]);
+                let part_hits = parts.hits(0, offset + request.page_size);
+                let fused = ranked::rrf(&[&ranking(&notes.hits), &ranking(&part_hits)]);
                 let mut by_id: HashMap<String, Hit> = notes
                     .hits
                     .into_iter()
-                    .chain(parts.hits)
+                    .chain(part_hits)
                     .map(|h| (str_field(&h.doc, "id").unwrap_or_default().to_string(), h))
                     .collect();
                 let hits = fused

@@ -8,7 +8,6 @@
 use serde_json::json;
 
 use super::query::any_of;
-use super::ranked::Ranking;
 use super::rows::str_field;
 use super::{App, Result};
 use crate::index::model::NoteRecord;
@@ -211,8 +210,9 @@ fn within_typos(a: &str, b: &str, max: usize) -> bool {
 
 /// Parts found for a query, best first.
 pub(super) struct PartsFound {
-    /// Every part found, as hits of the rows' documents (type, note, index).
-    pub hits: Vec<Hit>,
+    /// Every part found: its note (a place in `notes`), which part, and its score.
+    found: Vec<(usize, Part, f64)>,
+    notes: Vec<String>,
     /// The parts found; all there are when `exact`.
     pub total: u64,
     /// Whether every note the query matches was read.
@@ -220,14 +220,14 @@ pub(super) struct PartsFound {
 }
 
 impl PartsFound {
-    /// The parts as a ranking of their ids, for fusing with notes.
-    pub(super) fn ranking(&self) -> Ranking {
-        self.hits
+    /// The parts from place `skip` on, `take` of them, as hits of the rows' documents (type,
+    /// note, index). Only these are built: a common word finds thousands.
+    pub(super) fn hits(&self, skip: usize, take: usize) -> Vec<Hit> {
+        self.found
             .iter()
-            .map(|h| {
-                let id = str_field(&h.doc, "id").unwrap_or_default();
-                (id.to_string(), h.score)
-            })
+            .skip(skip)
+            .take(take)
+            .map(|&(note, part, score)| part_hit(&self.notes[note], part, score))
             .collect()
     }
 }
@@ -276,7 +276,7 @@ impl App {
             .collect();
         let asked_words = words.iter().map(|w| w.terms.len()).max().unwrap_or(0);
         let txn = self.index.read_txn()?;
-        let mut found: Vec<(Held, usize, usize, Hit)> = Vec::new();
+        let mut found: Vec<(Held, usize, usize, Part, f64)> = Vec::new();
         for (rank, id) in notes.iter().enumerate() {
             let Some(note) = self.index.tables().get_note(&txn, id)? else {
                 continue;
@@ -290,14 +290,18 @@ impl App {
                 } else {
                     held.words as f64 / asked_words as f64
                 };
-                found.push((held, rank, order, part_hit(&note.id, part, score)));
+                found.push((held, rank, order, part, score));
             }
         }
         found.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
         Ok(PartsFound {
             total: found.len() as u64,
             exact,
-            hits: found.into_iter().map(|(.., hit)| hit).collect(),
+            found: found
+                .into_iter()
+                .map(|(_, rank, _, part, score)| (rank, part, score))
+                .collect(),
+            notes,
         })
     }
 }
