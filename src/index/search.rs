@@ -45,7 +45,6 @@ const FILTERABLE: &[&str] = &[
     "status",
     "created",
     "updated",
-    "relation_type",
     "deleted",
     "expires",
 ];
@@ -140,35 +139,21 @@ pub fn observation_title(category: &str, content: &str) -> String {
 
 /// The search document of a note. Its observations and relations have none of their own: their
 /// text is part of the note's (its body, or its title), so the note's document finds them and
-/// `service::search::parts` picks them out of their note's record. Their categories and
-/// relation types are filter fields of the note's document, so a search asking for one finds
-/// only the notes that have it. A document per observation and relation was about nine a note,
+/// `service::search::parts` picks them out of their note's record. Observation categories are
+/// a filter field of the note's document, so a search for observations of a category reads
+/// only the notes that have one. A document per observation and relation was about nine a note,
 /// nearly half of a cold index's work (docs/performance.md).
 pub fn document(note: &NoteRecord, body: &str) -> Value {
     let mut doc = common_fields(note);
     let markdown = note.kind == NoteKind::Markdown;
     let content = if markdown { body } else { "" };
-    let distinct = |values: Vec<&str>| -> Vec<String> {
-        let set: std::collections::BTreeSet<&str> = values.into_iter().collect();
-        set.into_iter().map(String::from).collect()
-    };
-    let (categories, relation_types) = if markdown {
-        (
-            distinct(
-                note.observations
-                    .iter()
-                    .map(|o| o.category.as_str())
-                    .collect(),
-            ),
-            distinct(
-                note.relations
-                    .iter()
-                    .map(|r| r.relation.relation_type.as_str())
-                    .collect(),
-            ),
-        )
+    let categories: std::collections::BTreeSet<&str> = if markdown {
+        note.observations
+            .iter()
+            .map(|o| o.category.as_str())
+            .collect()
     } else {
-        (Vec::new(), Vec::new())
+        Default::default()
     };
     let own = json!({
         "id": entity_doc_id(&note.id),
@@ -180,7 +165,6 @@ pub fn document(note: &NoteRecord, body: &str) -> Value {
         "tags": note.tags,
         "meta": Value::Object(note.metadata.clone()),
         "category": categories,
-        "relation_type": relation_types,
     });
     if let Value::Object(own) = own {
         doc.extend(own);
