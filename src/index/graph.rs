@@ -3,7 +3,7 @@
 //!
 //! Keys are `project \0 …` strings so that one prefix scan lists a project's entries.
 
-use std::collections::BTreeSet;
+mod links;
 
 use milli_core::heed::types::{Bytes, Str, Unit};
 use milli_core::heed::{Database, Env, RoTxn, RwTxn, WithoutTls};
@@ -13,7 +13,6 @@ use super::model::*;
 use super::terms::TermTables;
 use super::IndexError;
 use crate::note::identifier::lookup_key;
-use crate::note::parse::link_lookup_text;
 use crate::note::{file_stem, permalink::generate_permalink};
 
 pub const SCHEMA_VERSION: &str = "gitmem-graph-14";
@@ -302,25 +301,6 @@ fn note_keys(note: &NoteRecord) -> Vec<(String, KeyKind)> {
     keys
 }
 
-/// Keys a link target may match, most specific first.
-fn target_keys(target: &str, source_folder: &str, project_slug: &str) -> Vec<String> {
-    let text = link_lookup_text(target);
-    let mut out: Vec<String> = Vec::new();
-    let mut push = |s: String| {
-        if !s.is_empty() && !out.contains(&s) {
-            out.push(s);
-        }
-    };
-    if !source_folder.is_empty() && text.contains('/') {
-        push(lookup_key(&format!("{source_folder}/{text}")));
-    }
-    push(lookup_key(text));
-    let slug = generate_permalink(text, true);
-    push(lookup_key(&slug));
-    push(lookup_key(&format!("{project_slug}/{slug}")));
-    out
-}
-
 /// The single place that changes graph tables. Runs inside the writer's transaction.
 pub struct GraphWriter<'t> {
     pub tables: &'t Tables,
@@ -329,7 +309,7 @@ pub struct GraphWriter<'t> {
     /// Distinguishes this batch's outbox marks from earlier ones.
     stamp: u64,
     /// Notes whose relations must be resolved again after this batch.
-    pending_relink: BTreeSet<String>,
+    pending_relink: links::PendingRelinks,
 }
 
 impl<'t> GraphWriter<'t> {
@@ -338,7 +318,7 @@ impl<'t> GraphWriter<'t> {
             tables,
             owner,
             stamp,
-            pending_relink: BTreeSet::new(),
+            pending_relink: Default::default(),
         }
     }
 
@@ -445,20 +425,6 @@ impl<'t> GraphWriter<'t> {
                 Ok(OpOutcome::Done)
             }
         }
-    }
-
-    /// Resolves the links of notes touched by this batch; call once before commit. Doing it
-    /// here rather than per write means a bulk load resolves each note's links once.
-    pub fn finish(&mut self, txn: &mut RwTxn) -> Result<(), IndexError> {
-        while let Some(id) = self.pending_relink.pop_first() {
-            if let Some(mut note) = self.tables.get_note(txn, &id)? {
-                // Search documents hold links as written, so resolving one re-indexes nothing.
-                if self.resolve_stale_links(txn, &mut note)? {
-                    self.tables.put_note(txn, &note)?;
-                }
-            }
-        }
-        Ok(())
     }
 
     fn new_id(&self, txn: &RoTxn, project: &str, path: &str) -> Result<String, IndexError> {
@@ -574,7 +540,7 @@ impl<'t> GraphWriter<'t> {
         };
         self.register(txn, &note)?;
         self.tables.put_note(txn, &note)?;
-        self.pending_relink.insert(id.clone());
+        self.pending_relink.written(&id);
         self.mark_dirty(txn, &id, &note.project)?;
         Ok(OpOutcome::Upserted {
             id,
@@ -631,10 +597,10 @@ impl<'t> GraphWriter<'t> {
         self.mark_dirty(txn, id, &note.project)?;
         for source in sources {
             if source != id {
-                self.pending_relink.insert(source);
+                self.pending_relink.target_gone(source);
             }
         }
-        self.pending_relink.remove(id);
+        self.pending_relink.forget(id);
         Ok(())
     }
 
@@ -658,11 +624,10 @@ impl<'t> GraphWriter<'t> {
                 .put(txn, &key3(p, &key, &note.id), &[kind as u8, len[0], len[1]])?;
             // Links that were waiting for a note like this one can now resolve.
             let prefix = format!("{}{SEP}", key2(p, &key));
-            let mut waiting = Vec::new();
             for item in self.tables.unresolved.prefix_iter(txn, &prefix)? {
-                waiting.push(last_segment(item?.0).to_string());
+                let waiting = last_segment(item?.0).to_string();
+                self.pending_relink.arrived(waiting, &key);
             }
-            self.pending_relink.extend(waiting);
         }
         self.tables
             .activity
@@ -689,100 +654,5 @@ impl<'t> GraphWriter<'t> {
             .activity
             .delete(txn, &activity_key(p, note.updated_ms, &note.id))?;
         Ok(())
-    }
-
-    /// Resolves the relations of `note` that point nowhere (unresolved, or at a note that is
-    /// gone) and records the links both ways. Returns whether anything changed.
-    fn resolve_stale_links(
-        &mut self,
-        txn: &mut RwTxn,
-        note: &mut NoteRecord,
-    ) -> Result<bool, IndexError> {
-        let project_slug = generate_permalink(&note.project, false);
-        let folder = note.folder().to_string();
-        let mut changed = false;
-        for rel in &mut note.relations {
-            if let Some(to) = &rel.to_id {
-                if self.tables.notes.get(txn, to)?.is_some() {
-                    continue;
-                }
-                self.tables
-                    .incoming
-                    .delete(txn, &key3(&note.project, to, &note.id))?;
-            }
-            let keys = target_keys(&rel.relation.target, &folder, &project_slug);
-            let mut best: Option<(u8, u16, String)> = None;
-            for key in &keys {
-                if let Some(found) = self
-                    .tables
-                    .ids_by_key(txn, &note.project, key)?
-                    .into_iter()
-                    .next()
-                {
-                    if best.as_ref().is_none_or(|b| found < *b) {
-                        best = Some(found);
-                    }
-                }
-            }
-            let resolved = best.map(|(_, _, id)| id);
-            match &resolved {
-                Some(to) => {
-                    for key in &keys {
-                        self.tables
-                            .unresolved
-                            .delete(txn, &key3(&note.project, key, &note.id))?;
-                    }
-                    self.tables
-                        .incoming
-                        .put(txn, &key3(&note.project, to, &note.id), &())?;
-                }
-                None => {
-                    for key in &keys {
-                        self.tables.unresolved.put(
-                            txn,
-                            &key3(&note.project, key, &note.id),
-                            &(),
-                        )?;
-                    }
-                }
-            }
-            changed |= resolved != rel.to_id;
-            rel.to_id = resolved;
-        }
-        Ok(changed)
-    }
-
-    fn unlink(&mut self, txn: &mut RwTxn, note: &NoteRecord) -> Result<(), IndexError> {
-        let project_slug = generate_permalink(&note.project, false);
-        for rel in &note.relations {
-            if let Some(to) = &rel.to_id {
-                self.tables
-                    .incoming
-                    .delete(txn, &key3(&note.project, to, &note.id))?;
-            }
-            for key in target_keys(&rel.relation.target, note.folder(), &project_slug) {
-                self.tables
-                    .unresolved
-                    .delete(txn, &key3(&note.project, &key, &note.id))?;
-            }
-        }
-        Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn target_keys_cover_titles_paths_and_slugs() {
-        assert_eq!(
-            target_keys("Search Design|shown", "", "main"),
-            ["search design", "search-design", "main/search-design"]
-        );
-        assert_eq!(
-            target_keys("sub/Note#Part", "notes", "main"),
-            ["notes/sub/note", "sub/note", "main/sub/note"]
-        );
     }
 }

@@ -200,6 +200,45 @@ fn links_resolve_when_the_target_appears_and_unresolve_when_it_goes() {
 }
 
 #[test]
+fn targets_arriving_one_batch_at_a_time_resolve_their_links_and_leave_only_the_rest_waiting() {
+    let (_dir, index) = holding(vec![input("a.md", "A", "a", &["B", "C", "Nothing"])]);
+    let targets = |index: &Index| -> Vec<Option<String>> {
+        let a = note_at(index, "a.md");
+        a.relations.iter().map(|r| r.to_id.clone()).collect()
+    };
+    let waiting = |index: &Index| -> Vec<String> {
+        let txn = index.read_txn().unwrap();
+        let mut keys: Vec<String> = (index.tables.unresolved.iter(&txn).unwrap())
+            .map(|item| item.unwrap().0.split('\0').nth(1).unwrap().to_string())
+            .collect();
+        keys.sort();
+        keys
+    };
+    assert_eq!(
+        waiting(&index),
+        ["b", "c", "main/b", "main/c", "main/nothing", "nothing"]
+    );
+
+    index.write(vec![input("b.md", "B", "b", &[])]).unwrap();
+    let b = note_at(&index, "b.md").id;
+    assert_eq!(targets(&index), [Some(b.clone()), None, None]);
+    index.write(vec![input("c.md", "C", "c", &[])]).unwrap();
+    let c = note_at(&index, "c.md").id;
+    assert_eq!(targets(&index), [Some(b), Some(c.clone()), None]);
+    assert_eq!(waiting(&index), ["main/nothing", "nothing"]);
+
+    // A target gone makes its link wait again, and one coming back takes it.
+    delete(&index, "b.md");
+    assert_eq!(targets(&index), [None, Some(c.clone()), None]);
+    assert_eq!(waiting(&index), ["b", "main/b", "main/nothing", "nothing"]);
+    index.write(vec![input("b.md", "B", "b", &[])]).unwrap();
+    let b = note_at(&index, "b.md").id;
+    assert_eq!(targets(&index), [Some(b), Some(c), None]);
+    assert_eq!(waiting(&index), ["main/nothing", "nothing"]);
+    index.close();
+}
+
+#[test]
 fn a_move_keeps_id_permalink_and_incoming_links() {
     let (_dir, index) = holding(vec![
         input("old.md", "Old", "wombat", &[]),
