@@ -15,7 +15,7 @@ use super::IndexError;
 use crate::note::identifier::lookup_key;
 use crate::note::{file_stem, permalink::generate_permalink};
 
-pub const SCHEMA_VERSION: &str = "gitmem-graph-14";
+pub const SCHEMA_VERSION: &str = "gitmem-graph-15";
 const SEP: char = '\0';
 
 /// Priorities of lookup keys, lowest first (compat 4.5: permalink, title, path, then names).

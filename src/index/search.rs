@@ -46,6 +46,7 @@ const FILTERABLE: &[&str] = &[
     "created",
     "updated",
     "deleted",
+    "superseded",
     "expires",
 ];
 
@@ -54,15 +55,14 @@ pub fn configure<'t>(index: &'t Milli, wtxn: &mut RwTxn<'t>) -> Result<(), Index
     let mut settings = Settings::new(wtxn, index, &config);
     settings.set_primary_key("id".into());
     settings.set_searchable_fields(SEARCHABLE.iter().map(|s| s.to_string()).collect());
-    let mut rules: Vec<FilterableAttributesRule> = FILTERABLE
-        .iter()
-        .map(|f| FilterableAttributesRule::Field(f.to_string()))
-        .collect();
-    rules.push(serde_json::from_value(json!({
-        "attributePatterns": ["meta.*"],
-        "features": {"facetSearch": false, "filter": {"equality": true, "comparison": true}}
-    }))?);
-    settings.set_filterable_fields(rules);
+    // Only what a query filters on: every front matter key filterable (`meta.*`) cost a facet
+    // per key and note, unique values (titles, dates) among them, for one query's sake.
+    settings.set_filterable_fields(
+        FILTERABLE
+            .iter()
+            .map(|f| FilterableAttributesRule::Field(f.to_string()))
+            .collect(),
+    );
     settings.set_sortable_fields(
         ["created".to_string(), "updated".to_string()]
             .into_iter()
@@ -126,6 +126,9 @@ fn common_fields(note: &NoteRecord) -> Map<String, Value> {
     if crate::note::memory::is_deleted(&note.metadata) {
         m.insert("deleted".into(), json!(true));
     }
+    if crate::note::supersede::is_superseded(&note.metadata) {
+        m.insert("superseded".into(), json!(true));
+    }
     if let Some(expires) = crate::note::memory::expires_at(&note.metadata, note.created_ms) {
         m.insert("expires".into(), json!(seconds(expires.timestamp_millis())));
     }
@@ -163,7 +166,6 @@ pub fn document(note: &NoteRecord, body: &str) -> Value {
         "content": content,
         "permalink": note.permalink,
         "tags": note.tags,
-        "meta": Value::Object(note.metadata.clone()),
         "category": categories,
     });
     if let Value::Object(own) = own {

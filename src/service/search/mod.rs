@@ -351,12 +351,7 @@ impl App {
             hiding.push("deleted = true".to_string());
         }
         if !reveal.superseded {
-            // Front matter is filterable as `meta.*`, so supersession needs no field of its own.
-            hiding.push(
-                "(meta.superseded_by EXISTS AND NOT meta.superseded_by IS NULL \
-                 AND NOT meta.superseded_by IS EMPTY)"
-                    .to_string(),
-            );
+            hiding.push("superseded = true".to_string());
         }
         let hidden = self.index.search(&every_note_id(format!(
             "project = {} AND ({})",
