@@ -102,18 +102,52 @@ const BLOCK_NOTES: usize = 1 << BLOCK_SHIFT;
 const _: () = assert!(BLOCK_NOTES <= u8::MAX as usize);
 
 fn term_prefix(project: &str, term: &str) -> Vec<u8> {
-    format!("{project}{SEP}{term}{SEP}").into_bytes()
-}
-
-fn block_key(project: &str, term: &str, number: u32) -> Vec<u8> {
-    let mut key = term_prefix(project, term);
-    key.extend_from_slice(&(number >> BLOCK_SHIFT).to_be_bytes());
+    let mut key = Vec::new();
+    write_term_prefix(&mut key, project, term);
     key
 }
 
-/// Changes to postings, by block key, then by note number: its new (tf, length), or `None`
-/// when it goes. A search commit changes each block once, however many of its notes it holds.
-type BlockEdits = BTreeMap<Vec<u8>, BTreeMap<u32, Option<(u16, u32)>>>;
+fn write_term_prefix(key: &mut Vec<u8>, project: &str, term: &str) {
+    key.extend_from_slice(project.as_bytes());
+    key.push(SEP as u8);
+    key.extend_from_slice(term.as_bytes());
+    key.push(SEP as u8);
+}
+
+fn write_block_key(key: &mut Vec<u8>, project: &str, term: &str, number: u32) {
+    write_term_prefix(key, project, term);
+    key.extend_from_slice(&(number >> BLOCK_SHIFT).to_be_bytes());
+}
+
+/// Changes to postings by block, each block's in the order made (a note's new (tf, length), or
+/// `None` when it goes): a search commit changes each block once, however many of its notes it
+/// holds. Hashed, not ordered, while they are gathered: a commit of 10,000 notes makes about
+/// 600,000 edits, and ordering each was a fifth of recording the commit.
+#[derive(Default)]
+struct BlockEdits {
+    blocks: std::collections::HashMap<Vec<u8>, Vec<(u32, Option<(u16, u32)>)>>,
+    key: Vec<u8>,
+}
+
+impl BlockEdits {
+    fn edit(&mut self, project: &str, term: &str, number: u32, change: Option<(u16, u32)>) {
+        self.key.clear();
+        write_block_key(&mut self.key, project, term, number);
+        match self.blocks.get_mut(self.key.as_slice()) {
+            Some(changes) => changes.push((number, change)),
+            None => {
+                self.blocks.insert(self.key.clone(), vec![(number, change)]);
+            }
+        }
+    }
+
+    /// The blocks in key order, the order LMDB writes cheapest.
+    fn in_key_order(self) -> Vec<(Vec<u8>, Vec<(u32, Option<(u16, u32)>)>)> {
+        let mut blocks: Vec<_> = self.blocks.into_iter().collect();
+        blocks.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        blocks
+    }
+}
 
 /// Bytes of one posting in a block.
 const POSTING_BYTES: usize = 10;
@@ -301,10 +335,7 @@ impl TermTables {
         };
         let project = stored.project.as_str();
         for (term, _) in &stored.pairs {
-            edits
-                .entry(block_key(project, term, stored.number))
-                .or_default()
-                .insert(stored.number, None);
+            edits.edit(project, term, stored.number, None);
         }
         self.note_terms.delete(txn, id)?;
         let mut totals = self.totals(txn, project)?;
@@ -321,7 +352,7 @@ impl TermTables {
         txn: &mut RwTxn,
         notes: &[(String, Option<NoteTerms>)],
     ) -> Result<(), IndexError> {
-        let mut edits = BlockEdits::new();
+        let mut edits = BlockEdits::default();
         for (id, terms) in notes {
             let number = self.remove(txn, id, &mut edits)?;
             match (terms.as_ref().filter(|t| !t.counts.is_empty()), number) {
@@ -341,7 +372,7 @@ impl TermTables {
     }
 
     fn write_blocks(&self, txn: &mut RwTxn, edits: BlockEdits) -> Result<(), IndexError> {
-        for (key, changes) in edits {
+        for (key, changes) in edits.in_key_order() {
             let mut postings: BTreeMap<u32, (u16, u32)> = match self.postings.get(txn, &key)? {
                 Some(bytes) => Block::decode(bytes)
                     .iter()
@@ -393,10 +424,7 @@ impl TermTables {
     ) -> Result<(), IndexError> {
         let project = terms.project.as_str();
         for (term, tf) in terms.pairs() {
-            edits
-                .entry(block_key(project, term, number))
-                .or_default()
-                .insert(number, Some((tf, terms.length)));
+            edits.edit(project, term, number, Some((tf, terms.length)));
         }
         self.note_terms
             .put(txn, id, &Stored::encode(number, terms))?;

@@ -19,10 +19,12 @@ use super::owner::Owner;
 use super::search::{Bodies, Handed};
 use super::{IndexError, OpError, Progress, SharedProgress};
 
-/// Upper bound of notes re-indexed for search in one milli transaction. Larger batches are
-/// not faster (milli's per-transaction cost is small next to its per-document cost) but need
-/// more memory.
-pub(super) const SEARCH_BATCH: usize = 2_500;
+/// Upper bound of notes re-indexed for search in one milli transaction. Part of milli's work
+/// is per transaction and grows with the index (its word FST, prefix and facet tables), so a
+/// bulk load gains from large batches; memory bounds them (docs/performance.md: a cold index
+/// of 100,000 notes took 67–70 s with 10,000, 82 s with 5,000 and 96 s with 2,500, and 20,000
+/// added anonymous memory without gaining).
+pub(super) const SEARCH_BATCH: usize = 10_000;
 /// Operations in one graph transaction: bounds the transaction's dirty pages.
 const MAX_GRAPH_BATCH: usize = 5_000;
 /// A graph commit of at least this many operations, or a search pass that starts with as many
