@@ -15,7 +15,7 @@ use super::IndexError;
 use crate::note::identifier::lookup_key;
 use crate::note::{file_stem, permalink::generate_permalink};
 
-pub const SCHEMA_VERSION: &str = "gitmem-graph-15";
+pub const SCHEMA_VERSION: &str = "gitmem-graph-16";
 const SEP: char = '\0';
 
 /// Priorities of lookup keys, lowest first (compat 4.5: permalink, title, path, then names).
@@ -44,6 +44,9 @@ pub struct Tables {
     pub unresolved: Database<Str, Unit>,
     /// `project \0 updated_ms (zero-padded) \0 id`
     pub activity: Database<Str, Unit>,
+    /// `project \0 note type (snake-cased) \0 id`, markdown notes only: a write's schema check
+    /// finds the project's schemas here, without the search index or its outbox.
+    pub by_type: Database<Str, Unit>,
     /// Notes whose search documents are stale: `id` -> the writer that owes the search commit
     /// (`pid:nonce#batch`, see `owner`), so that two processes on one root never take each
     /// other's work.
@@ -57,7 +60,7 @@ pub struct Tables {
     pub uses: super::uses::UseTable,
 }
 
-pub const TABLE_COUNT: u32 = 14;
+pub const TABLE_COUNT: u32 = 15;
 
 impl Tables {
     pub fn create(env: &Env<WithoutTls>) -> Result<Self, IndexError> {
@@ -72,6 +75,7 @@ impl Tables {
             incoming: env.create_database(&mut wtxn, Some("incoming"))?,
             unresolved: env.create_database(&mut wtxn, Some("unresolved"))?,
             activity: env.create_database(&mut wtxn, Some("activity"))?,
+            by_type: env.create_database(&mut wtxn, Some("by_type"))?,
             search_dirty: env.create_database(&mut wtxn, Some("search_dirty"))?,
             search_docs: env.create_database(&mut wtxn, Some("search_docs"))?,
             uses: env.create_database(&mut wtxn, Some("uses"))?,
@@ -255,6 +259,22 @@ impl Tables {
         }
     }
 
+    /// Ids of a project's markdown notes of `note_type` (snake-cased, as `normalize_note_type`
+    /// gives it).
+    pub fn ids_of_type(
+        &self,
+        txn: &RoTxn,
+        project: &str,
+        note_type: &str,
+    ) -> Result<Vec<String>, IndexError> {
+        let prefix = format!("{}{SEP}", key2(project, note_type));
+        let mut out = Vec::new();
+        for item in self.by_type.prefix_iter(txn, &prefix)? {
+            out.push(last_segment(item?.0).to_string());
+        }
+        Ok(out)
+    }
+
     /// Ids of notes that link to `id`.
     pub fn incoming_ids(
         &self,
@@ -270,6 +290,17 @@ impl Tables {
         }
         Ok(out)
     }
+}
+
+/// A markdown note's entry in `by_type`.
+fn type_key(note: &NoteRecord) -> Option<String> {
+    (note.kind == NoteKind::Markdown).then(|| {
+        key3(
+            &note.project,
+            &crate::note::permalink::normalize_note_type(&note.note_type),
+            &note.id,
+        )
+    })
 }
 
 /// Lookup keys a note answers to.
@@ -632,6 +663,9 @@ impl<'t> GraphWriter<'t> {
         self.tables
             .activity
             .put(txn, &activity_key(p, note.updated_ms, &note.id), &())?;
+        if let Some(key) = type_key(note) {
+            self.tables.by_type.put(txn, &key, &())?;
+        }
         Ok(())
     }
 
@@ -653,6 +687,9 @@ impl<'t> GraphWriter<'t> {
         self.tables
             .activity
             .delete(txn, &activity_key(p, note.updated_ms, &note.id))?;
+        if let Some(key) = type_key(note) {
+            self.tables.by_type.delete(txn, &key)?;
+        }
         Ok(())
     }
 }

@@ -263,25 +263,11 @@ impl Index {
         Ok(drift)
     }
 
-    /// Notes whose search documents lag their graph records (any process's outbox), those of
-    /// them whose record's head passes `keep`: what a query of the search index alone does not
-    /// see yet.
-    pub fn unsearched_ids_where(
-        &self,
-        keep: impl Fn(&NoteHead) -> bool,
-    ) -> Result<Vec<String>, IndexError> {
+    /// Ids of a project's markdown notes of a type (snake-cased), from the graph: a note just
+    /// written is among them before the search index has it.
+    pub fn ids_of_type(&self, project: &str, note_type: &str) -> Result<Vec<String>, IndexError> {
         let txn = self.read_txn()?;
-        let mut ids = Vec::new();
-        for item in self.tables.search_dirty.iter(&txn)? {
-            let id = item?.0;
-            // Under many writers the outbox holds hundreds of notes: only their heads are read.
-            if let Some(bytes) = self.tables.notes.get(&txn, id)? {
-                if keep(&NoteRecord::head(bytes)?) {
-                    ids.push(id.to_string());
-                }
-            }
-        }
-        Ok(ids)
+        self.tables.ids_of_type(&txn, project, note_type)
     }
 
     /// Search document entries whose note is gone from the graph.
@@ -343,12 +329,6 @@ impl Index {
     ) -> Result<T, E> {
         self.wait_searchable()?;
         names::read(&self.milli, filter, fields, read)
-    }
-
-    /// A query of what the search index holds now, without the read barrier: for a caller
-    /// that reads the outbox first (`unsearched_ids_where`) and completes the answer from the graph.
-    pub fn search_committed(&self, query: &query::Query) -> Result<query::Hits, IndexError> {
-        query::run(&self.milli, query)
     }
 
     /// Search documents by their ids (with milli's internal ids), in the order given.

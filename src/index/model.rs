@@ -47,19 +47,6 @@ pub struct NoteRecord {
     pub warnings: Vec<String>,
 }
 
-/// The leading fields of [`NoteRecord`], in its order: bincode reads fields by position, so
-/// the two must start alike (`index::tests::a_records_head_reads_its_leading_fields`).
-#[derive(Debug, PartialEq, Deserialize)]
-pub struct NoteHead<'a> {
-    pub id: &'a str,
-    pub project: &'a str,
-    pub path: &'a str,
-    pub permalink: Option<&'a str>,
-    pub kind: NoteKind,
-    pub title: &'a str,
-    pub note_type: &'a str,
-}
-
 /// Records are stored with bincode (compact, fast); free-form front matter rides along as JSON
 /// text because bincode cannot carry self-describing values.
 mod json_text {
@@ -84,13 +71,6 @@ impl NoteRecord {
     }
 
     pub fn decode(bytes: &[u8]) -> Result<Self, bincode::Error> {
-        bincode::deserialize(bytes)
-    }
-
-    /// The first fields of an encoded record, borrowed and without decoding the rest: what a
-    /// scan that keeps few of many notes needs.
-    pub fn head(bytes: &[u8]) -> Result<NoteHead<'_>, bincode::Error> {
-        // bincode's default options ignore the bytes after the head.
         bincode::deserialize(bytes)
     }
 

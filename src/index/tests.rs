@@ -486,23 +486,31 @@ fn hundreds_of_concurrent_readers_each_get_their_transactions_and_a_search_still
 }
 
 #[test]
-fn a_records_head_reads_its_leading_fields() {
-    let (_dir, index) = holding(vec![input("f/kiwi.md", "Kiwi", "a kiwi grows", &[])]);
-    let note = note_at(&index, "f/kiwi.md");
-    let bytes = note.encode();
-    let head = NoteRecord::head(&bytes).unwrap();
-    assert_eq!(
-        head,
-        NoteHead {
-            id: &note.id,
-            project: &note.project,
-            path: &note.path,
-            permalink: note.permalink.as_deref(),
-            kind: note.kind,
-            title: &note.title,
-            note_type: &note.note_type,
-        }
-    );
+fn notes_are_listed_by_type_from_the_graph_as_soon_as_written() {
+    let typed =
+        |path: &str, note_type: &str, kind: NoteKind| match input(path, path, note_type, &[]) {
+            WriteOp::Upsert(mut note) => {
+                note.note_type = note_type.into();
+                note.kind = kind;
+                WriteOp::Upsert(note)
+            }
+            _ => unreachable!(),
+        };
+    let (_dir, index) = holding(vec![
+        typed("a.md", "Schema", NoteKind::Markdown),
+        typed("b.md", "note", NoteKind::Markdown),
+        typed("c.png", "schema", NoteKind::File),
+    ]);
+    let ids = |t: &str| index.ids_of_type("main", t).unwrap();
+    let a = note_at(&index, "a.md").id;
+    assert_eq!(ids("schema"), [a.clone()], "snake-cased, markdown only");
+    index
+        .write(vec![typed("a.md", "Person", NoteKind::Markdown)])
+        .unwrap();
+    assert!(ids("schema").is_empty(), "a new type moves the note");
+    assert_eq!(ids("person"), [a]);
+    delete(&index, "a.md");
+    assert!(ids("person").is_empty());
 }
 
 #[test]

@@ -24,7 +24,7 @@ use super::scope::ProjectChoice;
 use super::{App, Result};
 use crate::config::Project;
 use crate::index::query::{Hit, Hits, Matching, Query};
-use crate::index::{NoteKind, NoteRecord};
+use crate::index::NoteRecord;
 use crate::note::chunk::{best_matching, passages};
 use crate::note::memory::Reveal;
 use crate::note::permalink::normalize_note_type;
@@ -362,30 +362,13 @@ impl App {
     }
 
     /// The markdown notes of a project whose type is `note_type` (compared snake-cased), in
-    /// path order, without waiting for the search index: those its filter finds, and those
-    /// whose search documents lag, read back from the graph, so a note just written is seen
-    /// and a type changed meanwhile is the graph's.
+    /// path order, from the graph: a note just written is seen, without waiting for the search
+    /// index (every write_note asks this for the project's schemas).
     pub fn notes_of_type(&self, project: &Project, note_type: &str) -> Result<Vec<NoteRecord>> {
         let wanted = normalize_note_type(note_type);
-        // The outbox first: a note leaves it only once the search index has it.
-        let mut ids = self.index.unsearched_ids_where(|head| {
-            head.project == project.name && normalize_note_type(head.note_type) == wanted
-        })?;
-        let found = self.index.search_committed(&every_note_id(format!(
-            "project = {} AND note_type = {}",
-            filter_literal(&project.name),
-            filter_literal(&wanted)
-        )))?;
-        ids.extend(note_ids(&found));
-        ids.sort();
-        ids.dedup();
         let mut notes = Vec::new();
-        for id in ids {
-            notes.extend(self.note_by_id(&id)?.filter(|n| {
-                n.project == project.name
-                    && n.kind == NoteKind::Markdown
-                    && normalize_note_type(&n.note_type) == wanted
-            }));
+        for id in self.index.ids_of_type(&project.name, &wanted)? {
+            notes.extend(self.note_by_id(&id)?);
         }
         notes.sort_by(|a, b| a.path.cmp(&b.path));
         Ok(notes)
