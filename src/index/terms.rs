@@ -119,13 +119,16 @@ fn write_block_key(key: &mut Vec<u8>, project: &str, term: &str, number: u32) {
     key.extend_from_slice(&(number >> BLOCK_SHIFT).to_be_bytes());
 }
 
+/// A note's new posting in a block (its number, then tf and length), or `None` when it goes.
+type PostingChange = (u32, Option<(u16, u32)>);
+
 /// Changes to postings by block, each block's in the order made (a note's new (tf, length), or
 /// `None` when it goes): a search commit changes each block once, however many of its notes it
 /// holds. Hashed, not ordered, while they are gathered: a commit of 10,000 notes makes about
 /// 600,000 edits, and ordering each was a fifth of recording the commit.
 #[derive(Default)]
 struct BlockEdits {
-    blocks: std::collections::HashMap<Vec<u8>, Vec<(u32, Option<(u16, u32)>)>>,
+    blocks: std::collections::HashMap<Vec<u8>, Vec<PostingChange>>,
     key: Vec<u8>,
 }
 
@@ -142,7 +145,7 @@ impl BlockEdits {
     }
 
     /// The blocks in key order, the order LMDB writes cheapest.
-    fn in_key_order(self) -> Vec<(Vec<u8>, Vec<(u32, Option<(u16, u32)>)>)> {
+    fn in_key_order(self) -> Vec<(Vec<u8>, Vec<PostingChange>)> {
         let mut blocks: Vec<_> = self.blocks.into_iter().collect();
         blocks.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         blocks

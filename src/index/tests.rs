@@ -503,7 +503,11 @@ fn notes_are_listed_by_type_from_the_graph_as_soon_as_written() {
     ]);
     let ids = |t: &str| index.ids_of_type("main", t).unwrap();
     let a = note_at(&index, "a.md").id;
-    assert_eq!(ids("schema"), [a.clone()], "snake-cased, markdown only");
+    assert_eq!(
+        ids("schema"),
+        std::slice::from_ref(&a),
+        "snake-cased, markdown only"
+    );
     index
         .write(vec![typed("a.md", "Person", NoteKind::Markdown)])
         .unwrap();
