@@ -267,12 +267,7 @@ impl Tables {
         project: &str,
         note_type: &str,
     ) -> Result<Vec<String>, IndexError> {
-        let prefix = format!("{}{SEP}", key2(project, note_type));
-        let mut out = Vec::new();
-        for item in self.by_type.prefix_iter(txn, &prefix)? {
-            out.push(last_segment(item?.0).to_string());
-        }
-        Ok(out)
+        ids_under(&self.by_type, txn, project, note_type)
     }
 
     /// Ids of notes that link to `id`.
@@ -282,14 +277,23 @@ impl Tables {
         project: &str,
         id: &str,
     ) -> Result<Vec<String>, IndexError> {
-        let prefix = format!("{}{SEP}", key2(project, id));
-        let mut out = Vec::new();
-        for item in self.incoming.prefix_iter(txn, &prefix)? {
-            let (k, ()) = item?;
-            out.push(last_segment(k).to_string());
-        }
-        Ok(out)
+        ids_under(&self.incoming, txn, project, id)
     }
+}
+
+/// The note ids that end the keys `project \0 part \0 id` of `table`.
+fn ids_under(
+    table: &Database<Str, Unit>,
+    txn: &RoTxn,
+    project: &str,
+    part: &str,
+) -> Result<Vec<String>, IndexError> {
+    let prefix = format!("{}{SEP}", key2(project, part));
+    let mut out = Vec::new();
+    for item in table.prefix_iter(txn, &prefix)? {
+        out.push(last_segment(item?.0).to_string());
+    }
+    Ok(out)
 }
 
 /// A markdown note's entry in `by_type`.
