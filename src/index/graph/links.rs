@@ -181,7 +181,8 @@ impl GraphWriter<'_> {
         Ok(changed)
     }
 
-    /// Removes the links of `note` from both directions and from the unresolved targets.
+    /// Removes the links of `note` from both directions and from the unresolved targets. Only
+    /// a relation pointing nowhere has `unresolved` entries: resolving one removes them.
     pub(super) fn unlink(&mut self, txn: &mut RwTxn, note: &NoteRecord) -> Result<(), IndexError> {
         let project_slug = generate_permalink(&note.project, false);
         for rel in &note.relations {
