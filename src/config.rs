@@ -106,6 +106,9 @@ pub struct SearchConfig {
     pub reranker: Option<String>,
     /// How many of the fused results the reranker reorders (20 when unset).
     pub reranker_candidates: Option<usize>,
+    /// While writes keep coming, how long at least search indexing passes are apart (1,000 ms
+    /// when unset); a client's own writes are searchable for it without this wait.
+    pub refresh_ms: Option<u64>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -54,6 +54,7 @@ const KEYS: &[(&str, Kind)] = &[
     ("search.hub", Kind::Str),
     ("search.reranker", Kind::Str),
     ("search.reranker_candidates", Kind::Int),
+    ("search.refresh_ms", Kind::Int),
     ("crypto.enabled", Kind::Bool),
     ("crypto.age_recipients", Kind::List),
     ("crypto.identity_file", Kind::Str),

@@ -531,9 +531,14 @@ impl Progress {
         self.changed.notify_all();
     }
 
-    fn wait_search(&self) -> Result<(), IndexError> {
+    /// Waits until search has the commits this thread's client wrote; `demand` is called once
+    /// if it has to wait.
+    fn wait_search(&self, demand: impl FnOnce()) -> Result<(), IndexError> {
         let mut s = self.state.lock().unwrap();
         let target = horizon::wanted(s.0);
+        if s.1 < target {
+            demand();
+        }
         while s.1 < target {
             if s.2 {
                 return Err(IndexError::WriterGone);

@@ -472,6 +472,49 @@ fn a_search_waits_for_its_own_clients_writes_and_not_for_a_strangers() {
     );
 }
 
+/// Under a stream of writes, search passes are paced: another client sees a write at the next
+/// pass, while the writer's own search asks for that pass at once. With a pace of an hour, a
+/// search that had to wait for the pace would never return.
+#[test]
+fn a_paced_indexer_serves_a_writers_own_search_at_once_and_strangers_at_the_next_pass() {
+    let (_dir, index) = fresh();
+    index
+        .writer()
+        .set_search_pace(std::time::Duration::from_secs(3600));
+    let (writer, stranger) = (Arc::new(Horizon::default()), Arc::new(Horizon::default()));
+    let index = Arc::new(index);
+    let searches = |client: &Arc<Horizon>, text: &'static str| {
+        let (index, client) = (index.clone(), client.clone());
+        let (answer, answered) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = answer.send(client.scope(|| hits(&index, text)));
+        });
+        answered
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .expect("no search waits for the pace")
+    };
+    writer.scope(|| index.write(vec![input("a.md", "A", "kiwi", &[])]).unwrap());
+    assert_eq!(searches(&writer, "kiwi"), 1, "the first pass is not paced");
+
+    // The pass that indexed kiwi found notes, so the next one waits for the pace.
+    writer.scope(|| index.write(vec![input("b.md", "B", "mango", &[])]).unwrap());
+    assert_eq!(
+        searches(&stranger, "mango"),
+        0,
+        "a stranger waits for the next pass"
+    );
+    assert_eq!(
+        searches(&writer, "mango"),
+        1,
+        "its writer asks for that pass now"
+    );
+    assert_eq!(
+        searches(&stranger, "mango"),
+        1,
+        "and everyone sees what it indexed"
+    );
+}
+
 #[test]
 fn hundreds_of_concurrent_readers_each_get_their_transactions_and_a_search_still_runs() {
     let (_dir, index) = holding(vec![input("kiwi.md", "Kiwi", "a kiwi grows", &[])]);

@@ -1,14 +1,17 @@
 //! The writers. Every change to the graph tables is a message to one graph writer thread: it
 //! applies whatever is queued in one transaction (group commit) and answers the callers. A
 //! search indexer thread drains the search outbox into milli in the background; while one
-//! milli transaction runs, new writes accumulate and the next transaction takes them all, so
+//! milli transaction runs (and, under a stream of writes, until the search pace has passed or
+//! a search waits for them), new writes accumulate and the next transaction takes them all, so
 //! milli's per-transaction cost is paid per batch, never per note, and a caller never waits for
 //! it. The indexer reports each commit back to the graph writer as a message, so the graph
 //! tables still have one writer.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender};
 use milli_core::heed::{Env, WithoutTls};
@@ -32,7 +35,12 @@ const MAX_GRAPH_BATCH: usize = 5_000;
 /// runs (and after a graph commit), instead of staying in the resident set.
 const BULK_COMMIT: usize = 1_000;
 /// Longest time search indexing waits for a busy graph writer.
-const MAX_SEARCH_DEFERRAL: std::time::Duration = std::time::Duration::from_secs(10);
+const MAX_SEARCH_DEFERRAL: Duration = Duration::from_secs(10);
+/// While writes keep coming, a search pass starts at most this long after the previous one
+/// (`[search] refresh_ms`), so that each pass takes more notes: much of milli's work (its word
+/// FST, prefix and facet tables) is per transaction. A search waiting for its own client's
+/// writes ends the wait at once, so the pace delays only other clients' view.
+pub const SEARCH_PACE: Duration = Duration::from_secs(1);
 
 type Answer = Result<Vec<Result<OpOutcome, OpError>>, IndexError>;
 type Reply = Sender<Answer>;
@@ -40,6 +48,16 @@ type Reply = Sender<Answer>;
 enum Message {
     Write { ops: Vec<WriteOp>, reply: Reply },
     Shutdown,
+}
+
+/// What wakes the search indexer.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kick {
+    /// A graph commit may have put notes in the search outbox.
+    Committed,
+    /// A search waits for notes still in the outbox: index them without pacing.
+    Demanded,
+    Stop,
 }
 
 /// State the two threads share.
@@ -57,9 +75,10 @@ struct Shared {
 #[derive(Clone)]
 pub struct WriteHandle {
     tx: Sender<Message>,
-    /// Wakes the search indexer; `None` asks it to stop.
-    kick: Sender<Option<()>>,
+    kick: Sender<Kick>,
     progress: SharedProgress,
+    /// `SEARCH_PACE` or what the configuration chose, in milliseconds.
+    pace_ms: Arc<AtomicU64>,
     threads: Arc<Mutex<Vec<JoinHandle<()>>>>,
 }
 
@@ -70,7 +89,7 @@ pub(super) fn spawn(
     owner: Owner,
 ) -> WriteHandle {
     let (tx, rx) = crossbeam_channel::unbounded();
-    let (kick, kicked) = crossbeam_channel::unbounded::<Option<()>>();
+    let (kick, kicked) = crossbeam_channel::unbounded::<Kick>();
     let progress: SharedProgress = Arc::new(Progress::default());
     let shared = Arc::new(Shared {
         env,
@@ -84,6 +103,7 @@ pub(super) fn spawn(
         tx: tx.clone(),
         kick: kick.clone(),
         progress: progress.clone(),
+        pace_ms: Arc::new(AtomicU64::new(SEARCH_PACE.as_millis() as u64)),
         threads: Arc::new(Mutex::new(Vec::new())),
     };
     let graph_shared = shared.clone();
@@ -109,7 +129,7 @@ pub(super) fn spawn(
         .unwrap_or_else(|e| e.into_inner())
         .extend([search, graph]);
     // Leftovers of an earlier process that stopped between its two commits.
-    let _ = kick.send(Some(()));
+    let _ = kick.send(Kick::Committed);
     handle
 }
 
@@ -152,8 +172,20 @@ impl WriteHandle {
         Ok(PendingWrite(answer, self.progress.clone()))
     }
 
+    /// How long, at least, search passes are apart while writes keep coming.
+    pub fn set_search_pace(&self, pace: Duration) {
+        self.pace_ms
+            .store(pace.as_millis() as u64, Ordering::Relaxed);
+    }
+
+    fn search_pace(&self) -> Duration {
+        Duration::from_millis(self.pace_ms.load(Ordering::Relaxed))
+    }
+
     pub fn wait_searchable(&self) -> Result<(), IndexError> {
-        self.progress.wait_search()
+        self.progress.wait_search(|| {
+            let _ = self.kick.send(Kick::Demanded);
+        })
     }
 
     pub(super) fn progress(&self) -> &Progress {
@@ -162,15 +194,13 @@ impl WriteHandle {
 
     /// How many notes lost their search text since the index was opened.
     pub fn lost_bodies(&self) -> usize {
-        self.progress
-            .lost_bodies
-            .load(std::sync::atomic::Ordering::SeqCst)
+        self.progress.lost_bodies.load(Ordering::SeqCst)
     }
 
     /// Finishes the search work of every acknowledged write, then stops both threads.
     pub fn shutdown(&self) {
         let _ = self.wait_searchable();
-        let _ = self.kick.send(None);
+        let _ = self.kick.send(Kick::Stop);
         let _ = self.tx.send(Message::Shutdown);
         let threads: Vec<_> =
             std::mem::take(&mut *self.threads.lock().unwrap_or_else(|e| e.into_inner()));
@@ -182,7 +212,7 @@ impl WriteHandle {
 
 type Batch = Vec<(Vec<WriteOp>, Reply)>;
 
-fn run_graph(shared: &Shared, rx: Receiver<Message>, kick: &Sender<Option<()>>) {
+fn run_graph(shared: &Shared, rx: Receiver<Message>, kick: &Sender<Kick>) {
     let mut commits: u64 = 0;
     loop {
         let Ok(first) = rx.recv() else { return };
@@ -206,7 +236,7 @@ fn run_graph(shared: &Shared, rx: Receiver<Message>, kick: &Sender<Option<()>>) 
             }
         }
         if !batch.is_empty() {
-            let started = std::time::Instant::now();
+            let started = Instant::now();
             let stamp = commits;
             commits += 1;
             let outcome = if batch_ops >= BULK_COMMIT {
@@ -239,7 +269,7 @@ fn run_graph(shared: &Shared, rx: Receiver<Message>, kick: &Sender<Option<()>>) 
                     }
                 }
             }
-            let _ = kick.send(Some(()));
+            let _ = kick.send(Kick::Committed);
             if batch_ops >= BULK_COMMIT {
                 super::resident::release_map(shared.env.path());
             }
@@ -359,25 +389,59 @@ fn outbox_len(shared: &Shared) -> u64 {
     shared.tables.search_dirty.len(&txn).unwrap_or(0)
 }
 
-fn run_search(shared: &Shared, kicked: &Receiver<Option<()>>, writer: &WriteHandle) {
-    loop {
-        match kicked.recv() {
-            Ok(Some(())) => {}
-            Ok(None) | Err(_) => return,
+/// Why the search indexer woke: whether a search waits for it, and whether to stop after this
+/// pass. Several kicks may have piled up; one pass serves them all.
+#[derive(Default)]
+struct Wake {
+    demanded: bool,
+    stop: bool,
+}
+
+impl Wake {
+    fn take(&mut self, kick: Kick) {
+        match kick {
+            Kick::Committed => {}
+            Kick::Demanded => self.demanded = true,
+            Kick::Stop => self.stop = true,
         }
-        // Several kicks may have piled up; one pass serves them all.
-        let mut stop = false;
-        for extra in kicked.try_iter() {
-            stop |= extra.is_none();
+    }
+
+    /// Collects kicks until `due`, unless one of them asks for the pass now.
+    fn pace(&mut self, kicked: &Receiver<Kick>, due: Instant) {
+        while !self.demanded && !self.stop {
+            match kicked.recv_deadline(due) {
+                Ok(kick) => self.take(kick),
+                Err(crossbeam_channel::RecvTimeoutError::Timeout) => return,
+                Err(crossbeam_channel::RecvTimeoutError::Disconnected) => self.stop = true,
+            }
+        }
+    }
+}
+
+fn run_search(shared: &Shared, kicked: &Receiver<Kick>, writer: &WriteHandle) {
+    // When the last pass that found notes started: under a stream of writes, the next one
+    // waits for the pace after it.
+    let mut last_busy_pass: Option<Instant> = None;
+    loop {
+        let mut wake = Wake::default();
+        match kicked.recv() {
+            Ok(kick) => wake.take(kick),
+            Err(_) => return,
+        }
+        for kick in kicked.try_iter() {
+            wake.take(kick);
+        }
+        if let Some(last) = last_busy_pass {
+            wake.pace(kicked, last + writer.search_pace());
         }
         // During a bulk load the graph writer's queue is full: let it finish first, so that
         // milli sees large batches (cheaper per note) instead of competing for the two cores.
-        let deferred_since = std::time::Instant::now();
+        let deferred_since = Instant::now();
         while !writer.tx.is_empty() && deferred_since.elapsed() < MAX_SEARCH_DEFERRAL {
-            std::thread::sleep(std::time::Duration::from_millis(5));
+            std::thread::sleep(Duration::from_millis(5));
         }
         let target = shared.progress.graph_seq();
-        let started = std::time::Instant::now();
+        let started = Instant::now();
         release_free_memory();
         // The graph writer records a search commit while milli indexes the next batch, which
         // leaves that commit's notes alone: at most one record is in flight.
@@ -394,6 +458,7 @@ fn run_search(shared: &Shared, kicked: &Receiver<Option<()>>, writer: &WriteHand
                 answer.is_ok()
             };
             let none = HashSet::new();
+            let mut notes = 0;
             loop {
                 let skip = recording.as_ref().map_or(&none, |(_, ids)| ids);
                 match super::search::flush(
@@ -406,6 +471,7 @@ fn run_search(shared: &Shared, kicked: &Receiver<Option<()>>, writer: &WriteHand
                 ) {
                     Ok(Some(done)) => {
                         let full = done.entries.len() == SEARCH_BATCH;
+                        notes += done.entries.len();
                         // Counted before the commit that takes the entries out of the outbox:
                         // a start-up repair that finds the outbox empty must also find it.
                         shared.progress.bodies_lost(done.stale.len());
@@ -433,21 +499,23 @@ fn run_search(shared: &Shared, kicked: &Receiver<Option<()>>, writer: &WriteHand
                 }
             }
             recorded(&mut recording);
+            notes
         };
         // Only a bulk load's pass hands the maps' pages back: a pass of a few notes would start
         // a thread for nothing, and pages dropped under a server slow the searches after it.
-        if outbox_len(shared) >= BULK_COMMIT as u64 {
+        let notes = if outbox_len(shared) >= BULK_COMMIT as u64 {
             let maps = [shared.milli.path(), shared.env.path()];
-            super::resident::releasing_while(&maps, pass);
+            super::resident::releasing_while(&maps, pass)
         } else {
-            pass();
-        }
+            pass()
+        };
+        last_busy_pass = (notes > 0).then_some(started);
         tracing::debug!(
             elapsed_ms = started.elapsed().as_millis() as u64,
             "search caught up"
         );
         shared.progress.search_applied(target);
-        if stop {
+        if wake.stop {
             return;
         }
     }

@@ -7,6 +7,7 @@
 //! close a guess came or which token it resembled.
 
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use base64::Engine;
 use serde::{Deserialize, Serialize};
@@ -15,6 +16,7 @@ use subtle::ConstantTimeEq;
 
 use super::error::{InternalError, UserError};
 use super::Result;
+use crate::vault::fs::FileVersion;
 
 /// Every token starts with this, so a leaked one is recognisable (secret scanners, logs).
 pub const TOKEN_PREFIX: &str = "gmt_";
@@ -73,7 +75,13 @@ struct TokenFile {
 #[derive(Debug, Clone)]
 pub struct TokenStore {
     path: PathBuf,
+    /// The tokens `verify` last read, and the version of the file they came from: every request
+    /// is verified, and only a changed file (a token created or revoked) is read again.
+    verified: Arc<Mutex<Option<ReadTokens>>>,
 }
+
+/// The tokens read from one version of the token file.
+type ReadTokens = (FileVersion, Arc<[TokenRecord]>);
 
 /// A token made by [`TokenStore::create`]: the secret is shown once and never stored.
 #[derive(Debug, Clone)]
@@ -86,6 +94,7 @@ impl TokenStore {
     pub fn at(root: &Path) -> Self {
         TokenStore {
             path: root.join("auth").join("tokens.json"),
+            verified: Arc::default(),
         }
     }
 
@@ -142,12 +151,30 @@ impl TokenStore {
     pub fn verify(&self, presented: &str) -> Result<Option<Grant>> {
         let presented = digest(presented);
         let mut found = None;
-        for record in self.list()? {
+        for record in self.current()?.iter() {
             if same_digest(&record.sha256, &presented) {
                 found = Some(record.grant());
             }
         }
         Ok(found)
+    }
+
+    /// The stored tokens as of now, read again only when the file changed.
+    fn current(&self) -> Result<Arc<[TokenRecord]>> {
+        let version = crate::vault::fs::version(&self.path)?;
+        let mut verified = self.verified.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(version) = version else {
+            *verified = None;
+            return Ok(Arc::from([]));
+        };
+        if let Some((seen, tokens)) = verified.as_ref() {
+            if *seen == version {
+                return Ok(tokens.clone());
+            }
+        }
+        let tokens: Arc<[TokenRecord]> = self.list()?.into();
+        *verified = Some((version, tokens.clone()));
+        Ok(tokens)
     }
 
     fn save(&self, tokens: Vec<TokenRecord>) -> Result<()> {
@@ -236,6 +263,24 @@ mod tests {
         assert!(store.revoke("laptop").unwrap());
         assert!(!store.revoke("laptop").unwrap());
         assert_eq!(store.verify(&made.token).unwrap(), None);
+    }
+
+    /// A running server keeps its store; `gitmem token` changes the file with a store of its
+    /// own, which the server sees at its next request.
+    #[test]
+    fn a_server_sees_tokens_another_process_creates_and_revokes() {
+        let root = tempfile::tempdir().unwrap();
+        let (server, cli) = (TokenStore::at(root.path()), TokenStore::at(root.path()));
+        assert_eq!(server.verify("gmt_none").unwrap(), None, "no file yet");
+        let first = cli.create("laptop", false, &[]).unwrap();
+        assert!(server.verify(&first.token).unwrap().is_some());
+        let second = cli.create("phone", false, &[]).unwrap();
+        assert!(server.verify(&second.token).unwrap().is_some());
+        assert!(cli.revoke("laptop").unwrap());
+        assert_eq!(server.verify(&first.token).unwrap(), None);
+        assert!(server.verify(&second.token).unwrap().is_some());
+        std::fs::remove_file(root.path().join("auth/tokens.json")).unwrap();
+        assert_eq!(server.verify(&second.token).unwrap(), None);
     }
 
     #[test]

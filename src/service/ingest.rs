@@ -59,6 +59,19 @@ pub fn note_input(
     observed: &Observed,
     bytes: &[u8],
 ) -> NoteInput {
+    note_input_parsed(project, include_project_prefix, path, observed, bytes, None)
+}
+
+/// `note_input`, given what `note::parse_note` made of `bytes` already (a write parses its
+/// text before placing it); it is used only where `bytes` are that text as they are.
+pub fn note_input_parsed(
+    project: &str,
+    include_project_prefix: bool,
+    path: &str,
+    observed: &Observed,
+    bytes: &[u8],
+    parsed: Option<note::ParsedNote>,
+) -> NoteInput {
     let mtime_ms = ms_from_ns(observed.stat.mtime_ns);
     let created_fallback = observed.created_ns.map(ms_from_ns).unwrap_or(mtime_ms);
     let file_name = path.rsplit('/').next().unwrap_or(path).to_string();
@@ -106,7 +119,10 @@ pub fn note_input(
     } else {
         decoded
     };
-    let parsed = note::parse_note(path, &text);
+    let parsed = match (parsed, &text) {
+        (Some(parsed), std::borrow::Cow::Borrowed(_)) => parsed,
+        _ => note::parse_note(path, &text),
+    };
     warnings.extend(parsed.warnings.iter().cloned());
     let body = &text[parsed.body_start..];
     let search_text = if body.len() > SEARCH_TEXT_LIMIT {

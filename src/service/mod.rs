@@ -120,6 +120,11 @@ impl App {
     pub fn open(root: &Path) -> Result<Self> {
         let config = Config::load(root)?;
         let index = Index::open(&config.index_dir())?;
+        if let Some(ms) = config.search.refresh_ms {
+            index
+                .writer()
+                .set_search_pace(std::time::Duration::from_millis(ms));
+        }
         let metrics = std::sync::Arc::new(metrics::Metrics::default());
         let history = history::History::new(config.redactor.clone(), metrics.clone());
         let app = Self {

@@ -203,9 +203,27 @@ impl App {
 
     /// The index operation for the project file `relative` as `observed` (with its bytes).
     fn upsert_observed(&self, project: &Project, relative: &str, observed: &Observed) -> WriteOp {
+        self.upsert_parsed(project, relative, observed, None)
+    }
+
+    /// `upsert_observed`, given the parse of the observed bytes when the caller has one.
+    fn upsert_parsed(
+        &self,
+        project: &Project,
+        relative: &str,
+        observed: &Observed,
+        parsed: Option<note::ParsedNote>,
+    ) -> WriteOp {
         let include_prefix = self.config().compat.permalinks_include_project;
         let bytes = observed.bytes.as_deref().unwrap_or_default();
-        let input = ingest::note_input(&project.name, include_prefix, relative, observed, bytes);
+        let input = ingest::note_input_parsed(
+            &project.name,
+            include_prefix,
+            relative,
+            observed,
+            bytes,
+            parsed,
+        );
         WriteOp::Upsert(Box::new(input))
     }
 
@@ -373,7 +391,7 @@ impl App {
         if filename::sanitize_for_filename(&title).is_empty() {
             return Err(NoteError::UnusableTitle(title.clone()).into());
         }
-        self.project_file(project, &path)?;
+        let absolute = self.project_file(project, &path)?;
         let include = self.config().compat.permalinks_include_project;
         let overwrite = req
             .overwrite
@@ -398,7 +416,7 @@ impl App {
                     existing_path: existing.path.clone(),
                 }));
             }
-        } else if self.project_file(project, &path)?.exists() && !overwrite {
+        } else if absolute.exists() && !overwrite {
             return Ok(Outcome::Refused(WriteRefusal::AlreadyExists {
                 project: project.name.clone(),
                 title: title.clone(),
@@ -455,11 +473,10 @@ impl App {
                 Value::Array(tags.iter().cloned().map(Value::String).collect()),
             );
         }
-        let absolute = self.project_file(project, &path)?;
         let text = doc.render();
+        let parsed = note::parse_note(&path, &text);
         // The graph tools keep the official memory server's behaviour: no schema is enforced.
         if checks_schema {
-            let parsed = note::parse_note(&path, &text);
             if let Some(violation) = self.schema_violation(
                 project,
                 &parsed.metadata,
@@ -473,6 +490,9 @@ impl App {
             }
         }
         let authored = self.author(&path, &text, None)?;
+        // What the index gets is the parse of the bytes placed: the text's, unless redaction
+        // changed them.
+        let parsed = (authored.bytes() == text.as_bytes()).then_some(parsed);
         let observed = authored::replace(&absolute, &authored)?;
         redacted.merge(&authored.redacted);
         if let Some(old) = &existing {
@@ -492,7 +512,7 @@ impl App {
         // The index gets the bytes just written, not a second read of the file: they are
         // what a scan would read, and the stat is the written file's own, so a later change
         // by another program still shows to the next scan.
-        let op = self.upsert_observed(project, &path, &observed);
+        let op = self.upsert_parsed(project, &path, &observed, parsed);
         let note = self.index_op_as(project, &path, op, ChangeKind::Written)?;
         let bytes = observed.bytes.as_deref().unwrap_or_default();
         let written = self.written(&note, bytes, existing.is_none());

@@ -344,6 +344,28 @@ pub fn modified(path: &Path) -> Option<std::time::SystemTime> {
     fs::metadata(path).and_then(|m| m.modified()).ok()
 }
 
+/// Which version of a file is on disk: a file replaced atomically is a new inode, one changed
+/// in place has another size or mtime. `None` when there is no such file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileVersion {
+    inode: (u64, u64),
+    size: u64,
+    mtime_ns: i128,
+}
+
+pub fn version(path: &Path) -> io::Result<Option<FileVersion>> {
+    use std::os::unix::fs::MetadataExt;
+    match fs::metadata(path) {
+        Ok(m) => Ok(Some(FileVersion {
+            inode: (m.dev(), m.ino()),
+            size: m.size(),
+            mtime_ns: i128::from(m.mtime()) * 1_000_000_000 + i128::from(m.mtime_nsec()),
+        })),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
 /// Writes a file atomically, readable by its owner only (secrets under `<root>/auth/`).
 pub fn write_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
     atomic_write(path, bytes)?;
