@@ -73,10 +73,17 @@ impl Notifier {
         session
     }
 
+    /// The sessions there is someone to notify in: a client that has initialized. A stateless
+    /// HTTP request's handler never has one, and while requests keep coming some handler is
+    /// always alive; counting them made every graph change cost a read of every note's stamp.
     fn live(&self) -> Vec<Arc<Session>> {
         let mut sessions = self.sessions.lock().expect("sessions");
         sessions.retain(|s| s.strong_count() > 0);
-        sessions.iter().filter_map(Weak::upgrade).collect()
+        sessions
+            .iter()
+            .filter_map(Weak::upgrade)
+            .filter(|s| s.peer.lock().expect("peer").is_some())
+            .collect()
     }
 
     /// Watches the graph for as long as the server runs.
@@ -144,5 +151,22 @@ impl Notifier {
                 }
             }
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_sessions_with_a_client_to_notify_are_watched_for() {
+        let notifier = Notifier::default();
+        let stateless = notifier.session();
+        assert!(
+            notifier.live().is_empty(),
+            "a handler that never initialized has no one to notify"
+        );
+        drop(stateless);
+        assert!(notifier.live().is_empty());
     }
 }
