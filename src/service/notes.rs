@@ -198,16 +198,12 @@ impl App {
     /// The index operation that reads the project file `relative` as it is now.
     pub(crate) fn upsert_op(&self, project: &Project, relative: &str) -> Result<WriteOp> {
         let observed = Observed::read(&self.project_file(project, relative)?)?;
-        Ok(self.upsert_observed(project, relative, &observed))
+        Ok(self.upsert_observed(project, relative, &observed, None))
     }
 
-    /// The index operation for the project file `relative` as `observed` (with its bytes).
-    fn upsert_observed(&self, project: &Project, relative: &str, observed: &Observed) -> WriteOp {
-        self.upsert_parsed(project, relative, observed, None)
-    }
-
-    /// `upsert_observed`, given the parse of the observed bytes when the caller has one.
-    fn upsert_parsed(
+    /// The index operation for the project file `relative` as `observed` (with its bytes), and
+    /// the parse of those bytes when the caller has one.
+    fn upsert_observed(
         &self,
         project: &Project,
         relative: &str,
@@ -512,7 +508,7 @@ impl App {
         // The index gets the bytes just written, not a second read of the file: they are
         // what a scan would read, and the stat is the written file's own, so a later change
         // by another program still shows to the next scan.
-        let op = self.upsert_parsed(project, &path, &observed, parsed);
+        let op = self.upsert_observed(project, &path, &observed, parsed);
         let note = self.index_op_as(project, &path, op, ChangeKind::Written)?;
         let bytes = observed.bytes.as_deref().unwrap_or_default();
         let written = self.written(&note, bytes, existing.is_none());

@@ -349,8 +349,7 @@ pub fn modified(path: &Path) -> Option<std::time::SystemTime> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FileVersion {
     inode: (u64, u64),
-    size: u64,
-    mtime_ns: i128,
+    stat: super::scan::FileStat,
 }
 
 pub fn version(path: &Path) -> io::Result<Option<FileVersion>> {
@@ -358,8 +357,7 @@ pub fn version(path: &Path) -> io::Result<Option<FileVersion>> {
     match fs::metadata(path) {
         Ok(m) => Ok(Some(FileVersion {
             inode: (m.dev(), m.ino()),
-            size: m.size(),
-            mtime_ns: i128::from(m.mtime()) * 1_000_000_000 + i128::from(m.mtime_nsec()),
+            stat: super::scan::FileStat::of(&m),
         })),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(e),
