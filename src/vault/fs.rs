@@ -1,5 +1,6 @@
-//! Durable file operations: every write is a temp file in the same directory, fsync, rename,
-//! fsync of the directory, so a crash leaves either the old or the new file, never half of one.
+//! Durable file operations: every write is a synced file in the same directory (unnamed where
+//! the system allows, else a temp file), linked or renamed into place, then an fsync of the
+//! directory, so a crash leaves either the old or the new file, never half of one.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
@@ -34,21 +35,52 @@ pub fn atomic_write_observed(path: &Path, bytes: Vec<u8>) -> io::Result<Observed
     Ok(Observed::written(&meta, bytes))
 }
 
-/// Writes aside and renames into place; the metadata of the file placed.
+/// Puts `bytes` at `path`; the metadata of the file placed. A new name gets an unnamed file
+/// linked into place; a file that is there already is replaced by rename.
 fn place(path: &Path, bytes: &[u8]) -> io::Result<fs::Metadata> {
-    let (tmp, meta) = write_aside(path, bytes)?;
-    let renamed = fs::rename(&tmp, path).and_then(|()| sync_dir(parent_of(path)?));
-    if renamed.is_err() {
-        let _ = fs::remove_file(&tmp);
+    let dir = parent_of(path)?;
+    fs::create_dir_all(dir)?;
+    if let Some(unnamed) = Unnamed::write(dir, bytes)? {
+        match unnamed.link(path) {
+            Ok(()) => return sync_dir(dir).map(|()| unnamed.meta),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                if let Ok(meta) = fs::metadata(path) {
+                    unnamed.file.set_permissions(meta.permissions())?;
+                }
+                let tmp = temp_path(dir, path);
+                if unnamed.link(&tmp).is_ok() {
+                    return rename_into_place(&tmp, path).map(|()| unnamed.meta);
+                }
+            }
+            Err(_) => {}
+        }
     }
-    renamed.map(|()| meta)
+    let (tmp, meta) = write_aside(path, bytes)?;
+    rename_into_place(&tmp, path).map(|()| meta)
+}
+
+fn rename_into_place(tmp: &Path, path: &Path) -> io::Result<()> {
+    let renamed = fs::rename(tmp, path).and_then(|()| sync_dir(parent_of(path)?));
+    if renamed.is_err() {
+        let _ = fs::remove_file(tmp);
+    }
+    renamed
 }
 
 /// Creates `path` with `bytes` atomically and never replaces anything: a file that is there
 /// already, or that another program creates meanwhile, fails the call with `AlreadyExists`.
-/// The synced temp file is hard-linked into place, which the kernel refuses over an existing
-/// name; where the file system has no hard links, the name is checked, then renamed onto.
+/// The synced file is hard-linked into place, which the kernel refuses over an existing name;
+/// where the file system has no hard links, the name is checked, then renamed onto.
 pub fn create_new(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = parent_of(path)?;
+    fs::create_dir_all(dir)?;
+    if let Some(unnamed) = Unnamed::write(dir, bytes)? {
+        match unnamed.link(path) {
+            Ok(()) => return sync_dir(dir),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => return Err(e),
+            Err(_) => {}
+        }
+    }
     let (tmp, _) = write_aside(path, bytes)?;
     let placed = match fs::hard_link(&tmp, path) {
         Ok(()) => Ok(()),
@@ -61,7 +93,60 @@ pub fn create_new(path: &Path, bytes: &[u8]) -> io::Result<()> {
     };
     let _ = fs::remove_file(&tmp);
     placed?;
-    sync_dir(parent_of(path)?)
+    sync_dir(dir)
+}
+
+/// A synced file with no name yet (`O_TMPFILE`). Until it is linked, a crash leaves nothing
+/// behind, and watchers see nothing of it: a new note costs them one event instead of the
+/// temp file's create, writes, close and rename.
+struct Unnamed {
+    file: File,
+    meta: fs::Metadata,
+}
+
+impl Unnamed {
+    /// `None` where the kernel or the file system cannot make one: the caller writes a named
+    /// temp file instead, which reports the errors that matter (permissions, space).
+    fn write(dir: &Path, bytes: &[u8]) -> io::Result<Option<Unnamed>> {
+        use std::os::unix::fs::OpenOptionsExt;
+        let Ok(mut file) = OpenOptions::new()
+            .write(true)
+            .mode(0o666)
+            .custom_flags(libc::O_TMPFILE)
+            .open(dir)
+        else {
+            return Ok(None);
+        };
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        let meta = file.metadata()?;
+        Ok(Some(Unnamed { file, meta }))
+    }
+
+    /// Gives the file the name `path`, never over an existing one (`AlreadyExists`). Through
+    /// `/proc`, since `linkat(AT_EMPTY_PATH)` needs a capability; without `/proc` it fails.
+    fn link(&self, path: &Path) -> io::Result<()> {
+        use std::os::fd::AsRawFd;
+        use std::os::unix::ffi::OsStrExt;
+        let from = std::ffi::CString::new(format!("/proc/self/fd/{}", self.file.as_raw_fd()))?;
+        let to = std::ffi::CString::new(path.as_os_str().as_bytes())?;
+        // SAFETY: both are valid NUL-terminated paths, resolved against the working directory
+        // like any relative path given to the std functions.
+        let done = unsafe {
+            libc::linkat(
+                libc::AT_FDCWD,
+                from.as_ptr(),
+                libc::AT_FDCWD,
+                to.as_ptr(),
+                libc::AT_SYMLINK_FOLLOW,
+            )
+        };
+        if done == 0 {
+            Ok(())
+        } else {
+            Err(io::Error::last_os_error())
+        }
+    }
 }
 
 /// The directories `atomic_write` or `create_new` would make for `path`, outermost first,
@@ -158,17 +243,7 @@ fn exchange(a: &Path, b: &Path) -> io::Result<bool> {
 fn write_aside(path: &Path, bytes: &[u8]) -> io::Result<(std::path::PathBuf, fs::Metadata)> {
     let dir = parent_of(path)?;
     fs::create_dir_all(dir)?;
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    // A dot name keeps scans and watchers from ever indexing the temp file; the writer's
-    // stamp tells a later scan whether the write may still be in flight.
-    let tmp = dir.join(format!(
-        ".{name}.{}-{}{TEMP_SUFFIX}",
-        super::writer::stamp(),
-        uuid::Uuid::new_v4().simple()
-    ));
+    let tmp = temp_path(dir, path);
     let written = (|| {
         let mut file = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
         if let Ok(meta) = fs::metadata(path) {
@@ -185,6 +260,20 @@ fn write_aside(path: &Path, bytes: &[u8]) -> io::Result<(std::path::PathBuf, fs:
             Err(e)
         }
     }
+}
+
+/// A temp file's path beside `path`. A dot name keeps scans and watchers from ever indexing
+/// it; the writer's stamp tells a later scan whether the write may still be in flight.
+fn temp_path(dir: &Path, path: &Path) -> std::path::PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    dir.join(format!(
+        ".{name}.{}-{}{TEMP_SUFFIX}",
+        super::writer::stamp(),
+        uuid::Uuid::new_v4().simple()
+    ))
 }
 
 /// How long a file must go unmodified before an edit reads it: an editor that saves in place
@@ -496,6 +585,20 @@ mod tests {
             [path.file_name().unwrap()],
             "no temp file is left behind"
         );
+    }
+
+    #[test]
+    fn a_new_file_gets_the_default_mode_and_a_replaced_one_keeps_its_own() {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |path: &Path| fs::metadata(path).unwrap().permissions().mode() & 0o777;
+        let (dir, path) = written("new.md", b"one");
+        let plain = dir.path().join("plain.md");
+        fs::write(&plain, b"x").unwrap();
+        assert_eq!(mode(&path), mode(&plain));
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o600)).unwrap();
+        atomic_write(&path, b"two").unwrap();
+        assert_eq!(mode(&path), 0o600);
+        assert_eq!(fs::read(&path).unwrap(), b"two");
     }
 
     #[test]

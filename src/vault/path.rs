@@ -67,7 +67,11 @@ impl RelPath {
     pub fn resolve_inside(&self, root: &Path) -> Result<PathBuf, PathError> {
         let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
         let joined = root.join(&self.0);
-        if canonicalize_existing_prefix(&joined).starts_with(&root) {
+        // The text has no `..`, so only a symlink can lead out: without one among the parts
+        // that exist, canonicalising them all (a lookup of every ancestor for each) is waste.
+        if !passes_a_symlink(&root, &self.0)
+            || canonicalize_existing_prefix(&joined).starts_with(&root)
+        {
             Ok(joined)
         } else {
             Err(PathError::Escapes(self.0.clone()))
@@ -79,6 +83,25 @@ impl fmt::Display for RelPath {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
     }
+}
+
+/// Whether a part of `relative` under `root` that exists is a symlink, or cannot be told
+/// apart from one; the walk ends at the first part that does not exist.
+fn passes_a_symlink(root: &Path, relative: &str) -> bool {
+    let mut path = root.to_path_buf();
+    for part in Path::new(relative).components() {
+        let Component::Normal(part) = part else {
+            continue;
+        };
+        path.push(part);
+        match std::fs::symlink_metadata(&path) {
+            Ok(meta) if meta.file_type().is_symlink() => return true,
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return false,
+            Err(_) => return true,
+        }
+    }
+    false
 }
 
 /// Canonicalises the longest existing ancestor of `path` and appends the rest lexically.
@@ -173,15 +196,38 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().join("project");
         let outside = dir.path().join("outside");
-        std::fs::create_dir_all(&root).unwrap();
+        std::fs::create_dir_all(root.join("notes/deep")).unwrap();
         std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(outside.join("secret.md"), "x").unwrap();
         std::os::unix::fs::symlink(&outside, root.join("link")).unwrap();
-        let resolve = |p: &str| RelPath::parse(p).unwrap().resolve_inside(&root);
-        assert!(resolve("notes/new.md").is_ok());
-        assert_eq!(
-            resolve("link/secret.md"),
-            Err(PathError::Escapes("link/secret.md".into()))
-        );
+        std::os::unix::fs::symlink(&outside, root.join("notes/deep/away")).unwrap();
+        std::os::unix::fs::symlink(outside.join("secret.md"), root.join("notes/file.md")).unwrap();
+        std::os::unix::fs::symlink(root.join("notes"), root.join("alias")).unwrap();
+        // (path, stays inside)
+        let cases = [
+            ("notes/new.md", true),
+            ("notes/deep/new/even/deeper.md", true),
+            ("new/folder/note.md", true),
+            ("", true),
+            ("link/secret.md", false),
+            ("link", false),
+            ("notes/deep/away/new.md", false),
+            ("notes/file.md", false),
+            // A symlink that stays inside the project is followed.
+            ("alias/new.md", true),
+        ];
+        for (path, inside) in cases {
+            let resolved = RelPath::parse(path).unwrap().resolve_inside(&root);
+            if inside {
+                assert_eq!(
+                    resolved,
+                    Ok(root.canonicalize().unwrap().join(path)),
+                    "{path}"
+                );
+            } else {
+                assert_eq!(resolved, Err(PathError::Escapes(path.into())), "{path}");
+            }
+        }
     }
 }
 
