@@ -56,7 +56,12 @@ fn interesting(root: &Path, path: &Path) -> bool {
         || name.ends_with(".swp")
         || name.ends_with(".swx")
         || name.ends_with('~');
-    !hidden && !junk
+    // Events name a file that has no name yet (`O_TMPFILE`, as gitmem writes new notes)
+    // `#<inode>`; the link that names it has an event of its own.
+    let unnamed = name
+        .strip_prefix('#')
+        .is_some_and(|inode| !inode.is_empty() && inode.bytes().all(|b| b.is_ascii_digit()));
+    !hidden && !junk && !unnamed
 }
 
 /// Watches `roots` (name, path) and calls `on_change(name)` after each debounced burst, until
@@ -186,6 +191,9 @@ mod tests {
             ("/r/a.md~", false),
             ("/r/x.tmp", false),
             ("/r/.obsidian/workspace.json", false),
+            ("/r/sub/#10043426", false),
+            ("/r/#tag.md", true),
+            ("/r/#", true),
             ("/elsewhere/a.md", false),
         ];
         for (path, expected) in cases {
@@ -275,7 +283,14 @@ mod tests {
     }
 
     #[test]
-    fn a_write_under_a_watched_root_is_reported_with_its_path() {
+    fn a_write_under_a_watched_root_is_reported_with_its_path_alone() {
+        // Another program's plain write, and gitmem's own atomic one (an unnamed file linked
+        // into place, or a temp file renamed over an existing one).
+        let writers: [fn(&Path); 3] = [
+            |path| std::fs::write(path, "x").unwrap(),
+            |path| crate::vault::fs::atomic_write(path, b"new").unwrap(),
+            |path| crate::vault::fs::atomic_write(path, b"replaced").unwrap(),
+        ];
         let dir = tempfile::tempdir().unwrap();
         let (tx, rx) = mpsc::channel();
         let _guard = watch(
@@ -285,9 +300,12 @@ mod tests {
             },
         )
         .unwrap();
-        std::fs::write(dir.path().join("a.md"), "x").unwrap();
-        let (name, touched) = rx.recv_timeout(Duration::from_secs(60)).unwrap();
-        assert_eq!(name, "p");
-        assert_eq!(touched, Touched::Paths(["a.md".to_string()].into()));
+        let names = ["a.md", "b.md", "b.md"];
+        for (write, name) in writers.into_iter().zip(names) {
+            write(&dir.path().join(name));
+            let (root, touched) = rx.recv_timeout(Duration::from_secs(60)).unwrap();
+            assert_eq!(root, "p");
+            assert_eq!(touched, Touched::Paths([name.to_string()].into()), "{name}");
+        }
     }
 }
