@@ -140,7 +140,8 @@ def main():
             total = args.clients * args.notes_per_client
             print(f"{args.clients} clients wrote {total} notes in {wall:.2f} s: {total / wall:.0f} notes/s")
             # Both share the machine's cores: whether the load generator itself is the limit.
-            print(f"CPU while writing: server {server_cpu:.1f} s ({server_cpu / wall:.2f} cores), "
+            print(f"CPU while writing: server {server_cpu:.1f} s ({server_cpu / wall:.2f} cores, "
+                  f"{server_cpu * 1000 / total:.2f} ms a note), "
                   f"this client {client_cpu:.1f} s ({client_cpu / wall:.2f} cores), "
                   f"{os.cpu_count()} cores")
             report("write_note under load", writes)

@@ -97,8 +97,8 @@ pub fn create_new(path: &Path, bytes: &[u8]) -> io::Result<()> {
 }
 
 /// A synced file with no name yet (`O_TMPFILE`). Until it is linked, a crash leaves nothing
-/// behind, and watchers see nothing of it: a new note costs them one event instead of the
-/// temp file's create, writes, close and rename.
+/// behind; watchers see its writes under `#<inode>` (which `watch` ignores) and the link as
+/// the file's creation, without a temp file's create and rename.
 struct Unnamed {
     file: File,
     meta: fs::Metadata,
