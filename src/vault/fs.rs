@@ -127,9 +127,11 @@ impl Unnamed {
     /// `/proc`, since `linkat(AT_EMPTY_PATH)` needs a capability; without `/proc` it fails.
     fn link(&self, path: &Path) -> io::Result<()> {
         use std::os::fd::AsRawFd;
-        use std::os::unix::ffi::OsStrExt;
-        let from = std::ffi::CString::new(format!("/proc/self/fd/{}", self.file.as_raw_fd()))?;
-        let to = std::ffi::CString::new(path.as_os_str().as_bytes())?;
+        let from = c_path(Path::new(&format!(
+            "/proc/self/fd/{}",
+            self.file.as_raw_fd()
+        )))?;
+        let to = c_path(path)?;
         // SAFETY: both are valid NUL-terminated paths, resolved against the working directory
         // like any relative path given to the std functions.
         let done = unsafe {
@@ -213,11 +215,15 @@ fn replace_if_unchanged_racing(
     result
 }
 
+/// A path for a system call that std does not wrap.
+fn c_path(path: &Path) -> io::Result<std::ffi::CString> {
+    use std::os::unix::ffi::OsStrExt;
+    Ok(std::ffi::CString::new(path.as_os_str().as_bytes())?)
+}
+
 /// Swaps two paths atomically; false when the file system or kernel cannot.
 fn exchange(a: &Path, b: &Path) -> io::Result<bool> {
-    use std::os::unix::ffi::OsStrExt;
-    let a = std::ffi::CString::new(a.as_os_str().as_bytes())?;
-    let b = std::ffi::CString::new(b.as_os_str().as_bytes())?;
+    let (a, b) = (c_path(a)?, c_path(b)?);
     // SAFETY: both are valid NUL-terminated paths, resolved against the working directory
     // like any relative path given to the std functions.
     let done = unsafe {
