@@ -398,17 +398,22 @@ impl App {
         if self.semantic.quick_failed.load(Ordering::Relaxed) {
             return;
         }
+        let waiting: Vec<NoteRecord> = plan
+            .todo
+            .iter()
+            .filter(|n| !plan.quick_done.contains(&(n.project.clone(), n.id.clone())))
+            .cloned()
+            .collect();
+        // A later round of a long backlog: the stage has done its work, and reporting it
+        // again would tell a user watching progress that it started over.
+        if waiting.is_empty() {
+            return;
+        }
         let run = || -> Result<()> {
             let Some(quick) = self.quick_embedder(embedder, Some(on_progress))? else {
                 return Ok(());
             };
             self.quick_store_for(&quick)?;
-            let waiting: Vec<NoteRecord> = plan
-                .todo
-                .iter()
-                .filter(|n| !plan.quick_done.contains(&(n.project.clone(), n.id.clone())))
-                .cloned()
-                .collect();
             let total = waiting.len();
             let progress = |done| {
                 on_progress(EmbedProgress {
