@@ -8,6 +8,7 @@
 //! commit drains it. A crash between the two leaves the outbox full, and the next start drains
 //! it, so the two never disagree for long and never silently.
 
+mod durability;
 pub mod embed;
 pub mod graph;
 pub mod horizon;
@@ -123,10 +124,17 @@ impl Index {
         let search_dir = dir.join("search");
         std::fs::create_dir_all(&graph_dir).map_err(IndexError::from)?;
         std::fs::create_dir_all(&search_dir).map_err(IndexError::from)?;
+        let markers = durability::inspect(dir, |nonce| owner::runs(dir, nonce));
+        if markers == durability::Markers::Torn {
+            return Err(OpenFailure::Torn);
+        }
 
         let mut options = no_read_ahead(env_options(GRAPH_MAP_SIZE));
         options.max_dbs(graph::TABLE_COUNT);
         let env = unsafe { options.open(&graph_dir) }.map_err(IndexError::from)?;
+        if let durability::Markers::Unflushed(markers) = markers {
+            durability::clear(&env, markers)?;
+        }
         let tables = Tables::create(&env)?;
         {
             let mut wtxn = env.write_txn().map_err(IndexError::from)?;
@@ -474,6 +482,8 @@ pub enum OpenFailure {
     Schema(String),
     #[error("cannot take a writer's lock under the index: {0}")]
     Claim(IndexError),
+    #[error("the machine stopped while the index had commits not yet on disk")]
+    Torn,
 }
 
 /// Shared between the writer and readers: how far writes have been applied.

@@ -48,6 +48,15 @@ impl Owner {
 }
 
 impl Owner {
+    /// The part of the name that tells this writer from every other, past or present.
+    pub fn nonce(&self) -> &str {
+        self.name.split_once(':').map_or("", |(_, nonce)| nonce)
+    }
+
+    pub fn index_dir(&self) -> &Path {
+        &self.index_dir
+    }
+
     /// Whether this writer may finish an outbox entry of `owner`: its own, or a gone writer's.
     pub fn may_take(&self, owner: &str) -> bool {
         owner == self.name || !alive(&self.index_dir, owner)
@@ -63,9 +72,13 @@ impl Drop for Owner {
 /// Whether the writer named `owner` still runs. A file that cannot be examined counts as
 /// alive: its entries then wait rather than being taken from a writer that may still need them.
 fn alive(index_dir: &Path, owner: &str) -> bool {
-    let Some((_, nonce)) = owner.split_once(':') else {
-        return false;
-    };
+    owner
+        .split_once(':')
+        .is_some_and(|(_, nonce)| runs(index_dir, nonce))
+}
+
+/// Whether the writer whose name ends in `nonce` still runs.
+pub(super) fn runs(index_dir: &Path, nonce: &str) -> bool {
     let path = index_dir.join(DIR).join(nonce);
     match File::open(&path) {
         Ok(file) => !take_if_free(&file, &path),

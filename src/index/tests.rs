@@ -4,7 +4,7 @@ use super::query::Query;
 use super::*;
 use crate::note::Relation;
 
-fn input(path: &str, title: &str, body: &str, links: &[&str]) -> WriteOp {
+pub(super) fn input(path: &str, title: &str, body: &str, links: &[&str]) -> WriteOp {
     WriteOp::Upsert(Box::new(NoteInput {
         project: "main".into(),
         path: path.into(),
@@ -45,13 +45,13 @@ fn fresh() -> (tempfile::TempDir, Index) {
 }
 
 /// A new index holding `notes`.
-fn holding(notes: Vec<WriteOp>) -> (tempfile::TempDir, Index) {
+pub(super) fn holding(notes: Vec<WriteOp>) -> (tempfile::TempDir, Index) {
     let (dir, index) = fresh();
     index.write(notes).unwrap();
     (dir, index)
 }
 
-fn note_at(index: &Index, path: &str) -> NoteRecord {
+pub(super) fn note_at(index: &Index, path: &str) -> NoteRecord {
     let txn = index.read_txn().unwrap();
     let id = index
         .tables
@@ -405,12 +405,16 @@ fn another_schema_version_rebuilds_the_index() {
         .unwrap();
     wtxn.commit().unwrap();
     index.close();
+    assert_reopened_empty(dir.path(), "a.md");
+}
 
-    let reopened = Index::open(dir.path()).unwrap();
+/// Opening the index in `dir` finds it deleted and made anew: `path` is no longer there.
+pub(super) fn assert_reopened_empty(dir: &Path, path: &str) {
+    let reopened = Index::open(dir).unwrap();
     assert!(reopened.rebuilt);
     let txn = reopened.read_txn().unwrap();
     assert_eq!(
-        reopened.tables.id_by_path(&txn, "main", "a.md").unwrap(),
+        reopened.tables.id_by_path(&txn, "main", path).unwrap(),
         None
     );
     drop(txn);

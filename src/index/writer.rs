@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Receiver, Sender};
 use milli_core::heed::{Env, WithoutTls};
 
+use super::durability::{Deferred, SYNC_EVERY};
 use super::graph::{GraphWriter, Tables};
 use super::model::{OpOutcome, WriteOp};
 use super::owner::Owner;
@@ -214,8 +215,27 @@ type Batch = Vec<(Vec<WriteOp>, Reply)>;
 
 fn run_graph(shared: &Shared, rx: Receiver<Message>, kick: &Sender<Kick>) {
     let mut commits: u64 = 0;
+    let mut unsynced = Deferred::start(
+        &shared.env,
+        shared.owner.index_dir(),
+        shared.owner.nonce(),
+        SYNC_EVERY,
+    );
     loop {
-        let Ok(first) = rx.recv() else { return };
+        let received = match unsynced.due() {
+            Some(due) => rx.recv_deadline(due).map_err(|e| e.is_disconnected()),
+            None => rx.recv().map_err(|_| true),
+        };
+        let first = match received {
+            Ok(first) => first,
+            Err(disconnected) => {
+                unsynced.sync();
+                if disconnected {
+                    return;
+                }
+                continue;
+            }
+        };
         let mut batch: Batch = Vec::new();
         let mut batch_ops = 0;
         let mut stop = false;
@@ -239,13 +259,15 @@ fn run_graph(shared: &Shared, rx: Receiver<Message>, kick: &Sender<Kick>) {
             let started = Instant::now();
             let stamp = commits;
             commits += 1;
-            let outcome = if batch_ops >= BULK_COMMIT {
-                super::resident::releasing_while(&[shared.env.path()], || {
+            let outcome = unsynced.before_commit().and_then(|()| {
+                if batch_ops >= BULK_COMMIT {
+                    super::resident::releasing_while(&[shared.env.path()], || {
+                        apply_batch(shared, &mut batch, stamp)
+                    })
+                } else {
                     apply_batch(shared, &mut batch, stamp)
-                })
-            } else {
-                apply_batch(shared, &mut batch, stamp)
-            };
+                }
+            });
             tracing::debug!(
                 ops = batch_ops,
                 elapsed_ms = started.elapsed().as_millis() as u64,
@@ -270,11 +292,13 @@ fn run_graph(shared: &Shared, rx: Receiver<Message>, kick: &Sender<Kick>) {
                 }
             }
             let _ = kick.send(Kick::Committed);
+            unsynced.after_commit();
             if batch_ops >= BULK_COMMIT {
                 super::resident::release_map(shared.env.path());
             }
         }
         if stop {
+            unsynced.sync();
             return;
         }
     }
