@@ -97,10 +97,13 @@ impl Deferred {
     pub fn start(env: &Env<WithoutTls>, index_dir: &Path, nonce: &str, every: Duration) -> Self {
         let marker = boot_id().and_then(|boot| {
             let dir = index_dir.join(DIR);
-            std::fs::create_dir_all(&dir)
-                .and_then(|()| sync_dir(index_dir))
-                .map_err(|e| tracing::warn!("graph commits stay synced: {e}"))
-                .ok()?;
+            // Made durable once; a writer starts with every command line.
+            if !dir.is_dir() {
+                std::fs::create_dir_all(&dir)
+                    .and_then(|()| sync_dir(index_dir))
+                    .map_err(|e| tracing::warn!("graph commits stay synced: {e}"))
+                    .ok()?;
+            }
             // SAFETY: the graph writer is the only thread that sets flags, and NO_SYNC is safe
             // here because a torn environment is detected by the marker and rebuilt.
             unsafe { env.set_flags(EnvFlags::NO_SYNC, FlagSetMode::Enable) }
