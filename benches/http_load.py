@@ -13,7 +13,7 @@ searches (search_notes, 1-3 vocabulary words) as fast as it can. Every request i
 notes/s (all writes, wall clock) and the search latency percentiles under load, then the same
 searches with no load for comparison. Standard library only. Needs a release build.
 """
-import argparse, http.client, json, os, random, shutil, subprocess, sys, tempfile
+import argparse, json, os, random, shutil, socket, subprocess, sys, tempfile
 import threading, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -24,11 +24,22 @@ VERSION = "2026-07-28"
 
 
 class Client:
-    """One keep-alive connection sending stateless MCP requests."""
+    """One keep-alive connection sending stateless MCP requests.
+
+    HTTP/1.1 by hand over a socket: the load generator shares the server's cores, and
+    http.client spent more CPU a request than this (measured in docs/performance-http.md).
+    """
 
     def __init__(self, port, token):
-        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
-        self.token = token
+        self.socket = socket.create_connection(("127.0.0.1", port), timeout=120)
+        self.socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.head = (
+            f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+            f"Authorization: Bearer {token}\r\nContent-Type: application/json\r\n"
+            "Accept: application/json, text/event-stream\r\n"
+            f"MCP-Protocol-Version: {VERSION}\r\nMcp-Method: tools/call\r\n"
+        )
+        self.buffer = b""
         self.next_id = 1
 
     def call(self, tool, arguments):
@@ -37,24 +48,43 @@ class Client:
             "params": {"name": tool, "arguments": arguments, "_meta": {
                 "io.modelcontextprotocol/protocolVersion": VERSION,
                 "io.modelcontextprotocol/clientCapabilities": {}}},
-        })
+        }).encode()
         self.next_id += 1
-        headers = {
-            "Authorization": f"Bearer {self.token}", "Content-Type": "application/json",
-            "Accept": "application/json, text/event-stream", "MCP-Protocol-Version": VERSION,
-            "Mcp-Method": "tools/call", "Mcp-Name": tool,
-        }
+        request = (f"{self.head}Mcp-Name: {tool}\r\nContent-Length: {len(body)}\r\n\r\n"
+                   .encode() + body)
         started = time.perf_counter()
-        self.connection.request("POST", "/mcp", body, headers)
-        response = self.connection.getresponse()
-        payload = response.read()
+        self.socket.sendall(request)
+        status, payload = self.response()
         elapsed = (time.perf_counter() - started) * 1000
-        if response.status != 200:
-            raise RuntimeError(f"{tool}: HTTP {response.status}: {payload[:200]!r}")
+        if status != 200:
+            raise RuntimeError(f"{tool}: HTTP {status}: {payload[:200]!r}")
         result = json.loads(payload)
         if "error" in result or result["result"].get("isError"):
             raise RuntimeError(f"{tool}: {payload[:300]!r}")
         return elapsed
+
+    def response(self):
+        """The status and body of one response with a Content-Length (what /mcp sends)."""
+        while b"\r\n\r\n" not in self.buffer:
+            self.receive()
+        head, self.buffer = self.buffer.split(b"\r\n\r\n", 1)
+        lines = head.split(b"\r\n")
+        status = int(lines[0].split()[1])
+        lengths = [int(line.split(b":", 1)[1]) for line in lines[1:]
+                   if line.lower().startswith(b"content-length:")]
+        if not lengths:
+            raise RuntimeError(f"a response without Content-Length: {head[:300]!r}")
+        length = lengths[0]
+        while len(self.buffer) < length:
+            self.receive()
+        body, self.buffer = self.buffer[:length], self.buffer[length:]
+        return status, body
+
+    def receive(self):
+        chunk = self.socket.recv(65536)
+        if not chunk:
+            raise RuntimeError("the server closed the connection")
+        self.buffer += chunk
 
 
 def cpu_seconds(pid):
