@@ -17,15 +17,12 @@ use std::time::{Duration, Instant};
 use milli_core::heed::{Env, EnvFlags, FlagSetMode, WithoutTls};
 
 use super::IndexError;
+use crate::vault::fs::sync_dir;
 
 const DIR: &str = "unsynced";
 /// Longest time a graph commit stays unsynced (measured, docs/performance-http.md: syncing
 /// every commit held 16 writing clients at 418–470 notes/s, not syncing at 658–720).
 pub(super) const SYNC_EVERY: Duration = Duration::from_secs(1);
-
-fn sync_dir(dir: &Path) -> std::io::Result<()> {
-    std::fs::File::open(dir)?.sync_all()
-}
 
 /// This machine's boot: markers of another one were left by a crash.
 fn boot_id() -> Option<String> {

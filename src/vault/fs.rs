@@ -8,7 +8,8 @@ use std::path::Path;
 
 use super::scan::Observed;
 
-fn sync_dir(dir: &Path) -> io::Result<()> {
+/// Makes a folder's entries (names created, renamed or removed in it) durable.
+pub fn sync_dir(dir: &Path) -> io::Result<()> {
     File::open(dir)?.sync_all()
 }
 
