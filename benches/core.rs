@@ -18,16 +18,15 @@ use std::time::Duration;
 
 use criterion::measurement::WallTime;
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput};
-use gitmem::mcp::notify::Notifier;
-use gitmem::mcp::server::{call_deadline, GitmemServer};
-use gitmem::mcp::tools::{self, ToolCtx};
-use gitmem::service::context::ContextRequest;
-use gitmem::service::notes::WriteNoteRequest;
-use gitmem::service::scope::ProjectChoice;
-use gitmem::service::search::SearchRequest;
-use gitmem::service::sync::SyncMode;
-use gitmem::service::App;
-use gitmem::vault::generate::{generate, passages, VaultSpec, DEFAULT_SEED};
+use engine::context::ContextRequest;
+use engine::notes::WriteNoteRequest;
+use engine::scope::ProjectChoice;
+use engine::search::SearchRequest;
+use engine::sync::SyncMode;
+use engine::App;
+use mcp::notify::Notifier;
+use mcp::server::{call_deadline, GitmemServer};
+use mcp::tools::{self, ToolCtx};
 use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::ServiceExt;
 use serde_json::{json, Value};
@@ -35,6 +34,7 @@ use tempfile::TempDir;
 use tokio::io::{
     AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf, WriteHalf,
 };
+use vault::generate::{generate, passages, VaultSpec, DEFAULT_SEED};
 
 /// The sizes searched; 10,000 notes is the size the design's latency budgets are set at.
 const SIZES: [usize; 2] = [1_000, 10_000];
@@ -123,7 +123,7 @@ impl Vaults {
     }
 }
 
-fn search(app: &App, query: &str) -> gitmem::service::search::ScopedSearch {
+fn search(app: &App, query: &str) -> engine::search::ScopedSearch {
     let request = SearchRequest {
         query: Some(query.to_string()),
         page: 1,
@@ -298,7 +298,7 @@ fn parse(c: &mut Criterion) {
     for (name, (path, text)) in [("typical", &typical), ("long", &long)] {
         group.throughput(Throughput::Bytes(text.len() as u64));
         group.bench_function(name, |b| {
-            b.iter(|| gitmem::note::parse_note(black_box(path), black_box(text)))
+            b.iter(|| note::parse_note(black_box(path), black_box(text)))
         });
     }
     group.finish();

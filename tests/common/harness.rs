@@ -5,9 +5,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use gitmem::mcp::tools::{self, Profiles, ToolCtx, ToolReply};
-use gitmem::service::sync::SyncMode;
-use gitmem::service::App;
+use engine::sync::SyncMode;
+use engine::App;
+use mcp::tools::{self, Profiles, ToolCtx, ToolReply};
 use serde_json::{json, Value};
 use tempfile::TempDir;
 
@@ -106,12 +106,7 @@ impl Harness {
     }
 
     /// Calls a tool as a caller holding `grant` (a token's rights) would.
-    pub fn call_as(
-        &self,
-        grant: &gitmem::service::auth::Grant,
-        tool: &str,
-        args: Value,
-    ) -> ToolReply {
+    pub fn call_as(&self, grant: &engine::auth::Grant, tool: &str, args: Value) -> ToolReply {
         let Value::Object(args) = args else {
             panic!("tool arguments are a JSON object, got {args}");
         };

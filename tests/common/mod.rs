@@ -14,6 +14,15 @@ use serde_json::Value;
 /// since a test never measures speed (the benchmarks do).
 pub const SLOW: Duration = Duration::from_secs(120);
 
+/// The top of the checkout: the demo project, the fixtures and the clients live there, while
+/// the tests belong to the `gitmem` package in `crates/gitmem`.
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .expect("the workspace root exists")
+}
+
 /// Polls `check` until it is true or `timeout` passes; returns whether it became true.
 pub fn eventually(timeout: Duration, mut check: impl FnMut() -> bool) -> bool {
     let start = Instant::now();

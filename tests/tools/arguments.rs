@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 use std::fs;
 
-use gitmem::mcp::tools::ToolReply;
+use mcp::tools::ToolReply;
 use serde_json::{json, Value};
 
 use crate::{Harness, ReplyExt};

@@ -1,6 +1,6 @@
 //! The ChatGPT connector shims `search` and `fetch`.
 
-use gitmem::mcp::tools::ToolReply;
+use mcp::tools::ToolReply;
 use serde_json::{json, Value};
 
 use crate::{Harness, ReplyExt};

@@ -2,7 +2,7 @@
 //! marked; searches, context packs, build_context and the graph hide it unless asked with
 //! include_superseded; read_note shows the whole chain.
 
-use gitmem::mcp::tools::ToolReply;
+use mcp::tools::ToolReply;
 use serde_json::{json, Value};
 
 use crate::{Harness, ReplyExt};
@@ -69,8 +69,8 @@ fn a_corrected_note_is_kept_marked_and_hidden_until_asked_for() {
     assert!(after.contains(&format!("superseded_by: {new}")), "{after}");
     assert!(after.contains("superseded_at: "), "{after}");
     assert_eq!(
-        gitmem::note::frontmatter::body(&after),
-        gitmem::note::frontmatter::body(&before)
+        note::frontmatter::body(&after),
+        note::frontmatter::body(&before)
     );
     // The correction keeps the folder, type and tags, and says what it supersedes and why.
     let new_note = h.value(

@@ -3,9 +3,8 @@
 
 use std::collections::BTreeSet;
 use std::fs;
-use std::path::Path;
 
-use gitmem::mcp::tools::specs;
+use mcp::tools::specs;
 
 /// The harness methods (and `graph.rs`'s extension) that call a tool named by their first
 /// argument.
@@ -33,7 +32,7 @@ fn calls_are_recognised_on_one_line_and_split_over_two() {
 
 #[test]
 fn every_tool_in_the_registry_is_called_by_an_in_process_test() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tools");
+    let dir = crate::common::workspace_root().join("tests/tools");
     let mut called = BTreeSet::new();
     for entry in fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();

@@ -5,9 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
+use engine::auth::Grant;
 use git2::Repository;
-use gitmem::mcp::tools::ToolReply;
-use gitmem::service::auth::Grant;
+use mcp::tools::ToolReply;
 use serde_json::{json, Value};
 
 use crate::common::assert_mentions;

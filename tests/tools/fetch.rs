@@ -9,9 +9,9 @@ use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use gitmem::service::hub::ModelFetch;
-use gitmem::service::models::ModelChoice;
-use gitmem::service::semantic::SemanticStatus;
+use engine::hub::ModelFetch;
+use engine::models::ModelChoice;
+use engine::semantic::SemanticStatus;
 use serde_json::json;
 
 use crate::common::{assert_mentions, eventually, model, SLOW};
@@ -105,7 +105,7 @@ fn answer(mut stream: TcpStream, files: &Path, serving: Serving, log: &Mutex<Vec
 /// from the wheel, then read from its folder.
 fn model_files() -> (tempfile::TempDir, PathBuf) {
     let scratch = tempfile::tempdir().unwrap();
-    let app = gitmem::service::App::open(scratch.path()).unwrap();
+    let app = engine::App::open(scratch.path()).unwrap();
     let source = model::source();
     let info = app
         .install_model(source.to_str().unwrap(), Some("served"), &|_| {})
@@ -137,7 +137,7 @@ fn root_with(search: &str) -> Harness {
 }
 
 fn described(h: &Harness) -> String {
-    gitmem::render::status::semantic_line(&h.app().semantic_status().unwrap())
+    render::status::semantic_line(&h.app().semantic_status().unwrap())
 }
 
 #[test]

@@ -6,8 +6,8 @@
 use std::path::Path;
 
 use chrono::{Duration, SecondsFormat, Utc};
+use git::Prepared;
 use git2::Repository;
-use gitmem::git::Prepared;
 use serde_json::json;
 
 use crate::common::assert_mentions;

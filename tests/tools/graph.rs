@@ -2,7 +2,7 @@
 //! README (John_Smith, Anthropic, works_at): the same parameters and result shapes, and the
 //! notes they become.
 
-use gitmem::mcp::tools::ToolReply;
+use mcp::tools::ToolReply;
 use serde_json::{json, Value};
 
 use crate::{Harness, ReplyExt};

@@ -7,7 +7,7 @@
 //!   +--works_at--> Acme <-works_at+      Alice -lives_in-> Paris (no entity)
 //! ```
 
-use gitmem::mcp::tools::ToolReply;
+use mcp::tools::ToolReply;
 use serde_json::{json, Value};
 
 use crate::{Harness, ReplyExt};

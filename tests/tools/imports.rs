@@ -5,9 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
-use gitmem::import::Source;
-use gitmem::service::import::ImportOptions;
-use gitmem::service::scope::ProjectChoice;
+use engine::import::ImportOptions;
+use engine::scope::ProjectChoice;
+use note::import::Source;
 use serde_json::{json, Value};
 
 use crate::common::git::log;
@@ -15,7 +15,7 @@ use crate::common::{assert_mentions, snapshot};
 use crate::{versioned, Harness, ReplyExt};
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+    crate::common::workspace_root()
         .join("tests/fixtures/import")
         .join(name)
 }
@@ -33,7 +33,7 @@ fn import_into(
     let app = h.app();
     app.select_project(&ProjectChoice::named(project))
         .and_then(|project| app.import_file(&project, source, file, &options, &|_, _| {}))
-        .map(|report| gitmem::render::import::report_json(&report))
+        .map(|report| render::import::report_json(&report))
         .map_err(|e| e.to_string())
 }
 
@@ -438,8 +438,8 @@ fn import_basic_memory(h: &Harness, config: &Value) -> Value {
     let file = h.root().join("bm-config.json");
     std::fs::write(&file, config.to_string()).unwrap();
     let report = h.app().import_basic_memory(Some(&file)).unwrap();
-    match gitmem::render::import::basic_memory_import(&report, gitmem::render::Format::Json) {
-        gitmem::render::Rendered::Json(value) => value,
+    match render::import::basic_memory_import(&report, render::Format::Json) {
+        render::Rendered::Json(value) => value,
         other => panic!("the report renders as JSON: {other:?}"),
     }
 }

@@ -2,8 +2,8 @@
 //! line judged on its own, the good ones written as one batch and one commit, retries answered
 //! as done. The statuses, auth and limits a process shows are in `tests/http_ingest.rs`.
 
-use gitmem::render::memory::ingested;
-use gitmem::service::scope::ProjectChoice;
+use engine::scope::ProjectChoice;
+use render::memory::ingested;
 use serde_json::{json, Value};
 
 use crate::common::assert_mentions;

@@ -7,9 +7,9 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use gitmem::vault::generate::{generate, VaultSpec, DEFAULT_SEED};
 use serde_json::{json, Value};
 use tempfile::TempDir;
+use vault::generate::{generate, VaultSpec, DEFAULT_SEED};
 
 use crate::common;
 use crate::common::assert_mentions;

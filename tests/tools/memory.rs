@@ -1,7 +1,7 @@
 //! The gitmem memory API in process: memories are notes in memories/ whose front matter keeps
 //! the API's fields; soft-deleted and expired memories are hidden from every search.
 
-use gitmem::mcp::tools::ToolReply;
+use mcp::tools::ToolReply;
 use serde_json::{json, Value};
 
 use crate::{Harness, ReplyExt};

@@ -3,7 +3,7 @@
 //! and embedding. The text format itself is tested in `render::metrics`; the route and its
 //! tokens in `tests/http_metrics.rs`.
 
-use gitmem::service::metrics::{CallClass, MetricsReport};
+use engine::metrics::{CallClass, MetricsReport};
 
 use super::*;
 use crate::common::{eventually, model, SLOW};

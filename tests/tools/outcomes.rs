@@ -1,16 +1,16 @@
 //! The service's typed outcomes, below the tools: what each workflow did, or which refusal it
 //! gave, as values a caller matches, not as rendered text.
 
-use gitmem::note::edit::EditError;
-use gitmem::service::edit::{EditNoteRequest, EditRefusal};
-use gitmem::service::error::{EditInputError, QueryError};
-use gitmem::service::notes::{WriteNoteRequest, WriteRefusal};
-use gitmem::service::read::{Page, ReadRefusal};
-use gitmem::service::relocate::{
+use engine::edit::{EditNoteRequest, EditRefusal};
+use engine::error::{EditInputError, QueryError};
+use engine::notes::{WriteNoteRequest, WriteRefusal};
+use engine::read::{Page, ReadRefusal};
+use engine::relocate::{
     DeleteNoteRequest, DeleteRefusal, Deleted, MoveNoteRequest, MoveRefusal, Moved,
 };
-use gitmem::service::scope::ProjectChoice;
-use gitmem::service::{Outcome, OutsideProject, PathArg, ServiceError, UserError};
+use engine::scope::ProjectChoice;
+use engine::{Outcome, OutsideProject, PathArg, ServiceError, UserError};
+use note::edit::EditError;
 
 use super::Harness;
 
@@ -241,7 +241,7 @@ fn a_graph_walk_that_is_no_longer_wanted_stops() {
     let h = Harness::new();
     write(&h, "Hub", "", "# Hub\n\n- relates_to [[Spoke]]");
     write(&h, "Spoke", "", "# Spoke");
-    let request = |stopped: bool| gitmem::service::context::ContextRequest {
+    let request = |stopped: bool| engine::context::ContextRequest {
         uri: String::new(),
         depth: 2,
         since: None,

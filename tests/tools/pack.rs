@@ -2,7 +2,7 @@
 //! facts, the task's search hits and recent activity, every line citing its note, and never
 //! estimates above its budget; build_context sheds what does not fit and says so.
 
-use gitmem::mcp::tools::ToolReply;
+use mcp::tools::ToolReply;
 use serde_json::{json, Value};
 
 use crate::{Harness, ReplyExt};

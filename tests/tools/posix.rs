@@ -7,8 +7,8 @@ use std::fs;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use gitmem::mcp::tools::{self, ToolCtx};
-use gitmem::service::App;
+use engine::App;
+use mcp::tools::{self, ToolCtx};
 use serde_json::{json, Value};
 
 use crate::{Harness, ReplyExt};

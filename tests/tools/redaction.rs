@@ -5,11 +5,11 @@
 
 use std::path::{Path, PathBuf};
 
+use engine::gitsync::Direction;
+use engine::import::ImportOptions;
+use engine::scope::ProjectChoice;
 use git2::Repository;
-use gitmem::mcp::tools::ToolReply;
-use gitmem::service::gitsync::Direction;
-use gitmem::service::import::ImportOptions;
-use gitmem::service::scope::ProjectChoice;
+use mcp::tools::ToolReply;
 use serde_json::json;
 
 use crate::common::assert_mentions;
@@ -158,14 +158,14 @@ fn memories_and_imports_are_redacted_too() {
         .and_then(|project| {
             app.import_file(
                 &project,
-                gitmem::import::Source::named("memory-json").unwrap(),
+                note::import::Source::named("memory-json").unwrap(),
                 &jsonl,
                 &ImportOptions::default(),
                 &|_, _| {},
             )
         })
         .unwrap();
-    let report = gitmem::render::import::report_json(&report);
+    let report = render::import::report_json(&report);
     assert_eq!(
         report["redacted"],
         json!([{"kind": "github-token", "count": 1}]),

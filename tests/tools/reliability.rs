@@ -5,7 +5,7 @@ use std::fs;
 use std::path::Path;
 use std::time::{Duration, Instant, SystemTime};
 
-use gitmem::vault::fs::SETTLE;
+use vault::fs::SETTLE;
 
 use serde_json::{json, Value};
 
@@ -155,7 +155,7 @@ fn limits_and_empty_queries_are_answered_clearly() {
             reply.text()
         );
     }
-    let huge = "x".repeat(gitmem::service::notes::MAX_NOTE_BYTES + 1);
+    let huge = "x".repeat(engine::notes::MAX_NOTE_BYTES + 1);
     for tool in ["write_note", "edit_note"] {
         let reply = h.call(
             tool,
@@ -374,7 +374,7 @@ fn temp_files_of_dead_writers_are_removed_whatever_their_age_and_live_ones_never
             child.wait().map(|_| pid)
         })
         .unwrap();
-    let live = gitmem::vault::writer::stamp();
+    let live = vault::writer::stamp();
     let hour_ago = SystemTime::now() - Duration::from_secs(3600);
     // (file name, modified an hour ago, removed)
     let cases = [
@@ -575,7 +575,7 @@ mod arbitrary_arguments {
 
     /// Every parameter name any tool declares, so that arguments reach the handlers.
     fn parameter_names() -> Vec<String> {
-        let mut names: Vec<String> = gitmem::mcp::tools::specs()
+        let mut names: Vec<String> = mcp::tools::specs()
             .iter()
             .flat_map(|spec| {
                 (spec.schema)()["properties"]
@@ -600,7 +600,7 @@ mod arbitrary_arguments {
     }
 
     fn arguments_for(
-        spec: &gitmem::mcp::tools::ToolSpec,
+        spec: &mcp::tools::ToolSpec,
         values: &[Value],
         sent: &[bool],
     ) -> Map<String, Value> {
@@ -632,7 +632,7 @@ mod arbitrary_arguments {
         fn any_arguments_to_any_tool_get_an_answer((values, sent) in arguments()) {
             let h = Harness::new();
             h.write("Seed", "s", "- relates_to [[Other]]");
-            for spec in gitmem::mcp::tools::specs() {
+            for spec in mcp::tools::specs() {
                 if OUTSIDE_THE_ROOT.contains(&spec.name) {
                     continue;
                 }

@@ -7,9 +7,9 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use candle_core::{Device, Tensor};
-use gitmem::index::embed::{Backend, CrossEncoder, ModelKind};
-use gitmem::service::models::ModelChoice;
-use gitmem::service::reranker::RerankStatus;
+use embed::{Backend, CrossEncoder, ModelKind};
+use engine::models::ModelChoice;
+use engine::reranker::RerankStatus;
 use serde_json::{json, Value};
 use tokenizers::models::wordpiece::WordPiece;
 use tokenizers::normalizers::BertNormalizer;
@@ -238,7 +238,7 @@ fn with_notes() -> Harness {
 }
 
 /// Builds the test reranker (BERT) and installs it from its folder.
-fn install_reranker(h: &Harness, seed: u64) -> gitmem::service::models::ModelInfo {
+fn install_reranker(h: &Harness, seed: u64) -> engine::models::ModelInfo {
     let folder = tempfile::tempdir().unwrap();
     let dir = folder.path().join(RERANKER);
     build_cross_encoder(&dir, Family::Bert, seed, &all_texts());
@@ -267,7 +267,7 @@ fn search(h: &Harness, search_type: &str) -> Vec<String> {
 }
 
 fn status_line(h: &Harness) -> String {
-    gitmem::render::models::reranker_line(&h.app().reranker_status()).unwrap_or_default()
+    render::models::reranker_line(&h.app().reranker_status()).unwrap_or_default()
 }
 
 /// The titles of `plain` ordered by the reference forward pass's score for each note's text.
@@ -278,7 +278,7 @@ fn by_reference_scores(dir: &Path, plain: &[String]) -> Vec<String> {
         .map(|title| {
             let body = NOTES.iter().find(|(t, _)| t == title).unwrap().1;
             let file = format!("# {title}\n\n{body}\n");
-            gitmem::note::chunk::passages(title, &file).remove(0).text
+            note::chunk::passages(title, &file).remove(0).text
         })
         .collect();
     let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
@@ -398,10 +398,7 @@ fn a_reranker_that_cannot_rerank_leaves_search_answering_in_fused_order_and_stat
         "`gitmem model install cross-encoder/ms-marco-MiniLM-L-6-v2` downloads it",
     );
     assert_eq!(search(&h, "hybrid"), plain);
-    let rendered = gitmem::render::status::status(
-        &h.app().status(None).unwrap(),
-        gitmem::render::Format::Json,
-    );
+    let rendered = render::status::status(&h.app().status(None).unwrap(), render::Format::Json);
     let status: Value = serde_json::from_str(&rendered.pieces[0].1).unwrap();
     assert_eq!(status["reranker"]["state"], "not_installed", "{status}");
 }
@@ -411,7 +408,7 @@ fn a_cross_encoder_is_not_an_embedding_model() {
     let h = Harness::new();
     let info = install_reranker(&h, 3);
     let h = reopened_with(h, &format!("model = \"{RERANKER}\""));
-    let line = gitmem::render::status::semantic_line(&h.app().semantic_status().unwrap());
+    let line = render::status::semantic_line(&h.app().semantic_status().unwrap());
     assert_mentions(&line, "it is a reranker (a cross-encoder");
     assert_eq!(info.kind, ModelKind::Reranker);
 }

@@ -2,8 +2,8 @@
 //! `common::model`): models installed, chosen, distilled and removed, vector and hybrid search
 //! finding what text search cannot, and vectors that follow the notes in the background.
 
-use gitmem::service::semantic::SemanticStatus;
-use gitmem::service::App;
+use engine::semantic::SemanticStatus;
+use engine::App;
 use serde_json::{json, Value};
 
 use crate::common::{assert_mentions, eventually, model, SLOW};
@@ -56,7 +56,7 @@ fn search(h: &Harness, query: &str, search_type: &str, extra: Value) -> Value {
 }
 
 fn described(h: &Harness) -> String {
-    gitmem::render::status::semantic_line(&h.app().semantic_status().unwrap())
+    render::status::semantic_line(&h.app().semantic_status().unwrap())
 }
 
 #[test]
@@ -272,7 +272,7 @@ impl Drop for StopsOnDrop<'_> {
 
 #[test]
 fn the_fused_forward_pass_gives_the_vectors_of_candles_bert() {
-    use gitmem::index::embed::{Backend, Embedder};
+    use embed::{Backend, Embedder};
     let h = Harness::new();
     install(&h, None);
     let dir = h.root().join("models").join(MODEL);
@@ -318,7 +318,7 @@ fn the_fused_forward_pass_gives_the_vectors_of_candles_bert() {
 
 #[test]
 fn int8_products_keep_the_vectors_within_a_cosine_of_0_99_of_f32() {
-    use gitmem::index::embed::{Backend, Embedder};
+    use embed::{Backend, Embedder};
     let h = Harness::new();
     install(&h, None);
     let dir = h.root().join("models").join(MODEL);
@@ -352,7 +352,7 @@ fn int8_products_keep_the_vectors_within_a_cosine_of_0_99_of_f32() {
 
 #[test]
 fn the_throughput_benchmark_times_both_passes_on_the_same_passages() {
-    use gitmem::service::throughput::ThroughputSpec;
+    use engine::throughput::ThroughputSpec;
     let h = Harness::new();
     install(&h, None);
     let spec = ThroughputSpec {
@@ -393,8 +393,8 @@ fn the_throughput_benchmark_times_both_passes_on_the_same_passages() {
 
 #[test]
 fn a_large_backlog_is_searchable_by_meaning_through_the_quick_stage_before_the_model_reaches_it() {
-    use gitmem::service::semantic::quick::QUICK_STAGE_NOTES;
-    use gitmem::service::semantic::EmbedStage;
+    use engine::semantic::quick::QUICK_STAGE_NOTES;
+    use engine::semantic::EmbedStage;
     use std::sync::Mutex;
 
     let h = with_notes();
@@ -439,7 +439,7 @@ fn a_large_backlog_is_searchable_by_meaning_through_the_quick_stage_before_the_m
         "{status:?}"
     );
     assert_mentions(
-        &gitmem::render::status::semantic_line(&status),
+        &render::status::semantic_line(&status),
         &format!("0 of {notes} notes done; the quick stage (a static model distilled from it) has embedded {notes} of the {notes} others"),
     );
     assert_eq!(

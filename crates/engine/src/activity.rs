@@ -1,0 +1,419 @@
+//! recent_activity: what changed in a project within a timeframe (compat 2.9).
+
+use chrono::{DateTime, Utc};
+
+use super::error::QueryError;
+use super::read::Page;
+use super::scope::ProjectChoice;
+use super::{App, Result};
+use crate::config::Project;
+use crate::search::RowKind;
+use index::NoteRecord;
+use note::permalink::observation_permalink;
+
+/// How many commits back recent_activity looks for the commit behind each change.
+const COMMIT_SEARCH_DEPTH: usize = 1000;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ActivityItem {
+    pub kind: RowKind,
+    /// The note's title (observation and relation rows carry their note's title).
+    pub title: String,
+    pub permalink: Option<String>,
+    pub file_path: String,
+    pub created_ms: i64,
+    /// In a versioned project: the commit that made the note as it is now.
+    pub commit: Option<String>,
+    pub id: String,
+    pub folder: String,
+    pub updated_ms: i64,
+    pub category: Option<String>,
+    pub content: Option<String>,
+    /// For relation rows: (relation type, target title or text, resolved).
+    pub relation: Option<(String, String, bool)>,
+    /// The note's type (front matter `type`).
+    pub note_type: String,
+    /// The note's session: front matter `session_id`, else a memory's `source.session`.
+    pub session: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Activity {
+    pub items: Vec<ActivityItem>,
+    pub has_more: bool,
+}
+
+/// What recent_activity may group its items by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GroupBy {
+    /// The UTC date of the note's last update.
+    Day,
+    /// The note's type.
+    Type,
+    /// The note's session.
+    Session,
+}
+
+/// The key of the group of items that have no session.
+pub const NO_SESSION: &str = "(none)";
+
+impl GroupBy {
+    pub fn named(name: &str) -> Result<GroupBy> {
+        match name.trim().to_lowercase().as_str() {
+            "day" | "date" => Ok(GroupBy::Day),
+            "type" | "note_type" => Ok(GroupBy::Type),
+            "session" | "session_id" => Ok(GroupBy::Session),
+            _ => Err(QueryError::InvalidGroupBy(name.to_string()).into()),
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GroupBy::Day => "day",
+            GroupBy::Type => "type",
+            GroupBy::Session => "session",
+        }
+    }
+
+    fn key(self, item: &ActivityItem) -> String {
+        match self {
+            GroupBy::Day => DateTime::from_timestamp_millis(item.updated_ms)
+                .unwrap_or_default()
+                .format("%Y-%m-%d")
+                .to_string(),
+            GroupBy::Type => item.note_type.clone(),
+            GroupBy::Session => item.session.clone().unwrap_or_else(|| NO_SESSION.into()),
+        }
+    }
+}
+
+/// One group of an answer's items: their positions in the answer (in discovery mode, every
+/// project's items one after the other), in the answer's order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ActivityGroup {
+    pub key: String,
+    pub items: Vec<usize>,
+}
+
+/// Items grouped by `by`; the group with the most recent update first, so days come newest
+/// first, and ties in the order the items came.
+pub fn group_items<'a>(
+    items: impl IntoIterator<Item = &'a ActivityItem>,
+    by: GroupBy,
+) -> Vec<ActivityGroup> {
+    let mut groups: Vec<(i64, ActivityGroup)> = Vec::new();
+    for (position, item) in items.into_iter().enumerate() {
+        let key = by.key(item);
+        match groups.iter_mut().find(|(_, g)| g.key == key) {
+            Some((newest, group)) => {
+                *newest = (*newest).max(item.updated_ms);
+                group.items.push(position);
+            }
+            None => groups.push((
+                item.updated_ms,
+                ActivityGroup {
+                    key,
+                    items: vec![position],
+                },
+            )),
+        }
+    }
+    // A stable sort: groups updated in the same millisecond keep their first-seen order.
+    groups.sort_by_key(|(newest, _)| std::cmp::Reverse(*newest));
+    groups.into_iter().map(|(_, g)| g).collect()
+}
+
+/// A note's session: the `session_id` search_notes filters by, else the session of a
+/// memory's `source`.
+fn session_of(note: &NoteRecord) -> Option<String> {
+    let direct = note
+        .metadata
+        .get("session_id")
+        .and_then(|v| match v {
+            serde_json::Value::String(s) => Some(s.trim().to_string()),
+            serde_json::Value::Number(n) => Some(n.to_string()),
+            _ => None,
+        })
+        .filter(|s| !s.is_empty());
+    direct.or_else(|| note::memory::MemorySource::of(&note.metadata)?.session)
+}
+
+/// Validates the `type` filter: notes when it is empty.
+pub fn activity_types(types: &[String]) -> Result<Vec<RowKind>> {
+    if types.is_empty() {
+        return Ok(vec![RowKind::Entity]);
+    }
+    types
+        .iter()
+        .map(|t| {
+            RowKind::named(&t.trim().to_lowercase())
+                .ok_or_else(|| QueryError::InvalidActivityType(t.clone()).into())
+        })
+        .collect()
+}
+
+impl App {
+    /// Notes of a project updated after `since`, newest first.
+    /// A page of a project's notes with a permalink, newest first: `limit` notes after the
+    /// first `offset`, and whether more follow. For resource listings and completions.
+    pub fn note_page(
+        &self,
+        project: &Project,
+        offset: usize,
+        limit: usize,
+    ) -> Result<(Vec<NoteRecord>, bool)> {
+        let txn = self.index.read_txn()?;
+        let tables = self.index.tables();
+        let prefix = format!("{}\0", project.name);
+        let mut notes = Vec::with_capacity(limit.min(1024));
+        let mut skipped = 0;
+        for item in tables.activity.rev_prefix_iter(&txn, &prefix)? {
+            let (key, ()) = item?;
+            let Some(id) = key[prefix.len()..].split('\0').nth(1) else {
+                continue;
+            };
+            let Some(note) = tables.get_note(&txn, id)? else {
+                continue;
+            };
+            if note.permalink.is_none() {
+                continue;
+            }
+            if skipped < offset {
+                skipped += 1;
+                continue;
+            }
+            if notes.len() == limit {
+                return Ok((notes, true));
+            }
+            notes.push(note);
+        }
+        Ok((notes, false))
+    }
+
+    /// Every note's last update (ms) by note id, over all projects, from the activity keys
+    /// alone: what a change notifier compares between two commits.
+    pub fn note_stamps(&self) -> Result<std::collections::HashMap<String, i64>> {
+        let txn = self.index.read_txn()?;
+        let mut stamps = std::collections::HashMap::new();
+        for item in self.index.tables().activity.iter(&txn)? {
+            let (key, ()) = item?;
+            let mut parts = key.splitn(3, '\0').skip(1);
+            let updated: i64 = parts.next().and_then(|t| t.parse().ok()).unwrap_or(0);
+            if let Some(id) = parts.next() {
+                stamps.insert(id.to_string(), updated);
+            }
+        }
+        Ok(stamps)
+    }
+
+    pub fn notes_updated_since(
+        &self,
+        project: &Project,
+        since: DateTime<Utc>,
+    ) -> Result<Vec<NoteRecord>> {
+        let since_ms = since.timestamp_millis();
+        let txn = self.index.read_txn()?;
+        let tables = self.index.tables();
+        let prefix = format!("{}\0", project.name);
+        let mut ids = Vec::new();
+        for item in tables.activity.rev_prefix_iter(&txn, &prefix)? {
+            let (key, ()) = item?;
+            let mut parts = key[prefix.len()..].splitn(2, '\0');
+            let updated: i64 = parts.next().and_then(|t| t.parse().ok()).unwrap_or(0);
+            if updated <= since_ms {
+                break;
+            }
+            ids.extend(parts.next().map(String::from));
+        }
+        let mut notes = Vec::with_capacity(ids.len());
+        for id in ids {
+            notes.extend(tables.get_note(&txn, &id)?);
+        }
+        Ok(notes)
+    }
+
+    /// Activity rows of the given types, newest first, paginated.
+    pub fn recent_activity(
+        &self,
+        project: &Project,
+        types: &[RowKind],
+        since: DateTime<Utc>,
+        page: usize,
+        page_size: usize,
+    ) -> Result<Activity> {
+        let mut items = Vec::new();
+        let wanted = |kind: RowKind| types.contains(&kind);
+        let now = Utc::now();
+        for note in self.notes_updated_since(project, since)? {
+            // A soft-deleted or expired memory is not activity anyone should be shown.
+            if note::memory::is_hidden(&note.metadata, note.created_ms, now) {
+                continue;
+            }
+            let permalink = note.permalink.clone();
+            let base = ActivityItem {
+                kind: RowKind::Entity,
+                title: note.title.clone(),
+                permalink: permalink.clone(),
+                file_path: note.path.clone(),
+                created_ms: note.created_ms,
+                commit: None,
+                id: note.id.clone(),
+                folder: note.folder().to_string(),
+                updated_ms: note.updated_ms,
+                category: None,
+                content: None,
+                relation: None,
+                note_type: note.note_type.clone(),
+                session: session_of(&note),
+            };
+            if wanted(RowKind::Entity) {
+                items.push(base.clone());
+            }
+            if wanted(RowKind::Observation) {
+                for obs in &note.observations {
+                    items.push(ActivityItem {
+                        kind: RowKind::Observation,
+                        permalink: Some(observation_permalink(
+                            permalink.as_deref().unwrap_or(""),
+                            &obs.category,
+                            &obs.content,
+                        )),
+                        category: Some(obs.category.clone()),
+                        content: Some(obs.content.clone()),
+                        ..base.clone()
+                    });
+                }
+            }
+            if wanted(RowKind::Relation) {
+                for rel in &note.relations {
+                    let target = match &rel.to_id {
+                        Some(id) => self.note_by_id(id)?,
+                        None => None,
+                    };
+                    let shown = target
+                        .as_ref()
+                        .map(|t| t.title.clone())
+                        .unwrap_or_else(|| rel.relation.target.clone());
+                    items.push(ActivityItem {
+                        kind: RowKind::Relation,
+                        permalink: None,
+                        relation: Some((
+                            rel.relation.relation_type.clone(),
+                            shown,
+                            target.is_some(),
+                        )),
+                        ..base.clone()
+                    });
+                }
+            }
+        }
+        let (mut items, has_more) = Page { page, page_size }.of(items);
+        self.name_commits(project, &mut items)?;
+        Ok(Activity { items, has_more })
+    }
+
+    /// Sets each item's commit: the newest commit of its file, when the file is still as that
+    /// commit left it (a change not committed yet has no commit to name).
+    fn name_commits(&self, project: &Project, items: &mut [ActivityItem]) -> Result<()> {
+        if project.git.is_none() || items.is_empty() {
+            return Ok(());
+        }
+        self.history.flush();
+        let mut paths: Vec<&str> = items.iter().map(|i| i.file_path.as_str()).collect();
+        paths.sort_unstable();
+        paths.dedup();
+        let found = git::log::latest_commits(&project.path, &paths, COMMIT_SEARCH_DEPTH)?;
+        for item in items.iter_mut() {
+            let Some(version) = found.get(&item.file_path) else {
+                continue;
+            };
+            let current = git::hash_file(&project.path.join(&item.file_path));
+            if current.is_some() && current == version.blob {
+                item.commit = Some(version.commit.chars().take(10).collect());
+            }
+        }
+        Ok(())
+    }
+}
+
+/// recent_activity's answer: one project's page, or, with no project named and no default
+/// (discovery mode), the first page of every project.
+#[derive(Debug, Clone)]
+pub enum ActivityScope {
+    Project {
+        project: Box<Project>,
+        activity: Activity,
+    },
+    Discovery(Vec<(String, Vec<ActivityItem>)>),
+}
+
+impl ActivityScope {
+    /// The answer's items in order: in discovery mode, every project's one after the other.
+    pub fn items(&self) -> Box<dyn Iterator<Item = (Option<&str>, &ActivityItem)> + '_> {
+        match self {
+            ActivityScope::Project { activity, .. } => {
+                Box::new(activity.items.iter().map(|item| (None, item)))
+            }
+            ActivityScope::Discovery(per_project) => {
+                Box::new(per_project.iter().flat_map(|(name, items)| {
+                    items.iter().map(move |item| (Some(name.as_str()), item))
+                }))
+            }
+        }
+    }
+}
+
+/// The answer's items grouped as the call asked.
+#[derive(Debug, Clone)]
+pub struct Grouped {
+    pub by: GroupBy,
+    pub groups: Vec<ActivityGroup>,
+}
+
+#[derive(Debug, Clone)]
+pub struct ActivityAnswer {
+    pub scope: ActivityScope,
+    pub grouped: Option<Grouped>,
+}
+
+impl App {
+    pub fn recent_activity_for(
+        &self,
+        choice: &ProjectChoice,
+        types: &[String],
+        since: DateTime<Utc>,
+        page: usize,
+        page_size: usize,
+        group_by: Option<&str>,
+    ) -> Result<ActivityAnswer> {
+        let types = activity_types(types)?;
+        let group_by = group_by.map(GroupBy::named).transpose()?;
+        let project = if choice.is_explicit() {
+            Some(self.select_project(choice)?)
+        } else {
+            self.project(None).ok().filter(|p| choice.allows(p))
+        };
+        let scope = match project {
+            Some(project) => {
+                let activity = self.recent_activity(&project, &types, since, page, page_size)?;
+                ActivityScope::Project {
+                    project: Box::new(project),
+                    activity,
+                }
+            }
+            None => {
+                let mut per_project = Vec::new();
+                for p in self.visible_projects(choice)? {
+                    let activity = self.recent_activity(&p, &types, since, 1, page_size)?;
+                    per_project.push((p.name, activity.items));
+                }
+                ActivityScope::Discovery(per_project)
+            }
+        };
+        let grouped = group_by.map(|by| Grouped {
+            by,
+            groups: group_items(scope.items().map(|(_, item)| item), by),
+        });
+        Ok(ActivityAnswer { scope, grouped })
+    }
+}

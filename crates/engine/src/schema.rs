@@ -1,0 +1,481 @@
+//! Basic Memory's schema tools as workflows (its schema router and the guards of its
+//! `schema.py` tools): schema_validate of one note, of a type, or of every type a schema
+//! covers; schema_infer over the notes of a type; schema_diff between a type's schema note and
+//! its notes; and the check write_note makes under `validation: strict`. Schema notes are read
+//! from the index (front matter as it was last indexed) and picked in path order; the tools
+//! read every note of the project, write_note only the schema notes (`notes_of_type`), so a
+//! write scans nothing.
+
+use std::collections::HashMap;
+
+use serde_json::{Map, Value};
+
+use super::notes::Lookup;
+use super::scope::ProjectChoice;
+use super::{App, Outcome, Result};
+use crate::config::Project;
+use index::{NoteKind, NoteRecord};
+use note::permalink::{generate_permalink, normalize_note_type};
+use note::schema::infer::{diff_schema, infer_schema, Drift, Inference, NoteFields, TypedRelation};
+use note::schema::validate::{validate_note, NoteValidation};
+use note::schema::{
+    inline_schema, parse_schema_note, schema_source, SchemaDefinition, SchemaError, SchemaSource,
+    ValidationMode,
+};
+use note::{Observation, Relation};
+
+/// The notes checked, and how many notes of the type(s) there were.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ValidationReport {
+    /// The type asked for (snake-cased), the identified note's type, or none for all types.
+    pub note_type: Option<String>,
+    /// Notes of the type(s), with or without a schema.
+    pub total_entities: usize,
+    /// One per note that has a schema.
+    pub results: Vec<NoteValidation>,
+    /// Validating every type: one per type a schema covers.
+    pub type_summaries: Vec<TypeSummary>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct TypeSummary {
+    /// As the schema note's `entity` (or the first note's `type`) spells it.
+    pub note_type: String,
+    pub total_entities: usize,
+    pub tally: Tally,
+}
+
+/// Counts over checked notes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Tally {
+    pub notes: usize,
+    pub valid: usize,
+    pub warnings: usize,
+    pub errors: usize,
+}
+
+impl Tally {
+    pub fn of(results: &[NoteValidation]) -> Tally {
+        Tally {
+            notes: results.len(),
+            valid: results.iter().filter(|r| r.passed).count(),
+            warnings: results.iter().map(|r| r.warnings.len()).sum(),
+            errors: results.iter().map(|r| r.errors.len()).sum(),
+        }
+    }
+}
+
+/// schema_diff's answer: the type as asked, and its drift.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DriftReport {
+    pub note_type: String,
+    pub drift: Drift,
+}
+
+/// The guidance the schema tools answer with instead of a report.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SchemaRefusal {
+    /// Validating every type, and no schema exists.
+    NoSchemasDefined,
+    /// No note has the type (or the identifier named none).
+    NoNotesOfType(String),
+    /// Notes of the type exist, but no schema for them.
+    NoSchemaFound(String),
+    /// Notes were analysed but no field reached the threshold.
+    NoPattern {
+        note_type: String,
+        notes_analyzed: usize,
+        threshold: f64,
+    },
+    /// A schema that applies cannot be read.
+    Invalid(SchemaError),
+}
+
+/// What write_note refuses under `validation: strict`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SchemaViolation {
+    pub schema_entity: String,
+    pub errors: Vec<String>,
+}
+
+impl App {
+    /// schema_validate: one note (`identifier` wins), the notes of `note_type`, or every type
+    /// a schema covers.
+    pub fn schema_validate(
+        &self,
+        choice: &ProjectChoice,
+        note_type: Option<&str>,
+        identifier: Option<&str>,
+    ) -> Result<Outcome<ValidationReport, SchemaRefusal>> {
+        let project = self.select_project(choice)?;
+        let notes = self.markdown_notes(&project)?;
+        let schemas = Schemas::new(&notes);
+        let note_type = note_type.filter(|t| !t.is_empty());
+        let identifier = identifier.filter(|i| !i.is_empty());
+        let report = match identifier {
+            Some(identifier) => {
+                let found = match self.resolve(&project, identifier)? {
+                    Lookup::Found(note) => Some(note),
+                    Lookup::Ambiguous(_) | Lookup::NotFound => None,
+                };
+                let Some(note) = found else {
+                    let wanted = note_type.unwrap_or("unknown").to_string();
+                    return Ok(Outcome::Refused(SchemaRefusal::NoNotesOfType(wanted)));
+                };
+                let results = match schemas.check(&note) {
+                    Ok(checked) => checked.into_iter().collect(),
+                    Err(e) => return Ok(Outcome::Refused(SchemaRefusal::Invalid(e))),
+                };
+                ValidationReport {
+                    note_type: Some(
+                        note_type
+                            .map_or_else(|| normalize_note_type(&note.note_type), String::from),
+                    ),
+                    total_entities: 1,
+                    results,
+                    type_summaries: Vec::new(),
+                }
+            }
+            None => match note_type {
+                Some(wanted) => {
+                    let canonical = normalize_note_type(wanted);
+                    let of_type = of_type(&notes, &canonical);
+                    let results = match schemas.check_all(&of_type) {
+                        Ok(results) => results,
+                        Err(e) => return Ok(Outcome::Refused(SchemaRefusal::Invalid(e))),
+                    };
+                    ValidationReport {
+                        note_type: Some(canonical),
+                        total_entities: of_type.len(),
+                        results,
+                        type_summaries: Vec::new(),
+                    }
+                }
+                None => {
+                    let covered = schemas.covered_types(&notes);
+                    if covered.is_empty() {
+                        return Ok(Outcome::Refused(SchemaRefusal::NoSchemasDefined));
+                    }
+                    let mut report = ValidationReport {
+                        note_type: None,
+                        total_entities: 0,
+                        results: Vec::new(),
+                        type_summaries: Vec::new(),
+                    };
+                    for label in covered {
+                        let of_type = of_type(&notes, &normalize_note_type(&label));
+                        let results = match schemas.check_all(&of_type) {
+                            Ok(results) => results,
+                            Err(e) => return Ok(Outcome::Refused(SchemaRefusal::Invalid(e))),
+                        };
+                        report.type_summaries.push(TypeSummary {
+                            note_type: label,
+                            total_entities: of_type.len(),
+                            tally: Tally::of(&results),
+                        });
+                        report.total_entities += of_type.len();
+                        report.results.extend(results);
+                    }
+                    return Ok(Outcome::Done(report));
+                }
+            },
+        };
+        let wanted = note_type
+            .map(String::from)
+            .or_else(|| report.note_type.clone())
+            .unwrap_or_else(|| "unknown".into());
+        Ok(if report.total_entities == 0 {
+            Outcome::Refused(SchemaRefusal::NoNotesOfType(wanted))
+        } else if report.results.is_empty() {
+            Outcome::Refused(SchemaRefusal::NoSchemaFound(wanted))
+        } else {
+            Outcome::Done(report)
+        })
+    }
+
+    /// schema_infer: a schema suggested by the notes of `note_type`.
+    pub fn schema_infer(
+        &self,
+        choice: &ProjectChoice,
+        note_type: &str,
+        threshold: f64,
+    ) -> Result<Outcome<Inference, SchemaRefusal>> {
+        let project = self.select_project(choice)?;
+        let notes = self.markdown_notes(&project)?;
+        let canonical = normalize_note_type(note_type);
+        let of_type = of_type(&notes, &canonical);
+        let typed = self.typed_relations(&notes, &of_type)?;
+        let inference = infer_schema(&canonical, &fields(&of_type, &typed), threshold);
+        if inference.notes_analyzed > 0 && inference.suggested_schema.is_empty() {
+            return Ok(Outcome::Refused(SchemaRefusal::NoPattern {
+                note_type: note_type.to_string(),
+                notes_analyzed: inference.notes_analyzed,
+                threshold,
+            }));
+        }
+        Ok(Outcome::Done(inference))
+    }
+
+    /// schema_diff: the schema note of `note_type` against its notes.
+    pub fn schema_diff(
+        &self,
+        choice: &ProjectChoice,
+        note_type: &str,
+    ) -> Result<Outcome<DriftReport, SchemaRefusal>> {
+        let project = self.select_project(choice)?;
+        let notes = self.markdown_notes(&project)?;
+        let canonical = normalize_note_type(note_type);
+        let schema = match Schemas::new(&notes).by_type(&canonical, None) {
+            Ok(Some(schema)) => schema,
+            Ok(None) => {
+                return Ok(Outcome::Refused(SchemaRefusal::NoSchemaFound(
+                    note_type.into(),
+                )))
+            }
+            Err(e) => return Ok(Outcome::Refused(SchemaRefusal::Invalid(e))),
+        };
+        let of_type = of_type(&notes, &canonical);
+        let typed = self.typed_relations(&notes, &of_type)?;
+        Ok(Outcome::Done(DriftReport {
+            note_type: note_type.to_string(),
+            drift: diff_schema(&schema, &fields(&of_type, &typed)),
+        }))
+    }
+
+    /// The errors a strict schema finds in a note about to be written (its front matter and
+    /// parsed body); `None` when it has no schema, a lenient one, or one that cannot be read
+    /// (which schema_validate reports: a broken schema note must not block every write), and
+    /// for a schema note, whose `schema:` mapping defines other notes, not itself.
+    pub(super) fn schema_violation(
+        &self,
+        project: &Project,
+        frontmatter: &Map<String, Value>,
+        observations: &[Observation],
+        relations: &[Relation],
+    ) -> Result<Option<SchemaViolation>> {
+        let is_schema = frontmatter
+            .get("type")
+            .and_then(Value::as_str)
+            .is_some_and(|t| normalize_note_type(t) == "schema");
+        if is_schema {
+            return Ok(None);
+        }
+        let schema_notes = self.notes_of_type(project, "schema")?;
+        let Ok(Some(schema)) = Schemas::new(&schema_notes).resolve(frontmatter) else {
+            return Ok(None);
+        };
+        if schema.mode != ValidationMode::Strict {
+            return Ok(None);
+        }
+        let checked = validate_note("", &schema, observations, relations, frontmatter);
+        if checked.passed {
+            return Ok(None);
+        }
+        Ok(Some(SchemaViolation {
+            schema_entity: checked.schema_entity,
+            errors: checked.errors,
+        }))
+    }
+
+    fn markdown_notes(&self, project: &Project) -> Result<Vec<NoteRecord>> {
+        let mut notes: Vec<NoteRecord> = self
+            .all_notes(project)?
+            .into_iter()
+            .filter(|n| n.kind == NoteKind::Markdown)
+            .collect();
+        notes.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(notes)
+    }
+
+    /// Each note's relations with the type of the note each resolved to.
+    fn typed_relations(
+        &self,
+        notes: &[NoteRecord],
+        of_type: &[&NoteRecord],
+    ) -> Result<Vec<Vec<TypedRelation>>> {
+        let types: HashMap<&str, &str> = notes
+            .iter()
+            .map(|n| (n.id.as_str(), n.note_type.as_str()))
+            .collect();
+        let mut typed = Vec::with_capacity(of_type.len());
+        for note in of_type {
+            let mut relations = Vec::with_capacity(note.relations.len());
+            for stored in &note.relations {
+                let target_type = match stored.to_id.as_deref() {
+                    None => None,
+                    Some(id) => match types.get(id) {
+                        Some(t) => Some(normalize_note_type(t)),
+                        // A target in another project.
+                        None => self
+                            .note_by_id(id)?
+                            .map(|n| normalize_note_type(&n.note_type)),
+                    },
+                };
+                relations.push((stored.relation.clone(), target_type));
+            }
+            typed.push(relations);
+        }
+        Ok(typed)
+    }
+}
+
+fn of_type<'a>(notes: &'a [NoteRecord], canonical: &str) -> Vec<&'a NoteRecord> {
+    notes
+        .iter()
+        .filter(|n| normalize_note_type(&n.note_type) == canonical)
+        .collect()
+}
+
+fn fields<'a>(notes: &[&'a NoteRecord], typed: &'a [Vec<TypedRelation>]) -> Vec<NoteFields<'a>> {
+    notes
+        .iter()
+        .zip(typed)
+        .map(|(note, relations)| NoteFields {
+            observations: &note.observations,
+            relations,
+        })
+        .collect()
+}
+
+/// A note's front matter as the resolver reads it: its `type` is the index's when it has none.
+fn frontmatter_of(note: &NoteRecord) -> Map<String, Value> {
+    let mut fm = note.metadata.clone();
+    fm.entry("type")
+        .or_insert_with(|| Value::String(note.note_type.clone()));
+    fm
+}
+
+/// The schema notes of a project, and the resolution of a note's schema among them.
+struct Schemas<'a> {
+    schemas: Vec<&'a NoteRecord>,
+}
+
+impl<'a> Schemas<'a> {
+    /// The schema notes among `notes`, in their order.
+    fn new(notes: &'a [NoteRecord]) -> Self {
+        let schemas = notes
+            .iter()
+            .filter(|n| normalize_note_type(&n.note_type) == "schema")
+            .collect();
+        Schemas { schemas }
+    }
+
+    /// The schema note for `query`: one whose `entity` names that type, else (for an explicit
+    /// reference) one whose title, permalink or permalink's last segment slugs like it.
+    fn find(&self, query: &str, by_reference: bool) -> Option<&'a NoteRecord> {
+        let wanted = normalize_note_type(query);
+        let by_entity = self.schemas.iter().copied().find(|s| {
+            s.metadata
+                .get("entity")
+                .and_then(Value::as_str)
+                .is_some_and(|e| normalize_note_type(e) == wanted)
+        });
+        if by_entity.is_some() || !by_reference {
+            return by_entity;
+        }
+        let reference = generate_permalink(query, true);
+        self.schemas.iter().copied().find(|s| {
+            let permalink = s.permalink.as_deref().unwrap_or_default();
+            let last = permalink.rsplit('/').next().unwrap_or_default();
+            [s.title.as_str(), permalink, last]
+                .iter()
+                .any(|r| !r.is_empty() && generate_permalink(r, true) == reference)
+        })
+    }
+
+    /// The schema note of a type (`reference`: the note's own `schema:` string).
+    fn by_type(
+        &self,
+        note_type: &str,
+        reference: Option<&str>,
+    ) -> std::result::Result<Option<SchemaDefinition>, SchemaError> {
+        self.find(note_type, reference == Some(note_type))
+            .map(|s| parse_schema_note(&s.metadata))
+            .transpose()
+    }
+
+    /// A note's schema: inline, else the one it names, else its type's.
+    fn resolve(
+        &self,
+        frontmatter: &Map<String, Value>,
+    ) -> std::result::Result<Option<SchemaDefinition>, SchemaError> {
+        match schema_source(frontmatter) {
+            SchemaSource::Inline(schema) => inline_schema(schema, frontmatter).map(Some),
+            SchemaSource::Reference {
+                reference,
+                note_type,
+            } => match self.find(reference, true) {
+                Some(schema) => parse_schema_note(&schema.metadata).map(Some),
+                None => match note_type {
+                    Some(t) => self.by_type(&t, Some(reference)),
+                    None => Ok(None),
+                },
+            },
+            SchemaSource::Type(t) => self.by_type(&t, None),
+            SchemaSource::None => Ok(None),
+        }
+    }
+
+    /// A note checked against its schema, if it has one.
+    fn check(&self, note: &NoteRecord) -> std::result::Result<Option<NoteValidation>, SchemaError> {
+        let frontmatter = frontmatter_of(note);
+        let Some(schema) = self.resolve(&frontmatter)? else {
+            return Ok(None);
+        };
+        let relations: Vec<Relation> = note.relations.iter().map(|r| r.relation.clone()).collect();
+        Ok(Some(validate_note(
+            &note.title,
+            &schema,
+            &note.observations,
+            &relations,
+            &frontmatter,
+        )))
+    }
+
+    /// The notes that have a schema, checked; the others are left out.
+    fn check_all(
+        &self,
+        notes: &[&NoteRecord],
+    ) -> std::result::Result<Vec<NoteValidation>, SchemaError> {
+        let mut results = Vec::new();
+        for note in notes {
+            results.extend(self.check(note)?);
+        }
+        Ok(results)
+    }
+
+    /// Every type a schema covers, by its first spelling, ordered by its snake_case form: the
+    /// `entity` of each schema note, and the (snake-cased) type of each note that has its own
+    /// schema or names one.
+    fn covered_types(&self, notes: &[NoteRecord]) -> Vec<String> {
+        let mut targets: Vec<(String, String)> = Vec::new();
+        let mut add = |label: String| {
+            let key = normalize_note_type(&label);
+            if !targets.iter().any(|(k, _)| *k == key) {
+                targets.push((key, label));
+            }
+        };
+        for schema in &self.schemas {
+            if let Some(entity) = schema.metadata.get("entity").and_then(Value::as_str) {
+                if !entity.is_empty() {
+                    add(entity.to_string());
+                }
+            }
+        }
+        for note in notes {
+            let direct = match note.metadata.get("schema") {
+                Some(Value::Object(_)) => true,
+                Some(Value::String(s)) => !s.is_empty(),
+                _ => false,
+            };
+            if direct
+                && normalize_note_type(&note.note_type) != "schema"
+                && !note.note_type.is_empty()
+            {
+                add(normalize_note_type(&note.note_type));
+            }
+        }
+        targets.sort_by(|a, b| a.0.cmp(&b.0));
+        targets.into_iter().map(|(_, label)| label).collect()
+    }
+}

@@ -1,0 +1,176 @@
+//! `status`: what the index holds for a project.
+
+use super::progress::ProjectSync;
+use super::secrets::HeldSecret;
+use super::{App, Result};
+use index::{FileWarning, NoteKind};
+
+#[derive(Debug, Clone)]
+pub struct ProjectStatus {
+    pub project: String,
+    pub path: String,
+    pub is_default: bool,
+    pub notes: u64,
+    pub files: u64,
+    pub observations: u64,
+    pub relations: u64,
+    pub unresolved_relations: u64,
+    pub last_scan: Option<String>,
+    pub last_scan_ms: Option<u64>,
+    pub warnings: Vec<FileWarning>,
+    /// What held the last push of a versioned project (`crate::secrets`).
+    pub held: Vec<HeldSecret>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Status {
+    pub version: &'static str,
+    pub root: String,
+    pub index_bytes: u64,
+    pub projects: Vec<ProjectStatus>,
+    pub semantic: super::semantic::SemanticStatus,
+    pub reranker: super::reranker::RerankStatus,
+}
+
+impl App {
+    pub fn status(&self, project: Option<&str>) -> Result<Status> {
+        let txn = self.index.read_txn()?;
+        let tables = self.index.tables();
+        let mut projects = Vec::new();
+        for p in self.projects(project)? {
+            let mut s = ProjectStatus {
+                project: p.name.clone(),
+                path: p.path.display().to_string(),
+                is_default: p.is_default,
+                notes: 0,
+                files: 0,
+                observations: 0,
+                relations: 0,
+                unresolved_relations: 0,
+                last_scan: None,
+                last_scan_ms: None,
+                warnings: Vec::new(),
+                held: self.held_push(&p)?,
+            };
+            for (_, id) in tables.project_paths(&txn, &p.name)? {
+                let Some(note) = tables.get_note(&txn, &id)? else {
+                    continue;
+                };
+                match note.kind {
+                    NoteKind::Markdown => s.notes += 1,
+                    NoteKind::File => s.files += 1,
+                }
+                s.observations += note.observations.len() as u64;
+                s.relations += note.relations.len() as u64;
+                s.unresolved_relations +=
+                    note.relations.iter().filter(|r| r.to_id.is_none()).count() as u64;
+                s.warnings.extend(note.warnings.iter().map(|m| FileWarning {
+                    path: note.path.clone(),
+                    message: m.clone(),
+                }));
+            }
+            if let Some(state) = tables.project_state(&txn, &p.name)? {
+                s.last_scan = state.last_scan;
+                s.last_scan_ms = state.last_scan_ms;
+                s.warnings.extend(state.warnings);
+            }
+            s.warnings.sort_by(|a, b| a.path.cmp(&b.path));
+            projects.push(s);
+        }
+        Ok(Status {
+            version: env!("CARGO_PKG_VERSION"),
+            root: self.config().root.display().to_string(),
+            index_bytes: self.index.disk_size(),
+            projects,
+            semantic: self.semantic_status()?,
+            reranker: self.reranker_status(),
+        })
+    }
+}
+
+/// sync_status: how far the initial indexing of each visible project got.
+#[derive(Debug, Clone)]
+pub struct SyncStatus {
+    pub projects: Vec<(String, ProjectSync)>,
+    /// Drift between files, graph and search, once the initial indexing is done.
+    pub health: Option<super::health::Health>,
+    /// The project the call named, with its directory.
+    pub active: Option<(String, String)>,
+    pub semantic: super::semantic::SemanticStatus,
+    pub reranker: super::reranker::RerankStatus,
+    /// Unresolved git sync conflicts of versioned projects: (project, conflict).
+    pub conflicts: Vec<(String, super::gitsync::Conflict)>,
+    /// What held the last push of each versioned project: (project, secret).
+    pub held: Vec<(String, HeldSecret)>,
+}
+
+impl SyncStatus {
+    /// True when no project is still waiting or being indexed.
+    pub fn ready(&self) -> bool {
+        self.projects
+            .iter()
+            .all(|(_, s)| matches!(s, ProjectSync::Done | ProjectSync::Failed(_)))
+    }
+}
+
+/// basic_memory_diagnostics: version, configuration and index statistics.
+#[derive(Debug)]
+pub struct Diagnostics {
+    pub root: String,
+    pub config_path: String,
+    pub config_exists: bool,
+    pub config_text: String,
+    /// The index's statistics, or why they could not be read.
+    pub status: Result<Status>,
+}
+
+impl App {
+    pub fn sync_status(&self, project: Option<&str>) -> Result<SyncStatus> {
+        let projects = self
+            .projects(None)?
+            .into_iter()
+            .map(|p| {
+                let state = self.progress.get(&p.name);
+                (p.name, state)
+            })
+            .collect();
+        let active = project
+            .and_then(|name| self.project(Some(name)).ok())
+            .map(|p| (p.name, p.path.display().to_string()));
+        let mut status = SyncStatus {
+            projects,
+            health: None,
+            active,
+            semantic: self.semantic_status()?,
+            reranker: self.reranker_status(),
+            conflicts: Vec::new(),
+            held: Vec::new(),
+        };
+        for project in self.projects(None)? {
+            if project.git.is_some() {
+                for conflict in self.sync_conflicts(&project)? {
+                    status.conflicts.push((project.name.clone(), conflict));
+                }
+                for held in self.held_push(&project)? {
+                    status.held.push((project.name.clone(), held));
+                }
+            }
+        }
+        if status.ready() {
+            status.health = Some(self.check(None)?);
+        }
+        Ok(status)
+    }
+
+    pub fn diagnostics(&self) -> Diagnostics {
+        let root = self.config().root.clone();
+        let config_path = crate::config::Config::config_path(&root);
+        Diagnostics {
+            root: root.display().to_string(),
+            config_path: config_path.display().to_string(),
+            config_exists: config_path.exists(),
+            config_text: vault::fs::read_text(&config_path).unwrap_or_default(),
+            status: self.status(None),
+        }
+    }
+}

@@ -1,0 +1,195 @@
+//! The layering rules the compiler does not keep. The compiler refuses a name from a crate that
+//! is not a dependency; these tests refuse the dependency itself when a layer may not have it
+//! (each crate's `Cargo.toml`), the impure calls of the pure layers (their `use` lines and
+//! paths), and a crate that `docs/architecture.md` does not map.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use crate::common::workspace_root;
+
+/// Each crate of `crates/`, with the gitmem crates it may depend on: a layer sees only the
+/// layers below it.
+const LAYERS: &[(&str, &[&str])] = &[
+    ("note", &[]),
+    ("vault", &[]),
+    ("embed", &["vault"]),
+    ("index", &["note", "vault"]),
+    ("git", &["vault"]),
+    ("engine", &["note", "vault", "embed", "index", "git"]),
+    (
+        "render",
+        &["note", "vault", "embed", "index", "git", "engine"],
+    ),
+    ("mcp", &["note", "vault", "engine", "render"]),
+    (
+        "gitmem",
+        &["note", "vault", "embed", "index", "engine", "render", "mcp"],
+    ),
+];
+
+/// Paths a pure layer never names: it takes values in and gives values out.
+const IMPURE: &[&str] = &[
+    "std::fs",
+    "std::net",
+    "std::process",
+    "std::env::var",
+    "tokio::",
+];
+
+fn crates_dir() -> PathBuf {
+    workspace_root().join("crates")
+}
+
+fn crate_names() -> BTreeSet<String> {
+    std::fs::read_dir(crates_dir())
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect()
+}
+
+/// The gitmem crates a manifest's `[dependencies]` name (`name.workspace = true`). Tests and
+/// benchmarks (`[dev-dependencies]`) may reach any layer.
+fn internal_dependencies(manifest: &str) -> BTreeSet<String> {
+    let layers: BTreeSet<&str> = LAYERS.iter().map(|(name, _)| *name).collect();
+    let mut table = "";
+    manifest
+        .lines()
+        .filter(|line| {
+            if line.starts_with('[') {
+                table = line.trim();
+            }
+            table == "[dependencies]"
+        })
+        .filter_map(|line| line.split_once(".workspace"))
+        .map(|(name, _)| name.trim())
+        .filter(|name| layers.contains(name))
+        .map(String::from)
+        .collect()
+}
+
+fn allowed(name: &str) -> &'static [&'static str] {
+    LAYERS
+        .iter()
+        .find(|(layer, _)| *layer == name)
+        .map(|(_, below)| *below)
+        .unwrap_or_else(|| panic!("crates/{name} is not a layer of tests/process/architecture.rs"))
+}
+
+/// Every `.rs` file under `dir`, with its text up to its unit tests: tests may touch what
+/// the code may not (a test writes its fixture files).
+fn code_files(dir: &Path, into: &mut Vec<(PathBuf, String)>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            code_files(&path, into);
+        } else if path.extension().is_some_and(|e| e == "rs")
+            && path.file_stem().is_none_or(|stem| stem != "tests")
+        {
+            let text = std::fs::read_to_string(&path).unwrap();
+            let code = text.split("#[cfg(test)]").next().unwrap_or("").to_string();
+            into.push((path, code));
+        }
+    }
+}
+
+fn files_naming(crate_name: &str, needles: &[&str], except: &[&str]) -> Vec<String> {
+    let src = crates_dir().join(crate_name).join("src");
+    let mut files = Vec::new();
+    code_files(&src, &mut files);
+    files
+        .iter()
+        .filter(|(path, _)| {
+            let relative = path
+                .strip_prefix(&src)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            !except.iter().any(|allowed| relative.starts_with(allowed))
+        })
+        .filter_map(|(path, code)| {
+            let named: Vec<&str> = needles
+                .iter()
+                .copied()
+                .filter(|needle| code.contains(needle))
+                .collect();
+            (!named.is_empty()).then(|| format!("{}: {named:?}", path.display()))
+        })
+        .collect()
+}
+
+#[test]
+fn every_crate_is_a_layer_and_depends_only_on_layers_below_it() {
+    let crates = crate_names();
+    let layers: BTreeSet<String> = LAYERS.iter().map(|(name, _)| name.to_string()).collect();
+    assert_eq!(crates, layers, "crates/ and the layers differ");
+    for name in &crates {
+        let manifest = std::fs::read_to_string(crates_dir().join(name).join("Cargo.toml")).unwrap();
+        let below = allowed(name);
+        let forbidden: Vec<String> = internal_dependencies(&manifest)
+            .into_iter()
+            .filter(|dependency| !below.contains(&dependency.as_str()))
+            .collect();
+        assert!(
+            forbidden.is_empty(),
+            "crates/{name} may not depend on {forbidden:?}"
+        );
+    }
+}
+
+#[test]
+fn only_the_binary_uses_anyhow() {
+    for name in crate_names().iter().filter(|name| *name != "gitmem") {
+        let manifest = std::fs::read_to_string(crates_dir().join(name).join("Cargo.toml")).unwrap();
+        assert!(
+            !manifest.lines().any(|line| line.starts_with("anyhow")),
+            "crates/{name} depends on anyhow: a library's errors are typed"
+        );
+    }
+}
+
+#[test]
+fn the_pure_layers_touch_no_file_network_process_or_runtime() {
+    for name in ["note", "render"] {
+        let offenders = files_naming(name, IMPURE, &[]);
+        assert!(offenders.is_empty(), "crates/{name} is pure: {offenders:?}");
+    }
+}
+
+#[test]
+fn the_engine_touches_files_only_through_vault_and_config() {
+    let offenders = files_naming("engine", &["std::fs"], &["config"]);
+    assert!(
+        offenders.is_empty(),
+        "the engine's workflows go through vault: {offenders:?}"
+    );
+}
+
+#[test]
+fn the_adapters_touch_no_file_directly() {
+    let offenders = files_naming("mcp", &["std::fs"], &[]);
+    assert!(offenders.is_empty(), "mcp only adapts: {offenders:?}");
+}
+
+#[test]
+fn the_architecture_map_has_a_section_for_every_crate() {
+    let map = std::fs::read_to_string(workspace_root().join("docs/architecture.md")).unwrap();
+    let missing: Vec<String> = crate_names()
+        .into_iter()
+        .filter(|name| !map.contains(&format!("\n### `{name}`")))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "docs/architecture.md has no section for {missing:?}"
+    );
+}
+
+#[test]
+fn the_rules_read_manifests_and_code_as_written() {
+    let manifest = "[dependencies]\nnote.workspace = true\nserde.workspace = true\n\
+                    vault.workspace = true\n[dev-dependencies]\nindex.workspace = true\n";
+    let found = internal_dependencies(manifest);
+    assert_eq!(found, BTreeSet::from(["note".into(), "vault".into()]));
+    assert!(allowed("render").contains(&"engine"));
+    assert!(!allowed("note").contains(&"vault"));
+}
