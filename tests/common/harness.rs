@@ -106,7 +106,7 @@ impl Harness {
     }
 
     /// Calls a tool as a caller holding `grant` (a token's rights) would.
-    pub fn call_as(&self, grant: &engine::auth::Grant, tool: &str, args: Value) -> ToolReply {
+    pub fn call_as(&self, grant: &auth::Grant, tool: &str, args: Value) -> ToolReply {
         let Value::Object(args) = args else {
             panic!("tool arguments are a JSON object, got {args}");
         };

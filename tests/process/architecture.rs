@@ -16,15 +16,19 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("embed", &["vault"]),
     ("index", &["note", "vault"]),
     ("git", &["vault"]),
-    ("engine", &["note", "vault", "embed", "index", "git"]),
+    ("auth", &["vault"]),
+    (
+        "engine",
+        &["note", "vault", "embed", "index", "git", "auth"],
+    ),
     (
         "render",
-        &["note", "vault", "embed", "index", "git", "engine"],
+        &["note", "vault", "embed", "index", "git", "auth", "engine"],
     ),
-    ("mcp", &["note", "vault", "engine", "render"]),
+    ("mcp", &["note", "vault", "auth", "engine", "render"]),
     (
         "gitmem",
-        &["note", "vault", "embed", "index", "engine", "render", "mcp"],
+        &["note", "vault", "auth", "engine", "render", "mcp"],
     ),
 ];
 

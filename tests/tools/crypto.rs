@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use engine::auth::Grant;
+use auth::Grant;
 use git2::Repository;
 use mcp::tools::ToolReply;
 use serde_json::{json, Value};

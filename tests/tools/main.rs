@@ -40,6 +40,7 @@ mod parts;
 mod posix;
 mod projects;
 mod redaction;
+mod reference;
 mod reliability;
 mod rerank;
 mod safety;

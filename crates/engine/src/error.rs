@@ -44,9 +44,9 @@ pub enum UserError {
     /// An unknown, duplicate, badly named or overlapping project.
     #[error(transparent)]
     Project(ConfigError),
-    /// `--oauth-issuer` names no provider gitmem can use.
+    /// A bad token name, a short password, an unusable `--oauth-issuer`.
     #[error(transparent)]
-    Issuer(crate::issuer::IssuerError),
+    Auth(auth::AuthError),
     /// The call named no project and there is no default one.
     #[error("No project specified. Either set 'default_project' in config, or use 'project' argument.\nAvailable projects: {available:?}")]
     NoProjectSelected { available: Vec<String> },
@@ -70,10 +70,6 @@ pub enum UserError {
     /// `others`: the other projects, one of which could become the default.
     #[error("Cannot delete default project '{name}'. {advice}", advice = default_advice(.others))]
     DeleteDefaultProject { name: String, others: Vec<String> },
-    #[error("a token name must be a non-empty word without spaces, e.g. 'laptop' or 'chatgpt'")]
-    TokenName,
-    #[error("a token named '{0}' exists already; revoke it first or choose another name")]
-    TokenExists(String),
     #[error("the vault {} is not a directory", .0.display())]
     VaultNotAFolder(PathBuf),
     /// Only git's refusals the user can fix: no remote, an unknown version, a nested repository,
@@ -105,8 +101,6 @@ pub enum UserError {
     Model(#[from] ModelError),
     #[error(transparent)]
     Posix(#[from] PosixError),
-    #[error("the password must have at least 8 characters")]
-    PasswordTooShort,
 }
 
 fn default_advice(others: &[String]) -> String {
@@ -142,19 +136,14 @@ pub enum InternalError {
     NotIndexed(String),
     #[error("the index answered an import with {0:?}")]
     UnexpectedAnswer(OpOutcome),
-    /// The authorization server's state (`auth/oauth.json`) does not parse.
-    #[error("{} is not readable: {source}", .path.display())]
-    OAuthState {
-        path: PathBuf,
-        source: serde_json::Error,
-    },
     #[error("encoding {what}: {source}")]
     Encode {
         what: &'static str,
         source: serde_json::Error,
     },
-    #[error("hashing the password: {0}")]
-    PasswordHash(argon2::password_hash::Error),
+    /// The token store or the OAuth server failed.
+    #[error(transparent)]
+    Auth(auth::AuthError),
     /// The embedding model failed to load or to run.
     #[error(transparent)]
     Embed(#[from] embed::EmbedError),
@@ -166,13 +155,6 @@ pub enum InternalError {
     KeptChanging(String),
     #[error("{0} kept changing while the pull merged it; pull again")]
     KeptChangingInPull(String),
-    #[error("{} is not a token file: {source}", .path.display())]
-    TokenFile {
-        path: PathBuf,
-        source: serde_json::Error,
-    },
-    #[error("no randomness available: {0}")]
-    Randomness(#[source] getrandom::Error),
     #[error("{0} panicked")]
     Panicked(&'static str),
 }
@@ -259,6 +241,18 @@ service_error_from!(Internal: IndexError, OpError, vault::scan::ScanError,
 impl From<milli_core::heed::Error> for InternalError {
     fn from(e: milli_core::heed::Error) -> Self {
         InternalError::Index(e.into())
+    }
+}
+
+/// A bad token name, a short password or an unusable issuer is the caller's to fix; a token or
+/// OAuth file that cannot be read or written is the server failing.
+impl From<auth::AuthError> for ServiceError {
+    fn from(e: auth::AuthError) -> Self {
+        if e.is_user_error() {
+            ServiceError::User(UserError::Auth(e))
+        } else {
+            ServiceError::Internal(InternalError::Auth(e))
+        }
     }
 }
 

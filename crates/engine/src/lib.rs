@@ -2,7 +2,6 @@
 //! the MCP server are thin adapters over this module.
 
 pub mod activity;
-pub mod auth;
 mod authored;
 pub mod background;
 pub mod canvas;
@@ -27,14 +26,12 @@ pub mod hub;
 pub mod import;
 pub mod ingest;
 pub mod inspect;
-pub mod issuer;
 pub mod knowledge_graph;
 pub mod links;
 pub mod memory;
 pub mod metrics;
 pub mod models;
 pub mod notes;
-pub mod oauth;
 pub mod oneshot;
 pub mod pack;
 pub mod posix;
@@ -53,6 +50,7 @@ pub mod status;
 pub mod sync;
 pub mod throughput;
 pub mod timeframe;
+pub mod tokens;
 pub mod versions;
 
 use std::path::Path;

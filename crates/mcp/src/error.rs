@@ -5,9 +5,13 @@ use std::net::SocketAddr;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
-    /// Opening the root, the token store or the OAuth server failed.
+    /// Opening the root failed.
     #[error(transparent)]
     Engine(#[from] engine::ServiceError),
+    /// The token store, the OAuth server or the external issuer failed, or `--oauth-issuer`
+    /// names no provider gitmem can use.
+    #[error(transparent)]
+    Auth(#[from] auth::AuthError),
     /// `--project NAME` names no project of the root.
     #[error("No project found named: {0}")]
     UnknownProject(String),

@@ -20,7 +20,7 @@ use super::error::ServeError;
 use super::notify::{Notifier, Session};
 use super::tools::{self, ToolCtx, ToolReply};
 use super::{prompts, resources};
-use engine::auth::Grant;
+use auth::Grant;
 use engine::{background, horizon, App, Horizon, Horizons};
 
 pub const INSTRUCTIONS: &str = include_str!("../../../templates/instructions.md");

@@ -3,7 +3,7 @@
 use serde_json::json;
 
 use super::{Format, Output, Stream};
-use engine::auth::{CreatedToken, TokenRecord};
+use auth::{CreatedToken, TokenRecord};
 
 /// A new token: the secret alone on stdout (so it can be piped into a file), what it allows
 /// on stderr.

@@ -5,7 +5,7 @@
 
 use serde_json::{json, Value};
 
-use engine::oauth::{AuthorizationRequest, Client, IssuedTokens, OAuthError, OAuthServer, SCOPES};
+use auth::oauth::{AuthorizationRequest, Client, IssuedTokens, OAuthError, OAuthServer, SCOPES};
 
 const APPROVAL: &str = include_str!("../../../templates/oauth_approve.html");
 

@@ -6,7 +6,8 @@ use std::path::Path;
 use anyhow::Result;
 
 use super::{emit, format_of, TokenCommand};
-use engine::auth::{create_token, TokenStore};
+use ::auth::TokenStore;
+use engine::tokens::create_token;
 
 /// One line of stdin; at a terminal, prompted and not echoed.
 fn read_secret(prompt: &str) -> Result<String> {
@@ -38,7 +39,7 @@ fn read_secret(prompt: &str) -> Result<String> {
 
 pub(super) fn set_password(root: &Path) -> Result<()> {
     let password = read_secret("New owner password (at least 8 characters): ")?;
-    engine::oauth::set_owner_password(root, &password)?;
+    auth::oauth::set_owner_password(root, &password)?;
     emit(render::auth::password_set());
     Ok(())
 }

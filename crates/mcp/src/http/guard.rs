@@ -15,9 +15,9 @@ use serde_json::json;
 use tracing::Instrument;
 
 use super::{HttpState, RequestId};
-use engine::auth::{same_secret, Grant, TokenStore};
-use engine::issuer::ExternalIssuer;
-use engine::oauth::OAuthServer;
+use auth::issuer::ExternalIssuer;
+use auth::oauth::OAuthServer;
+use auth::{same_secret, Grant, TokenStore};
 
 /// The credentials a request may present.
 pub(super) struct Credentials {
@@ -30,7 +30,7 @@ pub(super) struct Credentials {
 }
 
 impl Credentials {
-    fn grant(&self, presented: &str) -> engine::Result<Option<Grant>> {
+    fn grant(&self, presented: &str) -> auth::Result<Option<Grant>> {
         // Every configured secret is compared, so the time taken does not say which matched.
         let given = self
             .tokens

@@ -13,7 +13,7 @@ use axum::{Extension, Json};
 
 use super::guard::refusal;
 use super::HttpState;
-use engine::auth::Grant;
+use auth::Grant;
 use engine::error::UserError;
 use engine::ServiceError;
 use render::memory::{counted_refusal, error_code, ingested, record_code, ErrorCode};

@@ -26,9 +26,9 @@ use tokio_util::sync::CancellationToken;
 use super::error::ServeError;
 use super::server::{termination, GitmemServer, Running, Served};
 use super::tools::ToolCtx;
-use engine::auth::{Grant, TokenStore};
-use engine::issuer::ExternalIssuer;
-use engine::oauth::OAuthServer;
+use auth::issuer::ExternalIssuer;
+use auth::oauth::OAuthServer;
+use auth::{Grant, TokenStore};
 use engine::read::ReadRefusal;
 use engine::{App, Horizons, Outcome};
 use guard::{allowed_hosts, allowed_origins, guard, refusal, Credentials};
@@ -112,7 +112,7 @@ pub async fn serve_http(root: &std::path::Path, options: HttpOptions) -> Result<
     let has_credential = !options.auth.tokens.is_empty()
         || !store.list()?.is_empty()
         || options.auth.oauth_issuer.is_some()
-        || (options.auth.oauth && engine::oauth::has_owner_password(root));
+        || (options.auth.oauth && auth::oauth::has_owner_password(root));
     let listener = tokio::net::TcpListener::bind(&options.bind)
         .await
         .map_err(|source| ServeError::Listen {
@@ -137,7 +137,7 @@ pub async fn serve_http(root: &std::path::Path, options: HttpOptions) -> Result<
     let one_time = if has_credential {
         None
     } else {
-        Some(engine::auth::new_token()?)
+        Some(auth::new_token()?)
     };
     let public_url = options
         .public_url

@@ -1,4 +1,4 @@
-//! The HTTP face of the built-in OAuth authorization server (`engine::oauth`): discovery
+//! The HTTP face of the built-in OAuth authorization server (`auth::oauth`): discovery
 //! documents, registration, the approval page, the token and revocation endpoints. Each
 //! route parses its request, calls the authorization server off the async threads, and answers
 //! what `render::oauth` renders, with the status and cache headers the RFCs ask for.
@@ -14,7 +14,7 @@ use base64::Engine;
 
 use super::guard::refusal;
 use super::HttpState;
-use engine::oauth::{
+use auth::oauth::{
     Approval, AuthorizationRequest, AuthorizeError, OAuthError, OAuthErrorCode, OAuthServer,
     RegistrationRequest,
 };

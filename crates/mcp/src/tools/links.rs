@@ -5,7 +5,7 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 use super::args;
-use super::tools::{
+use super::{
     answer, list_of, object, parse, schema_of, tri, Hints, Icon, ToolCtx, ToolReply, ToolSpec,
 };
 use engine::gitsync::Direction;

@@ -6,8 +6,8 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::args::{self, ProjectArgs};
-use super::memory_tools::{arguments, failed};
-use super::tools::{schema_of, tri, Hints, Icon, ToolCtx, ToolReply, ToolSpec};
+use super::common::{arguments, failed};
+use super::{schema_of, tri, Hints, Icon, ToolCtx, ToolReply, ToolSpec};
 use engine::correct::CorrectionRequest;
 use engine::Outcome;
 use render::{self, Format, Rendered};

@@ -13,8 +13,7 @@ use base64::Engine;
 use ring::signature::{self, RsaPublicKeyComponents, UnparsedPublicKey};
 use serde_json::Value;
 
-use super::auth::Grant;
-use super::{Result, UserError};
+use crate::{Grant, Result};
 
 /// Clock difference tolerated on `exp` and `nbf`.
 const LEEWAY_SECS: i64 = 60;
@@ -132,7 +131,7 @@ impl ExternalIssuer {
     /// Reads the provider's discovery document and keys; a provider that cannot be read
     /// stops the server from starting rather than refusing every request later.
     pub fn discover(issuer: &str, audience: &str) -> Result<Self> {
-        Self::discovered(issuer, audience).map_err(|e| UserError::Issuer(e).into())
+        Ok(Self::discovered(issuer, audience)?)
     }
 
     fn discovered(issuer: &str, audience: &str) -> std::result::Result<Self, IssuerError> {

@@ -6,9 +6,9 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::super::auth::{digest, same_digest};
-use super::super::issuer::{fetch_json, FetchError};
 use super::{now, random_secret, OAuthError, OAuthErrorCode, OAuthServer, Stored};
+use crate::issuer::{fetch_json, FetchError};
+use crate::tokens::{digest, same_digest};
 
 /// A registered client (or one described by its client ID metadata document).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -7,7 +7,7 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 use super::args::{self, PageArgs, ProjectArgs};
-use super::tools::{
+use super::{
     answer, array, object, parse, schema_of, tri, Hints, Icon, ToolCtx, ToolReply, ToolSpec,
 };
 use engine::posix::{CatRequest, FindRequest, GrepRequest};

@@ -17,8 +17,8 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use super::auth::write_private;
-use super::{InternalError, Result, ServiceError};
+use crate::tokens::write_private;
+use crate::{AuthError, Result};
 use vault::fs::read_optional;
 
 mod authorize;
@@ -91,7 +91,7 @@ impl OAuthError {
     }
 }
 
-fn server_error(e: ServiceError) -> OAuthError {
+fn server_error(e: AuthError) -> OAuthError {
     tracing::error!("oauth: {e}");
     OAuthError::new(
         OAuthErrorCode::ServerError,
@@ -126,7 +126,7 @@ fn now() -> i64 {
 }
 
 fn random_secret(prefix: &str) -> std::result::Result<String, OAuthError> {
-    super::auth::random_secret(prefix).map_err(server_error)
+    crate::tokens::random_secret(prefix).map_err(server_error)
 }
 
 impl OAuthServer {
@@ -137,7 +137,7 @@ impl OAuthServer {
         let path = dir.join("oauth.json");
         let stored = match read_optional(&path)? {
             Some(bytes) => {
-                serde_json::from_slice(&bytes).map_err(|source| InternalError::OAuthState {
+                serde_json::from_slice(&bytes).map_err(|source| AuthError::OAuthState {
                     path: path.clone(),
                     source,
                 })?
@@ -165,13 +165,10 @@ impl OAuthServer {
         let now = now();
         stored.sessions.retain(|s| s.refresh_expires > now);
         let bytes = serde_json::to_vec_pretty(&*stored).map_err(|source| {
-            server_error(
-                InternalError::Encode {
-                    what: "the authorization server's state",
-                    source,
-                }
-                .into(),
-            )
+            server_error(AuthError::Encode {
+                what: "the authorization server's state",
+                source,
+            })
         })?;
         write_private(&self.dir.join("oauth.json"), &bytes).map_err(server_error)
     }

@@ -12,55 +12,11 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::args::{self, ProjectArgs};
-use super::tools::{
-    parse, schema_of, service_error, tri, Hints, Icon, ToolCtx, ToolReply, ToolSpec,
-};
+use super::common::{arguments, invalid, json_answer};
+use super::{schema_of, tri, Hints, Icon, ToolCtx, ToolReply, ToolSpec};
 use engine::memory::{MemoryPatch, MemoryQuery, MemorySort, NewMemory};
 use note::memory::{MemorySource, Reveal};
 use render;
-use render::memory::ErrorCode;
-
-/// An error result of a memory tool, with `code` in its structured content.
-fn coded(reply: ToolReply, code: ErrorCode) -> ToolReply {
-    match reply {
-        ToolReply::Error(text) => ToolReply::Failed {
-            content: render::memory::error(code, &text),
-            text,
-        },
-        other => other,
-    }
-}
-
-/// Arguments that do not parse: E_VALIDATION.
-fn invalid(reply: ToolReply) -> ToolReply {
-    coded(reply, ErrorCode::Validation)
-}
-
-/// A tool's arguments, or the E_VALIDATION error result that refuses them.
-pub(super) fn arguments<T: serde::de::DeserializeOwned>(
-    tool: &str,
-    raw: &Map<String, Value>,
-) -> Result<T, ToolReply> {
-    parse(tool, raw).map_err(invalid)
-}
-
-/// The reply of a service call: its JSON, or an error result with the error's code.
-pub(super) fn answer<T>(
-    tool: &str,
-    result: engine::Result<T>,
-    render: impl FnOnce(&T) -> Value,
-) -> ToolReply {
-    match result {
-        Ok(outcome) => render(&outcome).into(),
-        Err(e) => failed(tool, e),
-    }
-}
-
-/// The error result of a service call, with the error's code.
-pub(super) fn failed(tool: &str, e: engine::ServiceError) -> ToolReply {
-    let code = render::memory::error_code(&e);
-    coded(service_error(tool, e), code)
-}
 
 /// A field given both inside its object (`patch`, `filters`) and at the top level, as the
 /// flat form of earlier clients has it: refused, since one would have to be dropped.
@@ -100,23 +56,6 @@ fn clearable_source<'de, D: Deserializer<'de>>(
             .map_err(de::Error::custom),
     }
 }
-
-pub const TOOLS: &[ToolSpec] = &[
-    MEMORY_SAVE,
-    MEMORY_CREATE,
-    MEMORY_GET,
-    MEMORY_UPDATE,
-    MEMORY_DELETE,
-    MEMORY_SEARCH,
-    MEMORY_LOOKUP_BASIC_ID,
-    MEMORY_IMPORT_BASIC,
-    super::decay_tools::MEMORY_PRUNE,
-    super::decay_tools::MEMORY_COMPACT,
-    super::crypto_tools::MEMORY_ENCRYPT,
-    super::crypto_tools::MEMORY_DECRYPT,
-    super::context_tools::MEMORY_CONTEXT,
-    super::correct_tools::CORRECT_MEMORY,
-];
 
 const SAVE_DESCRIPTION: &str = "Save a new memory: a note in memories/ whose front matter keeps its id, type, tags, score, ttl (an ISO 8601 duration after which searches no longer show it), decay (a half-life: its relevance halves with every one since it was last updated, read or found), times, source and compat.basic_id. Returns the memory with its id.";
 
@@ -225,7 +164,7 @@ fn memory_save(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
         created_at: a.created_at,
         extra: Map::new(),
     };
-    answer(
+    json_answer(
         MEMORY_SAVE.name,
         ctx.app.memory_save(&ctx.choice(&a.project), &new),
         render::memory::memory,
@@ -256,7 +195,7 @@ pub const MEMORY_GET: ToolSpec = ToolSpec {
 
 fn memory_get(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     let a: IdArgs = tri!(arguments(MEMORY_GET.name, raw));
-    answer(
+    json_answer(
         MEMORY_GET.name,
         ctx.app.memory_get(&ctx.choice(&a.project), &a.id),
         render::memory::memory,
@@ -379,7 +318,7 @@ fn memory_update(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
         basic_id: a.basic_id,
         deleted_at: a.deleted_at,
     };
-    answer(
+    json_answer(
         MEMORY_UPDATE.name,
         ctx.app
             .memory_update(&ctx.choice(&a.project), &a.id, &patch),
@@ -414,7 +353,7 @@ struct DeleteArgs {
 
 fn memory_delete(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     let a: DeleteArgs = tri!(arguments(MEMORY_DELETE.name, raw));
-    answer(
+    json_answer(
         MEMORY_DELETE.name,
         ctx.app
             .memory_delete(&ctx.choice(&a.project), &a.id, a.hard.unwrap_or(false)),
@@ -556,7 +495,7 @@ fn memory_search(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
             superseded: a.include_superseded.unwrap_or(false),
         },
     };
-    answer(
+    json_answer(
         MEMORY_SEARCH.name,
         ctx.app.memory_search(&ctx.choice(&a.project), &query),
         render::memory::page,
@@ -587,7 +526,7 @@ struct LookupArgs {
 
 fn memory_lookup_basic_id(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     let a: LookupArgs = tri!(arguments(MEMORY_LOOKUP_BASIC_ID.name, raw));
-    answer(
+    json_answer(
         MEMORY_LOOKUP_BASIC_ID.name,
         ctx.app
             .memory_lookup_basic_id(&ctx.choice(&a.project), &a.basic_id),
@@ -625,7 +564,7 @@ struct ImportBasicArgs {
 
 fn memory_import_basic(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     let a: ImportBasicArgs = tri!(arguments(MEMORY_IMPORT_BASIC.name, raw));
-    answer(
+    json_answer(
         MEMORY_IMPORT_BASIC.name,
         ctx.app.memory_import_basic(
             &ctx.choice(&a.project),

@@ -8,35 +8,41 @@
 //! becomes an MCP error result (`isError: true`); situations an agent should read about are
 //! rendered outcomes (markdown guidance, or an `error` code in the normal JSON shape).
 
+pub mod args;
+mod common;
+mod context;
+mod correct;
+mod crypto;
+mod decay;
+mod diagnostics;
+mod graph;
+mod graph_query;
+mod history;
+mod links;
+mod memory;
+mod notes;
+mod posix;
+mod projects;
+mod query;
+mod reference;
+mod registry;
+mod schema;
+
+pub(crate) use common::tri;
+pub use common::{answer, array, list_of, object, parse, schema_of, service_error};
+pub use reference::reference;
+
 use std::sync::Arc;
 
-use rmcp::schemars::{self, JsonSchema};
-use serde::de::DeserializeOwned;
 use serde_json::{json, Map, Value};
 
-use super::args::{FormatArgs, PageArgs, ProjectArgs};
-pub use super::icons::Icon;
-use super::{
-    diagnostics_tools, graph_tools, history_tools, link_tools, memory_tools, note_tools,
-    posix_tools, project_tools, query_tools, schema_tools,
-};
-use engine::auth::Grant;
-use engine::error::PageError;
+pub use crate::icons::Icon;
+use args::ProjectArgs;
+use auth::Grant;
 use engine::metrics::{CallClass, Refusal};
 use engine::scope::ProjectChoice;
-use engine::{App, ServiceError};
-use render::{Format, Rendered};
-
-/// Unwraps a `Result<T, ToolReply>`, returning the reply from the tool on `Err`.
-macro_rules! tri {
-    ($result:expr) => {
-        match $result {
-            Ok(value) => value,
-            Err(reply) => return reply,
-        }
-    };
-}
-pub(crate) use tri;
+use engine::App;
+use render::Rendered;
 
 /// What a tool call returns, before it becomes MCP content.
 #[derive(Debug, Clone, PartialEq)]
@@ -211,8 +217,7 @@ impl ToolCtx {
     /// one of the POSIX tools `[server] posix_tools = false` hides.
     pub fn serves_named(&self, name: &str) -> bool {
         self.profiles.serves_tool(name)
-            && (self.app.config().server.serves_posix_tools()
-                || !posix_tools::NAMES.contains(&name))
+            && (self.app.config().server.serves_posix_tools() || !posix::NAMES.contains(&name))
     }
 
     /// The choice of a tool that takes only `project`.
@@ -257,10 +262,10 @@ impl Profile {
 
     fn tools(self) -> &'static [ToolSpec] {
         match self {
-            Profile::Basic => BASIC_TOOLS,
-            Profile::Graph => graph_tools::TOOLS,
-            Profile::Gitmem => memory_tools::TOOLS,
-            Profile::Diagnostics => diagnostics_tools::TOOLS,
+            Profile::Basic => registry::BASIC,
+            Profile::Graph => registry::GRAPH,
+            Profile::Gitmem => registry::GITMEM,
+            Profile::Diagnostics => registry::DIAGNOSTICS,
         }
     }
 
@@ -404,21 +409,6 @@ impl ToolSpec {
     }
 }
 
-/// An output schema's object with these properties.
-pub fn object(properties: Value) -> Value {
-    json!({"type": "object", "properties": properties})
-}
-
-/// An output schema's array of these items.
-pub fn array(items: Value) -> Value {
-    json!({"type": "array", "items": items})
-}
-
-/// An object holding one list of objects under `key`.
-pub fn list_of(key: &str) -> Value {
-    object(json!({ key: array(json!({"type": "object"})) }))
-}
-
 /// Every tool of every family, in the order `tools/list` shows them.
 pub fn specs() -> &'static [ToolSpec] {
     static SPECS: std::sync::LazyLock<Vec<ToolSpec>> = std::sync::LazyLock::new(|| {
@@ -428,62 +418,6 @@ pub fn specs() -> &'static [ToolSpec] {
             .collect()
     });
     &SPECS
-}
-
-const BASIC_TOOLS: &[ToolSpec] = &[
-    note_tools::WRITE_NOTE,
-    note_tools::READ_NOTE,
-    note_tools::VIEW_NOTE,
-    note_tools::EDIT_NOTE,
-    note_tools::MOVE_NOTE,
-    note_tools::DELETE_NOTE,
-    note_tools::READ_CONTENT,
-    history_tools::NOTE_HISTORY,
-    history_tools::NOTE_DIFF,
-    history_tools::RESTORE_NOTE,
-    query_tools::SEARCH_NOTES,
-    query_tools::RECENT_ACTIVITY,
-    query_tools::BUILD_CONTEXT,
-    query_tools::LIST_DIRECTORY,
-    project_tools::LIST_MEMORY_PROJECTS,
-    project_tools::CREATE_MEMORY_PROJECT,
-    project_tools::DELETE_PROJECT,
-    project_tools::CANVAS,
-    project_tools::SYNC_STATUS,
-    query_tools::SEARCH,
-    query_tools::FETCH,
-    project_tools::DIAGNOSTICS,
-    link_tools::LINK_FOLDER,
-    link_tools::UNLINK_FOLDER,
-    link_tools::LIST_LINKS,
-    link_tools::SYNC,
-    posix_tools::CAT,
-    posix_tools::GREP,
-    posix_tools::LS,
-    posix_tools::FIND,
-    posix_tools::TAIL,
-    posix_tools::MAN,
-    schema_tools::SCHEMA_VALIDATE,
-    schema_tools::SCHEMA_INFER,
-    schema_tools::SCHEMA_DIFF,
-];
-
-/// The JSON schema of an argument struct, as `tools/list` shows it.
-pub fn schema_of<T: JsonSchema>() -> Map<String, Value> {
-    let schema = schemars::generate::SchemaSettings::draft2020_12()
-        .into_generator()
-        .into_root_schema_for::<T>();
-    let mut value = serde_json::to_value(schema).unwrap_or_else(|_| json!({"type": "object"}));
-    if let Some(map) = value.as_object_mut() {
-        map.remove("$schema");
-        map.remove("title");
-        map.entry("type").or_insert(json!("object"));
-        map.entry("properties").or_insert(json!({}));
-    }
-    match value {
-        Value::Object(map) => map,
-        _ => Map::new(),
-    }
 }
 
 /// Runs one tool call; every tool is synchronous over files and LMDB.
@@ -518,7 +452,7 @@ pub fn call(ctx: &ToolCtx, name: &str, args: &Map<String, Value>) -> ToolReply {
             }
             reply
         }
-        None if ctx.profiles.serves_tool(name) && posix_tools::NAMES.contains(&name) => {
+        None if ctx.profiles.serves_tool(name) && posix::NAMES.contains(&name) => {
             ToolReply::Error(format!(
                 "Error calling tool '{name}': this server hides the POSIX tools ([server] posix_tools = false in config.toml)"
             ))
@@ -537,143 +471,6 @@ pub fn call(ctx: &ToolCtx, name: &str, args: &Map<String, Value>) -> ToolReply {
                 .collect::<Vec<_>>()
                 .join(", ")
         )),
-    }
-}
-
-/// Parses a tool's arguments; a schema violation is an MCP error result naming the parameter.
-/// The tools whose argument structs deny unknown fields (the memory API's, the graph tools')
-/// refuse a field they do not know, naming it, where it is and what is known there.
-pub fn parse<T: DeserializeOwned>(tool: &str, args: &Map<String, Value>) -> Result<T, ToolReply> {
-    let value = Value::Object(args.clone());
-    let error = match serde_path_to_error::deserialize::<_, T>(&value) {
-        Ok(parsed) => return Ok(parsed),
-        Err(e) => e,
-    };
-    if let Some(message) = unknown_field(tool, &error) {
-        return Err(ToolReply::Error(format!(
-            "Error calling tool '{tool}': {message}"
-        )));
-    }
-    let error = error.into_inner().to_string();
-    if error.starts_with("missing field") {
-        return Err(ToolReply::Error(format!(
-            "Error calling tool '{tool}': invalid arguments: {error}"
-        )));
-    }
-    // serde does not say which field a custom coercion rejected: the culprit is the argument
-    // whose removal changes the error.
-    let culprit = args.keys().find(|key| {
-        let mut without = args.clone();
-        without.remove(*key);
-        match serde_json::from_value::<T>(Value::Object(without)) {
-            Ok(_) => true,
-            Err(e) => e.to_string() != error,
-        }
-    });
-    Err(ToolReply::Error(match culprit {
-        Some(key) => format!("Error calling tool '{tool}': invalid argument '{key}': {error}"),
-        None => format!("Error calling tool '{tool}': invalid arguments: {error}"),
-    }))
-}
-
-/// serde's refusal of an unknown field, as `unknown field `x` in patch; expected one of a,
-/// b`. A struct with flattened fields does not list what it expects, so the names come from
-/// the tool's schema there.
-fn unknown_field(
-    tool: &str,
-    error: &serde_path_to_error::Error<serde_json::Error>,
-) -> Option<String> {
-    let message = error.inner().to_string();
-    let rest = message.strip_prefix("unknown field `")?;
-    let (field, rest) = rest.split_once('`')?;
-    let mut expected: Vec<String> = rest
-        .split('`')
-        .skip(1)
-        .step_by(2)
-        .map(String::from)
-        .collect();
-    // The path ends with the field itself; where it was is the object around it.
-    let path = error.path().to_string();
-    let place = path
-        .strip_suffix(field)
-        .unwrap_or(&path)
-        .trim_end_matches('.');
-    let at_top = place.is_empty();
-    if expected.is_empty() && at_top {
-        let spec = specs().iter().find(|s| s.name == tool)?;
-        expected = (spec.schema)()
-            .get("properties")
-            .and_then(Value::as_object)
-            .map(|properties| properties.keys().cloned().collect())
-            .unwrap_or_default();
-    }
-    let place = if at_top {
-        String::new()
-    } else {
-        format!(" in {place}")
-    };
-    Some(format!(
-        "unknown field `{field}`{place}; expected one of {}",
-        expected.join(", ")
-    ))
-}
-
-/// A service error as the MCP error result of `tool`. Failures of gitmem itself (not of the
-/// caller's input) are logged with the tool's name first.
-pub fn service_error(tool: &str, e: ServiceError) -> ToolReply {
-    if !e.is_user_error() {
-        tracing::error!("tool '{tool}' failed: {e}");
-    }
-    ToolReply::Error(format!("Error calling tool '{tool}': {e}"))
-}
-
-/// The reply of a service call: its rendered outcome, or an MCP error result.
-pub fn answer<T, R: Into<ToolReply>>(
-    tool: &str,
-    result: engine::Result<T>,
-    render: impl FnOnce(&T) -> R,
-) -> ToolReply {
-    match result {
-        Ok(outcome) => render(&outcome).into(),
-        Err(e) => service_error(tool, e),
-    }
-}
-
-impl FormatArgs {
-    /// The output format asked for, or `default`.
-    pub fn format(&self, default: Format) -> Result<Format, ToolReply> {
-        match self.output_format.as_deref().map(str::trim) {
-            None | Some("") => Ok(default),
-            Some("text") => Ok(Format::Text),
-            Some("json") => Ok(Format::Json),
-            Some(other) => Err(ToolReply::Error(format!(
-                "output_format must be 'text' or 'json', got '{other}'"
-            ))),
-        }
-    }
-}
-
-impl PageArgs {
-    /// (page, page_size), with `default_size` and an optional largest size.
-    pub fn checked(
-        &self,
-        tool: &str,
-        default_size: i64,
-        max: Option<i64>,
-    ) -> Result<(usize, usize), ToolReply> {
-        let page = self.page.unwrap_or(1);
-        let size = self.page_size.unwrap_or(default_size);
-        let invalid = |e: PageError| Err(service_error(tool, e.into()));
-        if page < 1 {
-            return invalid(PageError::PageBelowOne(page));
-        }
-        if size < 1 {
-            return invalid(PageError::SizeBelowOne(size));
-        }
-        match max {
-            Some(max) if size > max => invalid(PageError::SizeAboveMax { max, size }),
-            _ => Ok((page as usize, size as usize)),
-        }
     }
 }
 

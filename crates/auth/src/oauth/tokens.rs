@@ -8,12 +8,12 @@ use base64::Engine;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::super::auth::{digest, same_digest, Grant};
 use super::authorize::normalise_scope;
 use super::clients::Client;
 use super::{
     now, random_secret, OAuthError, OAuthErrorCode, OAuthServer, ACCESS_TTL_SECS, REFRESH_TTL_SECS,
 };
+use crate::tokens::{digest, same_digest, Grant};
 
 /// What the token endpoint hands out: a fresh access token and the refresh token that
 /// replaces the one presented.

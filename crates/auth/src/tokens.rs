@@ -14,8 +14,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
-use super::error::{InternalError, UserError};
-use super::Result;
+use crate::{AuthError, Result};
 use vault::fs::FileVersion;
 
 /// Every token starts with this, so a leaked one is recognisable (secret scanners, logs).
@@ -104,7 +103,7 @@ impl TokenStore {
             return Ok(Vec::new());
         };
         let file: TokenFile =
-            serde_json::from_slice(&bytes).map_err(|source| InternalError::TokenFile {
+            serde_json::from_slice(&bytes).map_err(|source| AuthError::TokenFile {
                 path: self.path.clone(),
                 source,
             })?;
@@ -115,11 +114,11 @@ impl TokenStore {
     pub fn create(&self, name: &str, read_only: bool, projects: &[String]) -> Result<CreatedToken> {
         let name = name.trim();
         if name.is_empty() || name.chars().any(|c| c.is_control() || c.is_whitespace()) {
-            return Err(UserError::TokenName.into());
+            return Err(AuthError::TokenName);
         }
         let mut tokens = self.list()?;
         if tokens.iter().any(|t| t.name == name) {
-            return Err(UserError::TokenExists(name.to_string()).into());
+            return Err(AuthError::TokenExists(name.to_string()));
         }
         let token = new_token()?;
         let record = TokenRecord {
@@ -127,7 +126,7 @@ impl TokenStore {
             sha256: digest(&token),
             read_only,
             projects: projects.to_vec(),
-            created: super::now_text(),
+            created: crate::now_text(),
         };
         tokens.push(record.clone());
         self.save(tokens)?;
@@ -184,24 +183,6 @@ impl TokenStore {
     }
 }
 
-/// `gitmem token create`: a token for `projects` only, when any are named (each must be a
-/// project of the data root at `root`; the token names them as the registry spells them).
-pub fn create_token(
-    root: &Path,
-    name: &str,
-    read_only: bool,
-    projects: &[String],
-) -> Result<CreatedToken> {
-    let mut names = Vec::new();
-    if !projects.is_empty() {
-        let config = crate::config::Config::load(root)?;
-        for project in projects {
-            names.push(config.project(project)?.name.clone());
-        }
-    }
-    TokenStore::at(root).create(name, read_only, &names)
-}
-
 /// True when `presented` equals `expected`, in time that does not depend on where they differ.
 pub fn same_secret(presented: &str, expected: &str) -> bool {
     same_digest(&digest(presented), &digest(expected))
@@ -220,7 +201,7 @@ pub fn new_token() -> Result<String> {
 /// `prefix` and 32 random bytes, base64url: a token, code or client secret.
 pub(crate) fn random_secret(prefix: &str) -> Result<String> {
     let mut bytes = [0u8; 32];
-    getrandom::getrandom(&mut bytes).map_err(InternalError::Randomness)?;
+    getrandom::getrandom(&mut bytes).map_err(AuthError::Randomness)?;
     Ok(format!(
         "{prefix}{}",
         base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)

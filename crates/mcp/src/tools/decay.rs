@@ -7,8 +7,8 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::args::{self, ProjectArgs};
-use super::memory_tools::{answer, arguments};
-use super::tools::{schema_of, tri, Hints, Icon, ToolCtx, ToolReply, ToolSpec};
+use super::common::{arguments, json_answer};
+use super::{schema_of, tri, Hints, Icon, ToolCtx, ToolReply, ToolSpec};
 use engine::compact::CompactRequest;
 use engine::decay::PruneRequest;
 
@@ -47,7 +47,7 @@ fn memory_prune(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
         dry_run: a.dry_run.unwrap_or(false),
         hard: a.hard.unwrap_or(false),
     };
-    answer(
+    json_answer(
         MEMORY_PRUNE.name,
         ctx.app.memory_prune(&ctx.choice(&a.project), &request),
         render::decay::prune_json,
@@ -91,7 +91,7 @@ fn memory_compact(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
         max_score: a.max_score,
         dry_run: a.dry_run.unwrap_or(false),
     };
-    answer(
+    json_answer(
         MEMORY_COMPACT.name,
         ctx.app.memory_compact(&ctx.choice(&a.project), &request),
         render::decay::compact_json,

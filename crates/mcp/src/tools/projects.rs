@@ -5,7 +5,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::args::{self, FormatArgs, ProjectArgs};
-use super::tools::{answer, parse, schema_of, tri, Hints, Icon, ToolCtx, ToolReply, ToolSpec};
+use super::{answer, parse, schema_of, tri, Hints, Icon, ToolCtx, ToolReply, ToolSpec};
 use engine::canvas::CanvasRequest;
 use render::{self, Format};
 
@@ -58,6 +58,8 @@ pub struct CreateProjectArgs {
     #[serde(default, deserialize_with = "args::boolean")]
     pub set_default: Option<bool>,
     #[serde(default, deserialize_with = "args::string")]
+    // Accepted so that Basic Memory's clients are not refused; gitmem has no workspaces.
+    #[allow(dead_code)]
     pub workspace: Option<String>,
     #[serde(flatten)]
     pub format: FormatArgs,
@@ -97,6 +99,8 @@ pub struct DeleteProjectArgs {
     #[serde(default, deserialize_with = "args::boolean")]
     pub delete_notes: Option<bool>,
     #[serde(default, deserialize_with = "args::string")]
+    // Accepted so that Basic Memory's clients are not refused; gitmem has no workspaces.
+    #[allow(dead_code)]
     pub workspace: Option<String>,
 }
 

@@ -5,7 +5,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::args::{self, FormatArgs, ProjectArgs};
-use super::tools::{answer, parse, schema_of, tri, Hints, Icon, ToolCtx, ToolReply, ToolSpec};
+use super::{answer, parse, schema_of, tri, Hints, Icon, ToolCtx, ToolReply, ToolSpec};
 use render::{self, Format};
 
 pub const NOTE_HISTORY: ToolSpec = ToolSpec {

@@ -7,9 +7,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::args::{self, FormatArgs, PageArgs, ProjectArgs};
-use super::tools::{
-    answer, object, parse, schema_of, tri, Hints, Icon, ToolCtx, ToolReply, ToolSpec,
-};
+use super::{answer, object, parse, schema_of, tri, Hints, Icon, ToolCtx, ToolReply, ToolSpec};
 use engine::edit::EditNoteRequest;
 use engine::notes::WriteNoteRequest;
 use engine::read::Page;
@@ -49,6 +47,8 @@ pub struct WriteNoteArgs {
     pub project: ProjectArgs,
     /// Cloud workspace (accepted for compatibility; gitmem is local)
     #[serde(default, deserialize_with = "args::string")]
+    // Accepted so that Basic Memory's clients are not refused; gitmem has no workspaces.
+    #[allow(dead_code)]
     pub workspace: Option<String>,
     /// Tags: a list, a comma-separated string or a JSON array string
     #[serde(default, deserialize_with = "args::string_list")]
@@ -184,6 +184,8 @@ pub struct EditNoteArgs {
     #[serde(flatten)]
     pub project: ProjectArgs,
     #[serde(default, deserialize_with = "args::string")]
+    // Accepted so that Basic Memory's clients are not refused; gitmem has no workspaces.
+    #[allow(dead_code)]
     pub workspace: Option<String>,
     /// Section heading, e.g. "## Notes"
     #[serde(

@@ -6,12 +6,10 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 use super::args;
-use super::tools::{
+use super::{
     answer, array, object, parse, schema_of, tri, Hints, Icon, ToolCtx, ToolReply, ToolSpec,
 };
 use render::{self, Format};
-
-pub const TOOLS: &[ToolSpec] = &[INSPECT_NOTE, INSPECT_QUERY];
 
 /// The most fused entries inspect_query shows.
 const MAX_LIMIT: i64 = 100;

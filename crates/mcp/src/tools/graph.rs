@@ -8,51 +8,14 @@ use rmcp::schemars::{self, JsonSchema};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
-use super::args::ProjectArgs;
-use super::tools::{
+use super::args::{EntityArg, ProjectArgs, SupersededArg};
+use super::common::{entity_schema, graph, relations_created};
+use super::{
     array, object, parse, schema_of, service_error, tri, Hints, Icon, ToolCtx, ToolReply, ToolSpec,
 };
 use engine::graph_query::EntityPage;
 use engine::knowledge_graph::{Entity, EntityObservations, GraphRelation};
-use note::memory::Reveal;
 use render::{self, graph::GraphAnswer};
-
-pub const TOOLS: &[ToolSpec] = &[
-    CREATE_ENTITIES,
-    CREATE_RELATIONS,
-    ADD_OBSERVATIONS,
-    DELETE_ENTITIES,
-    DELETE_OBSERVATIONS,
-    DELETE_RELATIONS,
-    READ_GRAPH,
-    SEARCH_NODES,
-    OPEN_NODES,
-    super::graph_query_tools::FIND_PATH,
-    super::graph_query_tools::FIND_ALL_PATHS,
-    super::graph_query_tools::EXTRACT_SUBGRAPH,
-    super::graph_query_tools::DESCRIBE_ENTITY,
-    super::graph_query_tools::GET_NEIGHBORS,
-    super::graph_query_tools::GRAPH_STATS,
-    super::graph_query_tools::LIST_ENTITY_TYPES,
-    super::graph_query_tools::LIST_RELATION_TYPES,
-    super::graph_query_tools::SEARCH_RELATIONS,
-    super::graph_query_tools::EXPORT_GRAPH,
-    super::graph_query_tools::UPSERT_ENTITIES,
-    super::graph_query_tools::MERGE_ENTITIES,
-    super::graph_query_tools::BATCH_GET_ENTITIES,
-];
-
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[serde(rename_all = "camelCase")]
-pub(super) struct EntityArg {
-    /// The name of the entity
-    name: String,
-    /// The type of the entity
-    entity_type: String,
-    /// An array of observation contents associated with the entity
-    observations: Vec<String>,
-}
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -66,16 +29,6 @@ struct RelationArg {
     relation_type: String,
 }
 
-impl From<EntityArg> for Entity {
-    fn from(e: EntityArg) -> Self {
-        Entity {
-            name: e.name,
-            entity_type: e.entity_type,
-            observations: e.observations,
-        }
-    }
-}
-
 impl From<RelationArg> for GraphRelation {
     fn from(r: RelationArg) -> Self {
         GraphRelation {
@@ -84,15 +37,6 @@ impl From<RelationArg> for GraphRelation {
             relation_type: r.relation_type,
         }
     }
-}
-
-/// The arguments of a tool that reads the whole graph: only the project, which is optional
-/// (the official server has one graph).
-#[derive(Debug, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(super) struct ProjectOnly {
-    #[serde(flatten)]
-    pub(super) project: ProjectArgs,
 }
 
 /// corporatepiyush/mcp-memory's page of entities: of one type, from `offset`, at most
@@ -116,24 +60,6 @@ impl PageArg {
             offset: self.offset.unwrap_or(0),
             limit: self.limit,
         })
-    }
-}
-
-/// Whether a tool that reads entities shows the notes a correction or a compaction
-/// superseded, which every graph answer hides by default.
-#[derive(Debug, Default, Deserialize, JsonSchema)]
-pub(super) struct SupersededArg {
-    /// Also show notes a correction or a compaction superseded (hidden by default)
-    #[serde(rename = "include_superseded", alias = "includeSuperseded")]
-    include_superseded: Option<bool>,
-}
-
-impl SupersededArg {
-    pub(super) fn reveal(&self) -> Reveal {
-        Reveal {
-            superseded: self.include_superseded.unwrap_or(false),
-            ..Reveal::default()
-        }
     }
 }
 
@@ -466,28 +392,8 @@ fn open_nodes(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     }
 }
 
-pub(super) fn entity_schema() -> Value {
-    object(json!({
-        "name": {"type": "string"},
-        "entityType": {"type": "string"},
-        "observations": {"type": "array", "items": {"type": "string"}},
-    }))
-}
-
-pub(super) fn relation_schema() -> Value {
-    object(json!({
-        "from": {"type": "string"},
-        "to": {"type": "string"},
-        "relationType": {"type": "string"},
-    }))
-}
-
 fn entities_created(_: bool) -> Value {
     object(json!({ "entities": array(entity_schema()) }))
-}
-
-pub(super) fn relations_created(_: bool) -> Value {
-    object(json!({ "relations": array(relation_schema()) }))
 }
 
 fn observations_added(_: bool) -> Value {
@@ -499,8 +405,4 @@ fn observations_added(_: bool) -> Value {
 
 fn deleted(_: bool) -> Value {
     object(json!({"success": {"type": "boolean"}, "message": {"type": "string"}}))
-}
-
-pub(super) fn graph(_: bool) -> Value {
-    object(json!({"entities": array(entity_schema()), "relations": array(relation_schema())}))
 }

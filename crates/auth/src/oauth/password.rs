@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::Argon2;
 
-use super::super::auth::write_private;
-use super::super::{InternalError, Result, UserError};
+use crate::tokens::write_private;
+use crate::{AuthError, Result};
 use vault::fs::read_optional;
 
 /// The owner's password hash, in `<root>/auth/owner-password` (a PHC string).
@@ -23,14 +23,14 @@ pub fn has_owner_password(root: &Path) -> bool {
 /// Sets the owner's password (Argon2id); at least 8 characters.
 pub fn set_owner_password(root: &Path, password: &str) -> Result<()> {
     if password.chars().count() < 8 {
-        return Err(UserError::PasswordTooShort.into());
+        return Err(AuthError::PasswordTooShort);
     }
     let mut salt = [0u8; 16];
-    getrandom::getrandom(&mut salt).map_err(InternalError::Randomness)?;
-    let salt = SaltString::encode_b64(&salt).map_err(InternalError::PasswordHash)?;
+    getrandom::getrandom(&mut salt).map_err(AuthError::Randomness)?;
+    let salt = SaltString::encode_b64(&salt).map_err(AuthError::PasswordHash)?;
     let hash = Argon2::default()
         .hash_password(password.as_bytes(), &salt)
-        .map_err(InternalError::PasswordHash)?
+        .map_err(AuthError::PasswordHash)?
         .to_string();
     write_private(&password_file(root), hash.as_bytes())
 }

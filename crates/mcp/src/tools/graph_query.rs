@@ -11,10 +11,9 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 use super::args::ProjectArgs;
-use super::graph_tools::{
-    entity_schema, graph, relation_schema, relations_created, EntityArg, ProjectOnly, SupersededArg,
-};
-use super::tools::{
+use super::args::{EntityArg, ProjectOnly, SupersededArg};
+use super::common::{entity_schema, graph, relation_schema, relations_created};
+use super::{
     array, object, parse, schema_of, service_error, tri, Hints, Icon, ToolCtx, ToolReply, ToolSpec,
 };
 use engine::graph_query::Direction;

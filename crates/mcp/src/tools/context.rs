@@ -7,8 +7,8 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::args::{self, ProjectArgs};
-use super::memory_tools::{arguments, failed};
-use super::tools::{schema_of, tri, Hints, Icon, ToolCtx, ToolReply, ToolSpec};
+use super::common::{arguments, failed};
+use super::{schema_of, tri, Hints, Icon, ToolCtx, ToolReply, ToolSpec};
 use engine::error::QueryError;
 use engine::pack::PackRequest;
 use render;

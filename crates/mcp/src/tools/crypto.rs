@@ -7,8 +7,8 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::args::{self, ProjectArgs};
-use super::memory_tools::{answer, arguments};
-use super::tools::{schema_of, tri, Hints, Icon, ToolCtx, ToolReply, ToolSpec};
+use super::common::{arguments, json_answer};
+use super::{schema_of, tri, Hints, Icon, ToolCtx, ToolReply, ToolSpec};
 
 pub const MEMORY_ENCRYPT: ToolSpec = ToolSpec {
     name: "memory_encrypt",
@@ -78,7 +78,7 @@ fn memory_encrypt(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
         project: a.project,
         project_id: a.project_id,
     });
-    answer(
+    json_answer(
         TOOL,
         ctx.app.crypto_enable(&choice, a.recipients),
         render::crypto::change,
@@ -95,7 +95,7 @@ fn memory_decrypt(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
         project: a.project,
         project_id: a.project_id,
     });
-    answer(
+    json_answer(
         TOOL,
         ctx.app.crypto_disable(&choice),
         render::crypto::change,

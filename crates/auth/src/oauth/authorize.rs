@@ -5,10 +5,10 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use super::super::auth::{digest, same_secret};
 use super::clients::redirect_matches;
 use super::password::password_matches;
 use super::{now, random_secret, OAuthError, OAuthErrorCode, OAuthServer, CODE_TTL_SECS, SCOPES};
+use crate::tokens::{digest, same_secret};
 
 /// Failed approvals accepted per minute before the page asks to wait.
 const APPROVAL_FAILURES_PER_MINUTE: usize = 10;

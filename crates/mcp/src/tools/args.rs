@@ -1,11 +1,14 @@
-//! Lenient argument parsing: clients send lists as JSON-array strings or comma strings,
-//! objects as JSON strings, numbers and booleans as strings. Basic Memory accepts all of these
-//! (compat 1.5), so gitmem does too.
+//! The argument structs several tool families share, and lenient argument parsing: clients
+//! send lists as JSON-array strings or comma strings, objects as JSON strings, numbers and
+//! booleans as strings. Basic Memory accepts all of these (compat 1.5), so gitmem does too.
 
 use rmcp::schemars::{self, JsonSchema};
 use serde::de::{self, Deserializer};
 use serde::Deserialize;
 use serde_json::{Map, Value};
+
+use engine::knowledge_graph::Entity;
+use note::memory::Reveal;
 
 /// The project arguments most tools take (flattened into their argument structs).
 #[derive(Debug, Default, Deserialize, JsonSchema)]
@@ -248,5 +251,54 @@ mod tests {
             "{err}"
         );
         assert!(serde_json::from_value::<P>(json!({"metadata": "not json"})).is_err());
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct EntityArg {
+    /// The name of the entity
+    name: String,
+    /// The type of the entity
+    entity_type: String,
+    /// An array of observation contents associated with the entity
+    observations: Vec<String>,
+}
+
+impl From<EntityArg> for Entity {
+    fn from(e: EntityArg) -> Self {
+        Entity {
+            name: e.name,
+            entity_type: e.entity_type,
+            observations: e.observations,
+        }
+    }
+}
+
+/// The arguments of a tool that reads the whole graph: only the project, which is optional
+/// (the official server has one graph).
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct ProjectOnly {
+    #[serde(flatten)]
+    pub(super) project: ProjectArgs,
+}
+
+/// Whether a tool that reads entities shows the notes a correction or a compaction
+/// superseded, which every graph answer hides by default.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+pub(super) struct SupersededArg {
+    /// Also show notes a correction or a compaction superseded (hidden by default)
+    #[serde(rename = "include_superseded", alias = "includeSuperseded")]
+    include_superseded: Option<bool>,
+}
+
+impl SupersededArg {
+    pub(super) fn reveal(&self) -> Reveal {
+        Reveal {
+            superseded: self.include_superseded.unwrap_or(false),
+            ..Reveal::default()
+        }
     }
 }

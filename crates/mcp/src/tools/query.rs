@@ -7,7 +7,7 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 use super::args::{self, FormatArgs, PageArgs, ProjectArgs};
-use super::tools::{
+use super::{
     answer, array, object, parse, schema_of, service_error, tri, Hints, Icon, ToolCtx, ToolReply,
     ToolSpec,
 };
@@ -223,6 +223,8 @@ pub struct RecentActivityArgs {
         deserialize_with = "args::string_list"
     )]
     pub kind: Option<Vec<String>>,
+    // Accepted as Basic Memory accepts it; recent activity has no depth to walk.
+    #[allow(dead_code)]
     #[serde(default, deserialize_with = "args::int")]
     pub depth: Option<i64>,
     /// How far back: "7d" (default), "24h", "1 week", "yesterday", "2024-01-01"

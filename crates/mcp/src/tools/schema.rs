@@ -6,7 +6,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::args::{self, FormatArgs, ProjectArgs};
-use super::tools::{answer, parse, schema_of, tri, Hints, Icon, ToolCtx, ToolReply, ToolSpec};
+use super::{answer, parse, schema_of, tri, Hints, Icon, ToolCtx, ToolReply, ToolSpec};
 use render::{self, Format};
 
 /// schema_infer's least share of notes for an optional field, as upstream.
