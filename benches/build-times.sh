@@ -12,7 +12,9 @@
 # of code changes, and `cargo build --release` is timed: exactly that line changed since the
 # checkout's last build. The files are restored at the end (the next build of each checkout
 # rebuilds them once more). All checkouts share CARGO_TARGET_DIR, so the dependencies are built
-# once and their build is not part of any figure.
+# once and their build is not part of any figure. Two checkouts of the same workspace layout
+# must not share one: cargo names a path package's artifacts by its path relative to the
+# workspace root, so one checkout's build would overwrite the other's.
 set -euo pipefail
 rounds=$1
 shift

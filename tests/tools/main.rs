@@ -47,6 +47,7 @@ mod safety;
 mod schema;
 mod search;
 mod semantic;
+mod snapshots;
 mod sync;
 mod timeline;
 

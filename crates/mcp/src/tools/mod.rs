@@ -217,7 +217,7 @@ impl ToolCtx {
     /// one of the POSIX tools `[server] posix_tools = false` hides.
     pub fn serves_named(&self, name: &str) -> bool {
         self.profiles.serves_tool(name)
-            && (self.app.config().server.serves_posix_tools() || !posix::NAMES.contains(&name))
+            && (self.app.config().server.serves_posix_tools() || !registry::POSIX.contains(&name))
     }
 
     /// The choice of a tool that takes only `project`.
@@ -452,7 +452,7 @@ pub fn call(ctx: &ToolCtx, name: &str, args: &Map<String, Value>) -> ToolReply {
             }
             reply
         }
-        None if ctx.profiles.serves_tool(name) && posix::NAMES.contains(&name) => {
+        None if ctx.profiles.serves_tool(name) && registry::POSIX.contains(&name) => {
             ToolReply::Error(format!(
                 "Error calling tool '{name}': this server hides the POSIX tools ([server] posix_tools = false in config.toml)"
             ))

@@ -12,10 +12,6 @@ use super::{
 };
 use engine::posix::{CatRequest, FindRequest, GrepRequest};
 use engine::read::Page;
-use render;
-
-/// The names of the tools `[server] posix_tools = false` hides.
-pub const NAMES: [&str; 6] = ["cat", "grep", "ls", "find", "tail", "man"];
 
 /// A directory page of ls and find: Basic Memory's default and largest sizes.
 const DEFAULT_PAGE_SIZE: i64 = 10;

@@ -46,6 +46,16 @@ pub(super) const BASIC: &[ToolSpec] = &[
     schema::SCHEMA_DIFF,
 ];
 
+/// The POSIX-shaped tools among the basic ones, which `[server] posix_tools = false` hides.
+pub(super) const POSIX: &[&str] = &[
+    posix::CAT.name,
+    posix::GREP.name,
+    posix::LS.name,
+    posix::FIND.name,
+    posix::TAIL.name,
+    posix::MAN.name,
+];
+
 /// The official memory server's knowledge-graph tools, and the graph queries of the other
 /// graph servers: `--tools graph`.
 pub(super) const GRAPH: &[ToolSpec] = &[
