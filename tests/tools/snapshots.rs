@@ -4,6 +4,7 @@
 //! after a deliberate change. Times, dates and ids that differ from run to run are replaced by
 //! placeholders first; everything else is compared byte for byte.
 
+use std::path::Path;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -53,25 +54,31 @@ fn stable(text: &str) -> String {
         })
 }
 
-/// Compares `actual` (made stable) with the snapshot `name`, or writes it when blessing.
+/// Compares `actual` with the file at `path`, or writes it there under `GITMEM_BLESS=1`: the
+/// check of every generated or recorded text of the tests (snapshots, docs/tools.md).
+pub(crate) fn assert_file(path: &Path, actual: &str) {
+    if std::env::var_os("GITMEM_BLESS").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(path).unwrap_or_default();
+    if expected != actual {
+        panic!(
+            "{} is not what the code makes now (rerun the test with GITMEM_BLESS=1 to rewrite it, \
+             if the change is meant):\n{}",
+            path.display(),
+            diffy::create_patch(&expected, actual)
+        );
+    }
+}
+
+/// Compares `actual`, made stable, with the snapshot `name`.
 fn assert_snapshot(name: &str, actual: &str) {
     let path = workspace_root()
         .join("tests/snapshots")
         .join(format!("{name}.txt"));
-    let actual = stable(actual);
-    if std::env::var_os("GITMEM_BLESS").is_some() {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, &actual).unwrap();
-        return;
-    }
-    let expected = std::fs::read_to_string(&path).unwrap_or_default();
-    if expected != actual {
-        panic!(
-            "the answer of {name} changed shape (rewrite tests/snapshots/ with GITMEM_BLESS=1 if \
-             that is meant):\n{}",
-            diffy::create_patch(&expected, &actual)
-        );
-    }
+    assert_file(&path, &stable(actual));
 }
 
 fn pretty(value: &Value) -> String {

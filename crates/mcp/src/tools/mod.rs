@@ -8,7 +8,7 @@
 //! becomes an MCP error result (`isError: true`); situations an agent should read about are
 //! rendered outcomes (markdown guidance, or an `error` code in the normal JSON shape).
 
-pub mod args;
+mod args;
 mod common;
 mod context;
 mod correct;
@@ -29,7 +29,7 @@ mod registry;
 mod schema;
 
 pub(crate) use common::tri;
-pub use common::{answer, array, list_of, object, parse, schema_of, service_error};
+use common::{answer, array, list_of, object, parse, schema_of, service_error};
 pub use reference::reference;
 
 use std::sync::Arc;
