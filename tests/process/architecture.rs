@@ -21,10 +21,9 @@ const LAYERS: &[(&str, &[&str])] = &[
         "engine",
         &["note", "vault", "embed", "index", "git", "auth"],
     ),
-    (
-        "render",
-        &["note", "vault", "embed", "index", "git", "auth", "engine"],
-    ),
+    // The renderings see the engine's outcomes, never a stored record (`index`), a file
+    // (`vault`), a repository (`git`) or a model (`embed`).
+    ("render", &["note", "auth", "engine"]),
     ("mcp", &["note", "vault", "auth", "engine", "render"]),
     (
         "gitmem",
@@ -170,9 +169,66 @@ fn the_engine_touches_files_only_through_vault_and_config() {
 }
 
 #[test]
+fn only_the_index_opens_lmdb_or_milli() {
+    for name in crate_names().iter().filter(|name| *name != "index") {
+        let manifest = std::fs::read_to_string(crates_dir().join(name).join("Cargo.toml")).unwrap();
+        assert!(
+            !manifest.contains("milli-core"),
+            "crates/{name} depends on milli: reads go through index::Snapshot"
+        );
+        let offenders = files_naming(name, &["milli_core", "heed::"], &[]);
+        assert!(
+            offenders.is_empty(),
+            "crates/{name} opens the index's storage: {offenders:?}"
+        );
+    }
+}
+
+#[test]
 fn the_adapters_touch_no_file_directly() {
     let offenders = files_naming("mcp", &["std::fs"], &[]);
     assert!(offenders.is_empty(), "mcp only adapts: {offenders:?}");
+}
+
+/// The index's stored types, which no public field or variant of the engine may carry: what
+/// render prints is the engine's row types, so a change to the index changes no answer.
+const STORED: &[&str] = &["NoteRecord", "StoredRelation", "Tables", "RoTxn", "RwTxn"];
+
+/// The declarations of `code` that put a stored type in a public shape: a `pub` field, or a
+/// variant of a `pub` enum.
+fn stored_types_exposed(code: &str) -> Vec<String> {
+    let mut in_public_enum = false;
+    let mut exposed = Vec::new();
+    for line in code.lines().map(str::trim) {
+        if line.contains("enum ") || line.contains("struct ") {
+            in_public_enum = line.starts_with("pub enum ");
+        }
+        let field = line.starts_with("pub ") && line.contains(": ") && !line.contains("fn ");
+        let variant = in_public_enum && line.starts_with(|c: char| c.is_ascii_uppercase());
+        if (field || variant) && STORED.iter().any(|stored| line.contains(stored)) {
+            exposed.push(line.to_string());
+        }
+    }
+    exposed
+}
+
+#[test]
+fn the_engine_hands_out_rows_not_stored_records() {
+    let src = crates_dir().join("engine").join("src");
+    let mut files = Vec::new();
+    code_files(&src, &mut files);
+    let offenders: Vec<String> = files
+        .iter()
+        .flat_map(|(path, code)| {
+            stored_types_exposed(code)
+                .into_iter()
+                .map(move |line| format!("{}: {line}", path.display()))
+        })
+        .collect();
+    assert!(
+        offenders.is_empty(),
+        "stored records in the engine's outcomes: {offenders:#?}"
+    );
 }
 
 #[test]
@@ -196,4 +252,21 @@ fn the_rules_read_manifests_and_code_as_written() {
     assert_eq!(found, BTreeSet::from(["note".into(), "vault".into()]));
     assert!(allowed("render").contains(&"engine"));
     assert!(!allowed("note").contains(&"vault"));
+    for (code, exposed) in [
+        ("pub struct A {\n    pub note: NoteRecord,\n}", 1),
+        (
+            "pub struct A {\n    pub notes: Vec<index::NoteRecord>,\n}",
+            1,
+        ),
+        ("pub enum A {\n    Found(Box<NoteRecord>),\n    Gone,\n}", 1),
+        ("pub(crate) enum A {\n    Found(Box<NoteRecord>),\n}", 0),
+        (
+            "pub struct A {\n    pub note: NoteRow,\n    note: NoteRecord,\n}",
+            0,
+        ),
+        ("pub fn note(&self) -> Result<Option<NoteRecord>> {", 0),
+        ("    let notes: Vec<NoteRecord> = Vec::new();", 0),
+    ] {
+        assert_eq!(stored_types_exposed(code).len(), exposed, "{code}");
+    }
 }

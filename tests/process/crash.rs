@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Child, Stdio};
+use std::process::{Child, ChildStdin, Stdio};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -55,7 +55,7 @@ fn write_request(i: u64) -> String {
 
 /// Collects the ids of write_note calls the server answered "Created note", on a thread that
 /// ends with the server's stdout.
-fn acknowledged(child: &mut Child) -> (Arc<Mutex<BTreeSet<u64>>>, JoinHandle<()>) {
+fn acknowledged(child: &mut Child) -> (Acknowledged, JoinHandle<()>) {
     let acked = Arc::new(Mutex::new(BTreeSet::new()));
     let stdout = child.stdout.take().unwrap();
     let sink = acked.clone();
@@ -110,15 +110,23 @@ fn assert_all_kept(root: &Path, acked: &BTreeSet<u64>, context: &str) {
     );
 }
 
-#[test]
-fn writes_answered_before_stdin_closes_are_searchable_afterwards() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut child = serve(dir.path());
+type Acknowledged = Arc<Mutex<BTreeSet<u64>>>;
+
+/// A server given the handshake and twenty writes, with its stdin still open.
+fn twenty_writes_sent(root: &Path) -> (Child, ChildStdin, Acknowledged, JoinHandle<()>) {
+    let mut child = serve(root);
     let (acked, reader) = acknowledged(&mut child);
     let mut stdin = child.stdin.take().unwrap();
     stdin
         .write_all(initialize_and_twenty_writes().as_bytes())
         .unwrap();
+    (child, stdin, acked, reader)
+}
+
+#[test]
+fn writes_answered_before_stdin_closes_are_searchable_afterwards() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut child, stdin, acked, reader) = twenty_writes_sent(dir.path());
     drop(stdin);
     assert!(child.wait().unwrap().success());
     reader.join().unwrap();
@@ -130,12 +138,7 @@ fn writes_answered_before_stdin_closes_are_searchable_afterwards() {
 #[test]
 fn writes_answered_before_sigterm_are_searchable_afterwards() {
     let dir = tempfile::tempdir().unwrap();
-    let mut child = serve(dir.path());
-    let (acked, reader) = acknowledged(&mut child);
-    let mut stdin = child.stdin.take().unwrap();
-    stdin
-        .write_all(initialize_and_twenty_writes().as_bytes())
-        .unwrap();
+    let (mut child, stdin, acked, reader) = twenty_writes_sent(dir.path());
     assert!(
         eventually(SLOW, || acked.lock().unwrap().len() == 20),
         "every write was answered"

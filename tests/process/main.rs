@@ -11,6 +11,7 @@ mod cli_projects;
 mod cli_tool;
 mod cli_vault;
 mod crash;
+mod cycles;
 mod git;
 mod git_credentials;
 mod http;

@@ -9,7 +9,7 @@ use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use engine::hub::ModelFetch;
+use engine::models::hub::ModelFetch;
 use engine::models::ModelChoice;
 use engine::semantic::SemanticStatus;
 use serde_json::json;
@@ -137,7 +137,7 @@ fn root_with(search: &str) -> Harness {
 }
 
 fn described(h: &Harness) -> String {
-    render::status::semantic_line(&h.app().semantic_status().unwrap())
+    render::models::semantic_line(&h.app().semantic_status().unwrap())
 }
 
 #[test]

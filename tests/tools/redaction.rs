@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use engine::gitsync::Direction;
+use engine::git::exchange::Direction;
 use engine::import::ImportOptions;
 use engine::scope::ProjectChoice;
 use git2::Repository;

@@ -374,7 +374,7 @@ fn temp_files_of_dead_writers_are_removed_whatever_their_age_and_live_ones_never
             child.wait().map(|_| pid)
         })
         .unwrap();
-    let live = vault::writer::stamp();
+    let live = vault::process::stamp();
     let hour_ago = SystemTime::now() - Duration::from_secs(3600);
     // (file name, modified an hour ago, removed)
     let cases = [

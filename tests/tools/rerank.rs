@@ -408,7 +408,7 @@ fn a_cross_encoder_is_not_an_embedding_model() {
     let h = Harness::new();
     let info = install_reranker(&h, 3);
     let h = reopened_with(h, &format!("model = \"{RERANKER}\""));
-    let line = render::status::semantic_line(&h.app().semantic_status().unwrap());
+    let line = render::models::semantic_line(&h.app().semantic_status().unwrap());
     assert_mentions(&line, "it is a reranker (a cross-encoder");
     assert_eq!(info.kind, ModelKind::Reranker);
 }

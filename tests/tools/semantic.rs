@@ -56,7 +56,7 @@ fn search(h: &Harness, query: &str, search_type: &str, extra: Value) -> Value {
 }
 
 fn described(h: &Harness) -> String {
-    render::status::semantic_line(&h.app().semantic_status().unwrap())
+    render::models::semantic_line(&h.app().semantic_status().unwrap())
 }
 
 #[test]
@@ -439,7 +439,7 @@ fn a_large_backlog_is_searchable_by_meaning_through_the_quick_stage_before_the_m
         "{status:?}"
     );
     assert_mentions(
-        &render::status::semantic_line(&status),
+        &render::models::semantic_line(&status),
         &format!("0 of {notes} notes done; the quick stage (a static model distilled from it) has embedded {notes} of the {notes} others"),
     );
     assert_eq!(

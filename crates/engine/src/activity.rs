@@ -55,7 +55,7 @@ pub enum GroupBy {
 }
 
 /// The key of the group of items that have no session.
-pub const NO_SESSION: &str = "(none)";
+pub(crate) const NO_SESSION: &str = "(none)";
 
 impl GroupBy {
     pub fn named(name: &str) -> Result<GroupBy> {
@@ -97,7 +97,7 @@ pub struct ActivityGroup {
 
 /// Items grouped by `by`; the group with the most recent update first, so days come newest
 /// first, and ties in the order the items came.
-pub fn group_items<'a>(
+pub(crate) fn group_items<'a>(
     items: impl IntoIterator<Item = &'a ActivityItem>,
     by: GroupBy,
 ) -> Vec<ActivityGroup> {
@@ -139,7 +139,7 @@ fn session_of(note: &NoteRecord) -> Option<String> {
 }
 
 /// Validates the `type` filter: notes when it is empty.
-pub fn activity_types(types: &[String]) -> Result<Vec<RowKind>> {
+pub(crate) fn activity_types(types: &[String]) -> Result<Vec<RowKind>> {
     if types.is_empty() {
         return Ok(vec![RowKind::Entity]);
     }
@@ -162,17 +162,11 @@ impl App {
         offset: usize,
         limit: usize,
     ) -> Result<(Vec<NoteRecord>, bool)> {
-        let txn = self.index.read_txn()?;
-        let tables = self.index.tables();
-        let prefix = format!("{}\0", project.name);
+        let snap = self.index.snapshot()?;
         let mut notes = Vec::with_capacity(limit.min(1024));
         let mut skipped = 0;
-        for item in tables.activity.rev_prefix_iter(&txn, &prefix)? {
-            let (key, ()) = item?;
-            let Some(id) = key[prefix.len()..].split('\0').nth(1) else {
-                continue;
-            };
-            let Some(note) = tables.get_note(&txn, id)? else {
+        for stamp in snap.newest_first(&project.name)? {
+            let Some(note) = snap.note(&stamp?.id)? else {
                 continue;
             };
             if note.permalink.is_none() {
@@ -193,17 +187,8 @@ impl App {
     /// Every note's last update (ms) by note id, over all projects, from the activity keys
     /// alone: what a change notifier compares between two commits.
     pub fn note_stamps(&self) -> Result<std::collections::HashMap<String, i64>> {
-        let txn = self.index.read_txn()?;
-        let mut stamps = std::collections::HashMap::new();
-        for item in self.index.tables().activity.iter(&txn)? {
-            let (key, ()) = item?;
-            let mut parts = key.splitn(3, '\0').skip(1);
-            let updated: i64 = parts.next().and_then(|t| t.parse().ok()).unwrap_or(0);
-            if let Some(id) = parts.next() {
-                stamps.insert(id.to_string(), updated);
-            }
-        }
-        Ok(stamps)
+        let snap = self.index.snapshot()?;
+        Ok(snap.stamps()?)
     }
 
     pub fn notes_updated_since(
@@ -212,22 +197,14 @@ impl App {
         since: DateTime<Utc>,
     ) -> Result<Vec<NoteRecord>> {
         let since_ms = since.timestamp_millis();
-        let txn = self.index.read_txn()?;
-        let tables = self.index.tables();
-        let prefix = format!("{}\0", project.name);
-        let mut ids = Vec::new();
-        for item in tables.activity.rev_prefix_iter(&txn, &prefix)? {
-            let (key, ()) = item?;
-            let mut parts = key[prefix.len()..].splitn(2, '\0');
-            let updated: i64 = parts.next().and_then(|t| t.parse().ok()).unwrap_or(0);
-            if updated <= since_ms {
+        let snap = self.index.snapshot()?;
+        let mut notes = Vec::new();
+        for stamp in snap.newest_first(&project.name)? {
+            let stamp = stamp?;
+            if stamp.updated_ms <= since_ms {
                 break;
             }
-            ids.extend(parts.next().map(String::from));
-        }
-        let mut notes = Vec::with_capacity(ids.len());
-        for id in ids {
-            notes.extend(tables.get_note(&txn, &id)?);
+            notes.extend(snap.note(&stamp.id)?);
         }
         Ok(notes)
     }

@@ -9,7 +9,7 @@ use std::path::Path;
 use super::error::NoteError;
 use super::{App, Result};
 use note::redact::Redactions;
-use vault::{self, scan::Observed};
+use vault::{self, file::Observed};
 
 /// Bytes gitmem is about to write, secrets replaced. Only `App::author` makes one.
 #[derive(Debug)]
@@ -28,7 +28,7 @@ impl Authored {
 impl App {
     /// Prepares `text` for the project file `relative`. With `before` (what the file holds, for
     /// an edit) only what the write adds is replaced: bytes another program wrote stay as they
-    /// are, and the push gate (`crate::secrets`) holds them instead.
+    /// are, and the push gate (`crate::git::secrets`) holds them instead.
     pub(crate) fn author(
         &self,
         relative: &str,
@@ -118,7 +118,7 @@ mod tests {
         ("edit", include_str!("edit.rs"), 0),
         ("canvas", include_str!("canvas.rs"), 0),
         ("import", include_str!("import.rs"), 1),
-        ("versions", include_str!("versions.rs"), 0),
+        ("history", include_str!("history.rs"), 0),
         ("memory", include_str!("memory/mod.rs"), 0),
         ("memory::basic", include_str!("memory/basic.rs"), 0),
         ("memory::search", include_str!("memory/search.rs"), 0),

@@ -11,9 +11,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
-use super::hub::ModelFetch;
 use super::progress::ProjectSync;
 use super::App;
+use crate::models::hub::ModelFetch;
 use vault::links::{effective_interval_ms, WatchMode};
 
 /// A delete seen by the watcher is applied only if a second scan this much later agrees.
@@ -315,11 +315,11 @@ pub fn pull_remotes(app: Arc<App>, constrained: Option<String>) {
                         continue;
                     }
                     let choice = super::scope::ProjectChoice::named(Some(&project.name));
-                    match app.git_sync(&choice, super::gitsync::Direction::Pull) {
+                    match app.git_sync(&choice, crate::git::exchange::Direction::Pull) {
                         Ok(report) => {
                             if let Some(pull) = report
                                 .pull
-                                .filter(|p| p.result != super::gitsync::PullResult::UpToDate)
+                                .filter(|p| p.result != crate::git::exchange::PullResult::UpToDate)
                             {
                                 tracing::info!(
                                     "pulled project '{}': {} updated, {} deleted, {} conflicts",

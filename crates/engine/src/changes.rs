@@ -4,9 +4,10 @@
 
 use rayon::prelude::*;
 
-use super::ingest;
+use super::note_input;
 use index::{FileWarning, NoteInput, WriteOp};
-use vault::scan::{Change, Observed, Scan};
+use vault::file::Observed;
+use vault::scan::{Change, Scan};
 
 /// How the scanned paths of one root become notes of a project.
 pub struct Target<'a> {
@@ -19,7 +20,7 @@ pub struct Target<'a> {
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ChangeCounts {
+pub(crate) struct ChangeCounts {
     pub created: usize,
     pub modified: usize,
     pub deleted: usize,
@@ -27,7 +28,7 @@ pub struct ChangeCounts {
 }
 
 /// The operations for a set of changes.
-pub struct Planned {
+pub(crate) struct Planned {
     /// Stat refreshes, deletes and moves first, then the upserts.
     pub ops: Vec<WriteOp>,
     /// The scanned path behind each op that is an upsert, aligned with `ops`, so outcomes (the
@@ -40,7 +41,7 @@ pub struct Planned {
 
 /// A scan's changes sorted out, before any file is parsed: what `plan` does in one go, and what
 /// a bulk load parses batch by batch (`parse`) so that it never holds the whole vault parsed.
-pub struct Sorted<'c> {
+pub(crate) struct Sorted<'c> {
     /// Stat refreshes, deletes and moves: they need the whole diff, and go before any upsert.
     pub ops: Vec<WriteOp>,
     /// The new and modified files, in the order of the changes.
@@ -103,7 +104,7 @@ pub fn parse(target: &Target, scan: &Scan, paths: &[&str]) -> (Vec<WriteOp>, Vec
         .map(|path| {
             let observed = &scan.files[*path];
             let bytes = observed.bytes.as_deref().unwrap_or_default();
-            let mut input = ingest::note_input(
+            let mut input = note_input::from_file(
                 target.project,
                 target.include_project_prefix,
                 &(target.place)(path),

@@ -22,12 +22,12 @@ use note::supersede::{is_superseded, supersedes};
 use vault;
 
 /// Where summaries go.
-pub const COMPACTED_FOLDER: &str = "compacted";
+pub(crate) const COMPACTED_FOLDER: &str = "compacted";
 /// The tag every folded original gets.
-pub const COMPACTED_TAG: &str = "compacted";
+pub(crate) const COMPACTED_TAG: &str = "compacted";
 /// Without `max_score`, memories of at most this importance are folded: an unscored memory
 /// (importance 1) is folded only when asked for with `max_score` 1.
-pub const DEFAULT_MAX_SCORE: f64 = 0.5;
+pub(crate) const DEFAULT_MAX_SCORE: f64 = 0.5;
 
 /// memory_compact's request.
 #[derive(Debug, Clone, Default)]

@@ -23,10 +23,11 @@ mod redaction;
 pub use crypto::{Crypto, CryptoSection};
 pub use error::ConfigError;
 pub use limits::LimitsConfig;
-pub use overrides::{config_file, process_env, CONFIG_VAR};
+pub use overrides::CONFIG_VAR;
+pub(crate) use overrides::{config_file, process_env};
 pub use redaction::{PatternEntry, RedactionConfig};
 
-pub const DEFAULT_PROJECT: &str = "main";
+pub(crate) const DEFAULT_PROJECT: &str = "main";
 
 #[derive(Debug, Clone, Deserialize, Default)]
 #[serde(default)]
@@ -112,7 +113,7 @@ pub struct SearchConfig {
 }
 
 #[derive(Debug, Clone, Deserialize)]
-pub struct ProjectEntry {
+pub(crate) struct ProjectEntry {
     pub path: String,
     /// `[projects.NAME.git]`: the project is a git work tree gitmem commits to.
     #[serde(default)]
@@ -144,7 +145,7 @@ pub struct GitSettings {
 
 impl GitSettings {
     /// The device name conflict copies carry.
-    pub fn device_name(&self) -> String {
+    pub(crate) fn device_name(&self) -> String {
         self.device
             .clone()
             .or_else(|| std::env::var("HOSTNAME").ok())
@@ -242,7 +243,7 @@ impl Config {
         self.root.join("index")
     }
 
-    pub fn meta_dir(&self) -> PathBuf {
+    pub(crate) fn meta_dir(&self) -> PathBuf {
         self.root.join("meta")
     }
 
@@ -390,7 +391,7 @@ impl Config {
     }
 
     /// The named project, or the default one.
-    pub fn project_or_default(&self, name: Option<&str>) -> Result<&Project, ConfigError> {
+    pub(crate) fn project_or_default(&self, name: Option<&str>) -> Result<&Project, ConfigError> {
         match name {
             Some(n) => self.project(n),
             None => self.default_project().ok_or_else(|| {
@@ -436,7 +437,11 @@ impl Config {
     }
 
     /// Points an existing project at another directory, checked as a new project's is.
-    pub fn relocate_project(&mut self, name: &str, path: &Path) -> Result<Project, ConfigError> {
+    pub(crate) fn relocate_project(
+        &mut self,
+        name: &str,
+        path: &Path,
+    ) -> Result<Project, ConfigError> {
         let name = self.project(name)?.name.clone();
         let canonical = self.free_directory(&name, path)?;
         if let Some(project) = self.projects.iter_mut().find(|p| p.name == name) {
@@ -477,7 +482,7 @@ impl Config {
 
     /// Marks a project as versioned, with `remote` (kept, with any other key the user set, when
     /// it was versioned already).
-    pub fn set_project_git(
+    pub(crate) fn set_project_git(
         &mut self,
         name: &str,
         remote: Option<&str>,
@@ -496,7 +501,7 @@ impl Config {
     }
 
     /// The encryption a project would have with it turned on (and `recipients`, when given).
-    pub fn crypto_if_enabled(&self, name: &str, recipients: Option<&[String]>) -> Crypto {
+    pub(crate) fn crypto_if_enabled(&self, name: &str, recipients: Option<&[String]>) -> Crypto {
         let mut section = self.crypto_sections.get(name).cloned().unwrap_or_default();
         section.enabled = Some(true);
         if let Some(recipients) = recipients {
@@ -506,13 +511,13 @@ impl Config {
     }
 
     /// The age identity `gitmem crypto keygen` writes when not told where.
-    pub fn default_identity_file(&self) -> PathBuf {
+    pub(crate) fn default_identity_file(&self) -> PathBuf {
         crypto::default_identity_file(&self.root)
     }
 
     /// Turns encryption on or off for a project (`[projects.NAME.crypto]`), with `recipients`
     /// when given; the rest of the section, and `[crypto]`, stay as the user wrote them.
-    pub fn set_project_crypto(
+    pub(crate) fn set_project_crypto(
         &mut self,
         name: &str,
         enabled: bool,

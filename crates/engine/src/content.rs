@@ -9,7 +9,7 @@ use image::imageops::FilterType;
 use image::{DynamicImage, ImageReader, RgbImage};
 
 /// The largest document (non-text, non-image file) returned, in bytes.
-pub const MAX_DOCUMENT_BYTES: usize = 350_000;
+pub(crate) const MAX_DOCUMENT_BYTES: usize = 350_000;
 
 /// A re-encoded image must be strictly smaller than this many bytes.
 const MAX_IMAGE_BYTES: usize = 350_000;
@@ -32,7 +32,7 @@ pub enum Content {
 }
 
 /// What a file's bytes of `content_type` are returned as (compat 2.7).
-pub fn content_of(bytes: Vec<u8>, content_type: &str) -> Content {
+pub(crate) fn content_of(bytes: Vec<u8>, content_type: &str) -> Content {
     let mime = content_type
         .split(';')
         .next()

@@ -1,6 +1,7 @@
 //! build_context: a note (or the notes a wildcard names), its observations, and the notes
 //! around it in the graph (compat 5.3).
 
+use crate::NoteRow;
 use std::collections::{BTreeSet, HashMap};
 
 use chrono::{DateTime, Utc};
@@ -14,10 +15,10 @@ use index::NoteRecord;
 use note::memory::{is_hidden_unless, Reveal};
 use note::permalink::generate_permalink;
 
-pub const CONTENT_LIMIT: usize = 4000;
+pub(crate) const CONTENT_LIMIT: usize = 4000;
 /// Deepest graph walk of build_context. Each hop can multiply the notes visited, and agents
 /// rarely need more than two or three.
-pub const MAX_DEPTH: usize = 10;
+pub(crate) const MAX_DEPTH: usize = 10;
 
 #[derive(Debug, Clone)]
 pub struct ContextRequest {
@@ -54,7 +55,7 @@ pub struct GraphContext {
 /// One primary note and the walk around it.
 #[derive(Debug, Clone)]
 pub struct ContextResult {
-    pub primary: NoteRecord,
+    pub primary: NoteRow,
     /// The primary's body, cut to [`CONTENT_LIMIT`] characters.
     pub content: String,
     /// What the walk met, nearest first: at most `max_related` rows.
@@ -68,11 +69,11 @@ pub struct ContextResult {
 #[derive(Debug, Clone)]
 pub enum Related {
     Relation {
-        from: NoteRecord,
+        from: NoteRow,
         index: usize,
-        to: Option<Box<NoteRecord>>,
+        to: Option<Box<NoteRow>>,
     },
-    Note(NoteRecord),
+    Note(NoteRow),
 }
 
 impl GraphContext {
@@ -196,16 +197,15 @@ impl App {
             return Ok(notes);
         }
         let slug = generate_permalink(uri, false);
-        let txn = self.index.read_txn()?;
-        let tables = self.index.tables();
+        let snap = self.index.snapshot()?;
         for candidate in [uri.to_string(), slug] {
-            if let Some(id) = tables.id_by_permalink(&txn, &project.name, &candidate)? {
-                if let Some(note) = tables.get_note(&txn, &id)? {
+            if let Some(id) = snap.id_by_permalink(&project.name, &candidate)? {
+                if let Some(note) = snap.note(&id)? {
                     return Ok(vec![note]);
                 }
             }
         }
-        drop(txn);
+        drop(snap);
         let without_project = uri
             .strip_prefix(&format!("{}/", project.permalink))
             .unwrap_or(uri);
@@ -280,12 +280,9 @@ impl App {
                         };
                         edges.push((note.clone(), i, target));
                     }
-                    let txn = self.index.read_txn()?;
-                    let sources =
-                        self.index
-                            .tables()
-                            .incoming_ids(&txn, &project.name, &note.id)?;
-                    drop(txn);
+                    let snap = self.index.snapshot()?;
+                    let sources = snap.incoming_ids(&project.name, &note.id)?;
+                    drop(snap);
                     for source_id in sources {
                         if let Some(source) = load(self, &source_id)? {
                             for (i, rel) in source.relations.iter().enumerate() {
@@ -314,9 +311,9 @@ impl App {
                             1,
                             format!("{}-r{i}", from.id),
                             Related::Relation {
-                                from: from.clone(),
+                                from: from.clone().into(),
                                 index: i,
-                                to: to.clone().map(Box::new),
+                                to: to.clone().map(|to| Box::new(to.into())),
                             },
                         ));
                         if let Some(other) = other {
@@ -325,7 +322,7 @@ impl App {
                                     2 * hop,
                                     0,
                                     other.id.clone(),
-                                    Related::Note(other.clone()),
+                                    Related::Note(other.clone().into()),
                                 ));
                                 next.push(other);
                             }
@@ -353,7 +350,7 @@ impl App {
             }
             relations_shown.sort();
             results.push(ContextResult {
-                primary: primary.clone(),
+                primary: primary.clone().into(),
                 content,
                 related: related.into_iter().map(|row| row.3).collect(),
                 relations: relations_shown,

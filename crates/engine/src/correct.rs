@@ -4,6 +4,7 @@
 //! packs, build_context and the graph until a caller asks (`include_superseded`). read_note
 //! shows the whole chain.
 
+use crate::{ChainLink, CorrectionChain, NoteRow};
 use std::collections::HashSet;
 
 use serde_json::{json, Map, Value};
@@ -39,43 +40,14 @@ pub struct CorrectionRequest {
 pub struct Corrected {
     pub project: String,
     /// The superseded note, as it is now.
-    pub old: NoteRecord,
+    pub old: NoteRow,
     /// The correction.
-    pub new: NoteRecord,
+    pub new: NoteRow,
     /// The correction's memory id, when a memory was corrected.
     pub memory_id: Option<String>,
     pub reason: String,
     /// What the redaction filter replaced in the correction.
     pub redacted: Redactions,
-}
-
-/// One note of a correction chain.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ChainLink {
-    pub title: String,
-    pub permalink: Option<String>,
-    pub file_path: String,
-    /// Why this note corrected the one before it (none for the first).
-    pub reason: Option<String>,
-    /// When the next note superseded it (none for the current one).
-    pub superseded_at: Option<String>,
-}
-
-/// The notes a chain of corrections links, oldest first.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CorrectionChain {
-    pub links: Vec<ChainLink>,
-    /// Which link is the note that was read.
-    pub this: usize,
-}
-
-impl CorrectionChain {
-    /// The link that supersedes every other: the note to trust.
-    pub fn current(&self) -> &ChainLink {
-        self.links
-            .last()
-            .expect("a chain holds the note it was built for")
-    }
 }
 
 /// What a correction wrote: the new note, its memory id when a memory was corrected, and what
@@ -162,8 +134,8 @@ impl App {
         let old = self.note_by_id(&old.id)?.unwrap_or(old);
         Ok(Outcome::Done(Corrected {
             project: project.name,
-            old,
-            new,
+            old: old.into(),
+            new: new.into(),
             memory_id,
             reason: request.reason.trim().to_string(),
             redacted,

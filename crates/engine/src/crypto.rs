@@ -3,6 +3,8 @@
 //! Turning it on or off rewrites the remote's branch in the other form, after a pull has
 //! merged everything the remote had, so no device's pushed work is lost.
 
+pub use git::crypt::ALGORITHM;
+
 use std::path::{Path, PathBuf};
 
 use super::error::HistoryError;

@@ -1,5 +1,6 @@
 //! list_directory: folders and files of a project as the index knows them (compat 2.11).
 
+use crate::NoteRow;
 use std::collections::BTreeSet;
 
 use super::error::{PageError, QueryError};
@@ -19,7 +20,7 @@ pub struct DirectoryNode {
     /// The entry's project path, with a leading `/`.
     pub directory_path: String,
     /// A file's note; a folder has none.
-    pub note: Option<NoteRecord>,
+    pub note: Option<NoteRow>,
 }
 
 impl DirectoryNode {
@@ -56,7 +57,7 @@ pub struct DirectoryRequest {
 }
 
 /// `./a/b/` -> `/a/b`; `""` -> `/`.
-pub fn normalize_dir_name(dir: &str) -> String {
+pub(crate) fn normalize_dir_name(dir: &str) -> String {
     let trimmed = dir.trim();
     let trimmed = trimmed.strip_prefix("./").unwrap_or(trimmed);
     let inner = trimmed.trim_matches('/');
@@ -81,7 +82,7 @@ fn file_node(note: NoteRecord) -> DirectoryNode {
             .unwrap_or(&note.path)
             .to_string(),
         directory_path: format!("/{}", note.path),
-        note: Some(note),
+        note: Some(note.into()),
     }
 }
 

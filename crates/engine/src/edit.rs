@@ -1,6 +1,7 @@
 //! edit_note (compat 2.3): every operation of `note::edit` on a note's file, the metadata merge,
 //! the H1 rule, and the creation of a missing note by append or prepend.
 
+use crate::NoteRow;
 use serde_json::{Map, Value};
 
 use super::error::EditInputError;
@@ -47,7 +48,7 @@ pub enum EditRefusal {
     OutsideProject(OutsideProject),
     Ambiguous {
         identifier: String,
-        notes: Vec<NoteRecord>,
+        notes: Vec<NoteRow>,
     },
     NotFound {
         identifier: String,
@@ -147,7 +148,7 @@ impl App {
             Lookup::Ambiguous(notes) => {
                 return Ok(Outcome::Refused(EditRefusal::Ambiguous {
                     identifier: req.identifier.clone(),
-                    notes,
+                    notes: notes.into_iter().map(NoteRow::from).collect(),
                 }))
             }
             Lookup::NotFound => self.index_file_if_present(&project, &req.identifier)?,

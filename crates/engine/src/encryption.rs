@@ -16,7 +16,7 @@ pub struct EncryptionInfo {
 
 /// Whether `project`'s remote holds only age ciphertext (`[crypto]` on for it), and for whom.
 /// Read from config.toml alone: no key is loaded.
-pub fn encryption_of(project: &Project) -> EncryptionInfo {
+pub(crate) fn encryption_of(project: &Project) -> EncryptionInfo {
     match &project.crypto {
         Some(crypto) => EncryptionInfo {
             algo: Some(crypt::ALGORITHM.to_string()),

@@ -15,7 +15,7 @@ mod request;
 use std::fmt;
 use std::path::PathBuf;
 
-pub use history::HistoryError;
+pub use history::{HeldPush, HeldSecret, HistoryError};
 pub use import::ImportError;
 pub use links::LinkError;
 pub use memory::{GraphError, MemoryError};
@@ -214,7 +214,7 @@ impl ServiceError {
     }
 
     /// The I/O error underneath, if that is what failed.
-    pub fn io_kind(&self) -> Option<std::io::ErrorKind> {
+    pub(crate) fn io_kind(&self) -> Option<std::io::ErrorKind> {
         match self {
             ServiceError::Internal(InternalError::Io(e)) => Some(e.kind()),
             _ => None,
@@ -236,13 +236,7 @@ macro_rules! service_error_from {
 service_error_from!(User: OutsideProject, PageError, QueryError, EditInputError, NoteError,
     MemoryError, GraphError, ImportError, LinkError, HistoryError, ModelError, PosixError);
 service_error_from!(Internal: IndexError, OpError, vault::scan::ScanError,
-    std::io::Error, milli_core::heed::Error, embed::EmbedError);
-
-impl From<milli_core::heed::Error> for InternalError {
-    fn from(e: milli_core::heed::Error) -> Self {
-        InternalError::Index(e.into())
-    }
-}
+    std::io::Error, embed::EmbedError);
 
 /// A bad token name, a short password or an unusable issuer is the caller's to fix; a token or
 /// OAuth file that cannot be read or written is the server failing.

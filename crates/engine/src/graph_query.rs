@@ -19,16 +19,16 @@ use super::scope::ProjectChoice;
 use super::{App, Result};
 
 /// The most hops get_neighbors and extract_subgraph walk.
-pub const MAX_DEPTH: usize = 16;
+pub(crate) const MAX_DEPTH: usize = 16;
 /// find_all_paths' bounds: the hops of a path, and the paths returned.
-pub const MAX_PATH_DEPTH: usize = 10;
-pub const MAX_PATHS: usize = 100;
+pub(crate) const MAX_PATH_DEPTH: usize = 10;
+pub(crate) const MAX_PATHS: usize = 100;
 /// The most entities a page holds, and the most relations search_relations returns.
-pub const MAX_PAGE: usize = 1000;
+pub(crate) const MAX_PAGE: usize = 1000;
 /// search_nodes' page when a page is asked for without a limit.
-pub const SEARCH_PAGE: usize = 20;
+pub(crate) const SEARCH_PAGE: usize = 20;
 /// The most names batch_get_entities looks up.
-pub const MAX_NAMES: usize = 1000;
+pub(crate) const MAX_NAMES: usize = 1000;
 
 /// Which relations a walk follows from an entity.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,669 +1,310 @@
-//! Automatic commits of versioned projects (`[projects.NAME.git]`): every change gitmem makes
-//! to a note is queued here and committed by a background thread, changes within the
-//! project's `commit_batch_ms` in one commit, so a tool's reply never waits for git. A process
-//! flushes the queue before it exits (`App::shutdown`, `App::close`).
-//!
-//! Messages follow Conventional Commits: `feat(mem): add <title>`, `fix(mem): update <title>`,
-//! `fix(mem): move <title>`, `fix(mem): restore <title>`, `chore(mem): delete <title>`, with the
-//! permalink and path in the body (how a deleted note is found again by its names); a
-//! batch of several changes is summed up in the subject and listed in the body.
+//! A versioned note's past: its history (following renames), the diff between two versions or
+//! a version and the working file, and restoring an earlier version (or a deleted note) as a
+//! new change. Notes are named as read_note names them; a deleted note by the title, permalink
+//! or path gitmem's commit messages recorded.
 
-use std::cell::RefCell;
-use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use chrono::{DateTime, Utc};
 
-use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
-
-use super::metrics::Metrics;
 use crate::config::Project;
-use git;
-use note::redact::Redactor;
+use crate::error::HistoryError;
+use crate::git::commits::ChangeKind;
+use crate::notes::Lookup;
+use crate::scope::ProjectChoice;
+use crate::{App, Result};
+use git::{self, log::Version};
+use note::merge::unified_diff;
 
-/// One path of a change, relative to the project.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PathChange {
+/// How many commits are searched for a deleted note's names.
+const NAME_SEARCH_DEPTH: usize = 5000;
+
+#[derive(Debug, Clone)]
+pub struct NoteVersion {
+    pub commit: String,
+    pub time: DateTime<Utc>,
+    pub author: String,
+    pub email: String,
+    pub message: String,
+    /// The note's path in this version.
     pub path: String,
-    /// False when the file is gone.
-    pub present: bool,
+    /// True when this commit deleted the note.
+    pub deleted: bool,
 }
 
-/// What happened to a note's file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ChangeKind {
-    Written,
-    Moved {
-        from: String,
-    },
-    Deleted,
-    /// An earlier version brought back (`restore_note`), from this commit.
-    Restored {
-        from: String,
-    },
-    /// Files another program changed, found by a scan (`paths` as the commit lists them).
-    Synced {
-        paths: Vec<PathChange>,
-    },
-    /// The notes one import wrote, committed together (`source`: what was imported).
-    Imported {
-        source: String,
-        paths: Vec<PathChange>,
-    },
-    /// The changes of one workflow that touches many notes (a compaction, a prune), committed
-    /// together under `subject` (see [`History::together`]).
-    Together {
-        subject: String,
-        changes: Vec<Change>,
-    },
+impl From<&Version> for NoteVersion {
+    fn from(v: &Version) -> Self {
+        NoteVersion {
+            commit: v.commit.clone(),
+            time: v.time,
+            author: v.author.clone(),
+            email: v.email.clone(),
+            message: v.summary.clone(),
+            path: v.path.clone(),
+            deleted: v.blob.is_none(),
+        }
+    }
 }
 
-/// One change to commit.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Change {
-    pub dir: PathBuf,
+#[derive(Debug, Clone)]
+pub struct NoteHistory {
+    pub project: String,
+    /// The note's path now (or when it was deleted).
     pub path: String,
-    pub kind: ChangeKind,
+    /// False when the note no longer exists.
+    pub exists: bool,
+    pub versions: Vec<NoteVersion>,
+}
+
+#[derive(Debug, Clone)]
+pub struct NoteDiff {
+    pub project: String,
+    pub path: String,
+    pub from: String,
+    pub to: String,
+    /// A unified diff; empty when both sides are the same.
+    pub diff: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct Restored {
+    pub project: String,
     pub title: String,
     pub permalink: Option<String>,
-    batch: Duration,
-    author: (String, String),
-    /// Push after committing (`auto_push` with a remote).
-    push: bool,
-    /// The encryption of the project's remote, for that push.
-    crypto: Option<crate::config::Crypto>,
-    /// Commit attempts that failed so far.
-    failures: u32,
+    pub path: String,
+    pub restored_from: String,
+    /// False when the note had been deleted and is back.
+    pub existed: bool,
 }
 
-impl Change {
-    /// A change of `project` (versioned) to the note at `path`.
-    pub fn of(
-        project: &Project,
-        path: &str,
-        kind: ChangeKind,
-        title: &str,
-        permalink: Option<&str>,
-    ) -> Option<Change> {
-        let git = project.git.as_ref()?;
-        Some(Change {
-            dir: project.path.clone(),
-            path: path.to_string(),
-            kind,
-            title: title.to_string(),
-            permalink: permalink.map(String::from),
-            batch: Duration::from_millis(git.commit_batch_ms),
-            author: (git.author_name.clone(), git.author_email.clone()),
-            push: git.auto_push && git.remote.is_some(),
-            crypto: project.crypto.clone(),
-            failures: 0,
-        })
+/// A note's bytes in one version.
+struct AtVersion {
+    bytes: Vec<u8>,
+    /// The note's path in that version.
+    path: String,
+    /// The version's full commit id.
+    commit: String,
+}
+
+/// A note as its history knows it.
+struct Tracked {
+    path: String,
+    exists: bool,
+    versions: Vec<Version>,
+}
+
+impl App {
+    fn versioned_dir<'p>(&self, project: &'p Project) -> Result<&'p std::path::Path> {
+        match project.git {
+            Some(_) => Ok(&project.path),
+            None => Err(HistoryError::NoHistory(project.name.clone()).into()),
+        }
     }
 
-    /// Files of `project` changed on disk by other programs, when it commits them
-    /// (`auto_commit_external`).
-    pub fn synced(project: &Project, paths: Vec<PathChange>) -> Option<Change> {
-        let wanted = project.git.as_ref()?.auto_commit_external && !paths.is_empty();
-        wanted
-            .then(|| Change::of(project, "", ChangeKind::Synced { paths }, "", None))
-            .flatten()
-    }
-
-    /// The notes of one import, as one commit.
-    pub fn imported(project: &Project, source: &str, paths: Vec<PathChange>) -> Option<Change> {
-        let kind = ChangeKind::Imported {
-            source: source.to_string(),
-            paths,
-        };
-        Change::of(project, "", kind, "", None)
-    }
-
-    /// The paths this change commits.
-    fn paths(&self) -> Vec<PathChange> {
-        match &self.kind {
-            ChangeKind::Synced { paths } | ChangeKind::Imported { paths, .. } => paths.clone(),
-            ChangeKind::Together { changes, .. } => {
-                changes.iter().flat_map(Change::paths).collect()
+    /// Finds a note's history: a live note by read_note's rules, else a deleted one by the
+    /// path, title or permalink gitmem's commits recorded.
+    fn tracked(&self, project: &Project, identifier: &str) -> Result<Tracked> {
+        let dir = self.versioned_dir(project)?;
+        let live = match self.resolve(project, identifier)? {
+            Lookup::Found(note) => Some(note.path),
+            Lookup::Ambiguous(notes) => {
+                let paths: Vec<String> = notes.iter().map(|n| n.path.clone()).collect();
+                return Err(HistoryError::Ambiguous {
+                    identifier: identifier.to_string(),
+                    paths,
+                }
+                .into());
             }
-            ChangeKind::Moved { from } => vec![
-                PathChange {
-                    path: self.path.clone(),
-                    present: true,
-                },
-                PathChange {
-                    path: from.clone(),
-                    present: false,
-                },
-            ],
-            kind => vec![PathChange {
-                path: self.path.clone(),
-                present: *kind != ChangeKind::Deleted,
-            }],
-        }
-    }
-
-    fn is_synced(&self) -> bool {
-        matches!(self.kind, ChangeKind::Synced { .. })
-    }
-
-    /// An import or a workflow's changes: a commit of its own, whatever else the batch holds.
-    fn is_own_commit(&self) -> bool {
-        matches!(
-            self.kind,
-            ChangeKind::Imported { .. } | ChangeKind::Together { .. }
-        )
-    }
-}
-
-thread_local! {
-    /// The changes held back by the [`History::together`] this thread runs, if any.
-    static GATHERED: RefCell<Option<Vec<Change>>> = const { RefCell::new(None) };
-}
-
-/// The end of a [`History::together`]: sends what its work gathered.
-struct Together<'a> {
-    history: &'a History,
-    subject: &'a str,
-}
-
-impl Drop for Together<'_> {
-    fn drop(&mut self) {
-        let gathered = GATHERED.with(|g| g.borrow_mut().take()).unwrap_or_default();
-        self.history.send_together(self.subject, gathered);
-    }
-}
-
-enum Message {
-    Change(Box<Change>),
-    /// Commit everything queued now; with `push`, also make every pending push (the process
-    /// is about to exit), else only those due.
-    Flush {
-        done: Sender<()>,
-        push: bool,
-    },
-}
-
-/// The committer of one process; its thread starts with the first change.
-pub struct History {
-    queue: Mutex<Option<(Sender<Message>, std::thread::JoinHandle<()>)>>,
-    /// The filter of the push gate (`crate::secrets`), for the pushes of `auto_push`.
-    redactor: Arc<Redactor>,
-    /// Where failed pushes are counted.
-    metrics: Arc<Metrics>,
-}
-
-impl History {
-    pub fn new(redactor: Arc<Redactor>, metrics: Arc<Metrics>) -> Self {
-        History {
-            queue: Mutex::default(),
-            redactor,
-            metrics,
-        }
-    }
-
-    /// Runs `work`, then queues every change it recorded as one commit per project under
-    /// `subject`, so a workflow that changes many notes is one change in the history whatever
-    /// the batch window. What it changed before failing is committed as well. The changes are
-    /// held per thread: the writes of a workflow are made on the thread that runs it.
-    pub fn together<T>(&self, subject: &str, work: impl FnOnce() -> T) -> T {
-        let outer = GATHERED.with(|g| g.borrow().is_some());
-        if outer {
-            return work();
-        }
-        GATHERED.with(|g| *g.borrow_mut() = Some(Vec::new()));
-        // Sent when `work` ends, by returning or by panicking: a thread of a pool must not be
-        // left gathering, and what was written must still be committed.
-        let _commit = Together {
-            history: self,
-            subject,
+            Lookup::NotFound => None,
         };
-        work()
-    }
-
-    fn send_together(&self, subject: &str, gathered: Vec<Change>) {
-        let mut projects: Vec<Vec<Change>> = Vec::new();
-        for change in gathered {
-            match projects.iter_mut().find(|p| p[0].dir == change.dir) {
-                Some(project) => project.push(change),
-                None => projects.push(vec![change]),
+        if let Some(path) = live {
+            if self.mounted(project, &path).is_some() {
+                return Err(HistoryError::LinkedFolder(path).into());
             }
-        }
-        for changes in projects {
-            let first = changes[0].clone();
-            let push = changes.iter().any(|c| c.push);
-            self.send(Change {
-                path: String::new(),
-                title: String::new(),
-                permalink: None,
-                push,
-                kind: ChangeKind::Together {
-                    subject: subject.to_string(),
-                    changes,
-                },
-                ..first
+            let versions = git::log::file_history(dir, &path, usize::MAX)?;
+            return Ok(Tracked {
+                path,
+                exists: true,
+                versions,
             });
         }
-    }
-
-    /// Queues a change (held back inside [`History::together`]); never blocks on git.
-    pub fn record(&self, change: Change) {
-        let change = GATHERED.with(|g| match g.borrow_mut().as_mut() {
-            Some(gathered) => {
-                gathered.push(change);
-                None
-            }
-            None => Some(change),
-        });
-        if let Some(change) = change {
-            self.send(change);
-        }
-    }
-
-    fn send(&self, change: Change) {
-        let mut queue = self.queue.lock().unwrap_or_else(|e| e.into_inner());
-        let (tx, _) = queue.get_or_insert_with(|| {
-            let (tx, rx) = crossbeam_channel::unbounded();
-            let (redactor, metrics) = (self.redactor.clone(), self.metrics.clone());
-            let thread = std::thread::Builder::new()
-                .name("gitmem-history".into())
-                .spawn(move || run(rx, &redactor, &metrics))
-                .expect("spawning the history thread");
-            (tx, thread)
-        });
-        let _ = tx.send(Message::Change(Box::new(change)));
-    }
-
-    /// Commits everything queued, and waits for it (never for the network).
-    pub fn flush(&self) {
-        self.send_flush(false);
-    }
-
-    /// Commits everything queued and tries once every pending push: the last call of a
-    /// process.
-    pub fn finish(&self) {
-        self.send_flush(true);
-    }
-
-    fn send_flush(&self, push: bool) {
-        let tx = self
-            .queue
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .as_ref()
-            .map(|(tx, _)| tx.clone());
-        if let Some(tx) = tx {
-            let (done, wait) = crossbeam_channel::bounded(1);
-            if tx.send(Message::Flush { done, push }).is_ok() {
-                let _ = wait.recv();
-            }
-        }
-    }
-}
-
-/// A failed commit is tried again this many times before its changes are left to the next
-/// commit that touches the same files.
-const COMMIT_ATTEMPTS: u32 = 5;
-const COMMIT_RETRY: Duration = Duration::from_secs(2);
-/// The longest wait between two attempts to push.
-const MAX_PUSH_BACKOFF: Duration = Duration::from_secs(300);
-
-/// A push still to make: a project committed with `auto_push`, or one whose push failed.
-struct PendingPush {
-    target: PushTarget,
-    due: Instant,
-    failures: u32,
-}
-
-/// A project to push: its work tree and its remote's encryption.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct PushTarget {
-    dir: PathBuf,
-    crypto: Option<crate::config::Crypto>,
-    /// Who signs the one commit a squash before the push makes (see `secrets::hold_secrets`).
-    author: (String, String),
-}
-
-impl PushTarget {
-    /// Pushes, unless a commit to push carries secret-shaped text (the push is then held).
-    fn push(&self, redactor: &Redactor) -> super::Result<()> {
-        let author = (self.author.0.as_str(), self.author.1.as_str());
-        super::secrets::hold_secrets(&self.dir, redactor, author)?;
-        let keys = self
-            .crypto
-            .as_ref()
-            .map(|c| git::crypt::Keys::load(&c.recipients, &c.identity_file))
-            .transpose()
-            .map_err(git::GitError::from)?;
-        Ok(git::remote::push(&self.dir, keys.as_ref(), false)?)
-    }
-}
-
-fn run(rx: Receiver<Message>, redactor: &Redactor, metrics: &Metrics) {
-    let mut pending: Vec<Change> = Vec::new();
-    let mut deadline: Option<Instant> = None;
-    let mut pushes: Vec<PendingPush> = Vec::new();
-    loop {
-        let next = pushes.iter().map(|p| p.due).chain(deadline).min();
-        let wait = next.map_or(Duration::from_secs(3600), |d| {
-            d.saturating_duration_since(Instant::now())
-        });
-        match rx.recv_timeout(wait) {
-            Ok(Message::Change(change)) => {
-                if pending.is_empty() {
-                    deadline = Some(Instant::now() + change.batch);
-                }
-                pending.push(*change);
-            }
-            Ok(Message::Flush { done, push }) => {
-                (pending, deadline) = commit_pending(std::mem::take(&mut pending), &mut pushes);
-                if push {
-                    push_due(&mut pushes, true, redactor, metrics);
-                }
-                let _ = done.send(());
-            }
-            Err(RecvTimeoutError::Timeout) => {
-                if deadline.is_some_and(|d| d <= Instant::now()) {
-                    (pending, deadline) = commit_pending(std::mem::take(&mut pending), &mut pushes);
-                }
-                push_due(&mut pushes, false, redactor, metrics);
-            }
-            Err(RecvTimeoutError::Disconnected) => {
-                commit_pending(pending, &mut pushes);
-                push_due(&mut pushes, true, redactor, metrics);
-                return;
-            }
-        }
-    }
-}
-
-/// Commits `changes`, schedules the pushes they ask for, and returns what is left to retry
-/// with its deadline.
-fn commit_pending(
-    changes: Vec<Change>,
-    pushes: &mut Vec<PendingPush>,
-) -> (Vec<Change>, Option<Instant>) {
-    let (committed, failed) = commit_all(changes);
-    for target in committed {
-        if !pushes.iter().any(|p| p.target == target) {
-            pushes.push(PendingPush {
-                target,
-                due: Instant::now(),
-                failures: 0,
-            });
-        }
-    }
-    let retry: Vec<Change> = failed
-        .into_iter()
-        .filter_map(|mut change| {
-            change.failures += 1;
-            if change.failures < COMMIT_ATTEMPTS {
-                return Some(change);
-            }
-            tracing::error!(
-                "giving up committing {} in {} after {COMMIT_ATTEMPTS} attempts; the next commit of that file takes it in",
-                change.path,
-                change.dir.display()
-            );
-            None
-        })
-        .collect();
-    let deadline = (!retry.is_empty()).then(|| Instant::now() + COMMIT_RETRY);
-    (retry, deadline)
-}
-
-/// Pushes what is due (everything, when the process is about to stop). A
-/// failed push never fails anything else: it is logged and tried again later, each wait twice
-/// the last, up to five minutes.
-fn push_due(pushes: &mut Vec<PendingPush>, all: bool, redactor: &Redactor, metrics: &Metrics) {
-    let now = Instant::now();
-    pushes.retain_mut(|push| {
-        if !all && push.due > now {
-            return true;
-        }
-        match push.target.push(redactor) {
-            Ok(()) => false,
-            Err(e) => {
-                metrics.push_failed();
-                push.failures += 1;
-                let wait = Duration::from_secs(1 << push.failures.min(9)).min(MAX_PUSH_BACKOFF);
-                tracing::warn!(
-                    "pushing {} failed (attempt {}), trying again in {}s: {e}",
-                    push.target.dir.display(),
-                    push.failures,
-                    wait.as_secs()
-                );
-                push.due = Instant::now() + wait;
-                true
-            }
-        }
-    });
-}
-
-/// Commits each project's changes, gitmem's own apart from other programs'. Returns the
-/// projects that committed and want a push, and the changes whose commit failed (the files
-/// are safe on disk; they are tried again).
-fn commit_all(changes: Vec<Change>) -> (Vec<PushTarget>, Vec<Change>) {
-    let mut to_push: Vec<PushTarget> = Vec::new();
-    let mut failed: Vec<Change> = Vec::new();
-    let mut groups: Vec<((PathBuf, bool), Vec<Change>)> = Vec::new();
-    for change in changes {
-        let key = (change.dir.clone(), change.is_synced());
-        let own = change.is_own_commit();
-        match groups
-            .iter_mut()
-            .find(|(k, list)| *k == key && !own && !list[0].is_own_commit())
-        {
-            Some((_, list)) => list.push(change),
-            None => groups.push((key, vec![change])),
-        }
-    }
-    // A scan running while gitmem writes may see gitmem's own file first: a path gitmem
-    // changed in this batch is committed under gitmem's message, not as a sync.
-    let own: Vec<(PathBuf, String)> = groups
-        .iter()
-        .filter(|((_, synced), _)| !synced)
-        .flat_map(|((dir, _), changes)| {
-            changes
-                .iter()
-                .flat_map(Change::paths)
-                .map(move |p| (dir.clone(), p.path))
-        })
-        .collect();
-    groups.sort_by_key(|((_, synced), _)| *synced);
-    for ((dir, synced), changes) in groups {
-        let author = changes[0].author.clone();
-        let paths: Vec<PathChange> = changes
-            .iter()
-            .flat_map(Change::paths)
-            .filter(|p| !synced || !own.iter().any(|(d, path)| *d == dir && *path == p.path))
-            .collect();
-        if paths.is_empty() {
-            continue;
-        }
-        let message = match &changes[0].kind {
-            _ if synced => synced_message(&paths),
-            ChangeKind::Imported { source, .. } => imported_message(source, &paths),
-            ChangeKind::Together { subject, changes } => together_message(&dir, subject, changes),
-            _ => message(&dir, &changes),
-        };
-        let changed: Vec<String> = paths.into_iter().map(|p| p.path).collect();
-        match git::commit(&dir, &changed, &message, (&author.0, &author.1)) {
-            Ok(_) if changes.iter().any(|c| c.push) && !to_push.iter().any(|t| t.dir == dir) => {
-                to_push.push(PushTarget {
-                    crypto: changes[0].crypto.clone(),
-                    dir,
-                    author: author.clone(),
+        let wanted = note::identifier::normalize_identifier(identifier);
+        let lower = wanted.to_lowercase();
+        let by_path = [wanted.clone(), format!("{wanted}.md")];
+        for path in &by_path {
+            let versions = git::log::file_history(dir, path, usize::MAX)?;
+            if !versions.is_empty() {
+                return Ok(Tracked {
+                    path: path.clone(),
+                    exists: false,
+                    versions,
                 });
             }
-            Ok(_) => {}
-            Err(e) => {
-                tracing::warn!("committing to {} failed: {e}", dir.display());
-                failed.extend(changes);
+        }
+        let prefixed = format!("{}/{lower}", project.permalink);
+        let named = git::log::find_named(dir, NAME_SEARCH_DEPTH, |n| {
+            n.title.to_lowercase() == lower
+                || n.permalink
+                    .as_deref()
+                    .is_some_and(|p| p == lower || p == prefixed)
+        })?;
+        if let Some(path) = named {
+            let versions = git::log::file_history(dir, &path, usize::MAX)?;
+            if !versions.is_empty() {
+                return Ok(Tracked {
+                    path,
+                    exists: false,
+                    versions,
+                });
             }
         }
+        Err(HistoryError::UnknownNote {
+            identifier: identifier.to_string(),
+            project: project.name.clone(),
+        }
+        .into())
     }
-    (to_push, failed)
-}
 
-/// (type, verb) of one change; a written file is an addition unless HEAD has it.
-fn verb(dir: &std::path::Path, change: &Change) -> (&'static str, &'static str) {
-    match &change.kind {
-        ChangeKind::Written if git::in_head(dir, &change.path) => ("fix", "update"),
-        ChangeKind::Written => ("feat", "add"),
-        ChangeKind::Moved { .. } => ("fix", "move"),
-        ChangeKind::Deleted => ("chore", "delete"),
-        ChangeKind::Restored { .. } => ("fix", "restore"),
-        ChangeKind::Synced { .. } => ("chore", "sync"),
-        ChangeKind::Imported { .. } => ("feat", "import"),
-        ChangeKind::Together { .. } => ("fix", "change"),
-    }
-}
-
-/// `feat(mem): import <n> notes from <source>`, each path listed.
-fn imported_message(source: &str, paths: &[PathChange]) -> String {
-    let listed: Vec<String> = paths.iter().map(|p| format!("- {}", p.path)).collect();
-    format!(
-        "feat(mem): import {} notes from {source}\n\n{}\n",
-        paths.len(),
-        listed.join("\n")
-    )
-}
-
-/// `chore(mem): sync <n> files`, each path listed.
-fn synced_message(paths: &[PathChange]) -> String {
-    let mut listed: Vec<String> = paths
-        .iter()
-        .map(|p| {
-            let verb = if p.present { "changed" } else { "removed" };
-            format!("- {verb}: {}", p.path)
+    /// The commits that changed a note, newest first.
+    pub fn note_history(
+        &self,
+        choice: &ProjectChoice,
+        identifier: &str,
+        limit: usize,
+    ) -> Result<NoteHistory> {
+        let project = &self.select_project(choice)?;
+        self.history.flush();
+        let tracked = self.tracked(project, identifier)?;
+        Ok(NoteHistory {
+            project: project.name.clone(),
+            path: tracked.path,
+            exists: tracked.exists,
+            versions: tracked
+                .versions
+                .iter()
+                .take(limit)
+                .map(NoteVersion::from)
+                .collect(),
         })
-        .collect();
-    listed.dedup();
-    format!(
-        "chore(mem): sync {} files\n\n{}\n",
-        paths.len(),
-        listed.join("\n")
-    )
-}
-
-/// A batch's changes with one per path: a note written then edited within the batch is one
-/// addition or update; a delete stands for whatever came before it.
-fn distinct(changes: &[Change]) -> Vec<Change> {
-    let mut out: Vec<Change> = Vec::new();
-    for change in changes {
-        match out.iter().position(|seen| seen.path == change.path) {
-            Some(i) if change.kind == ChangeKind::Deleted => out[i] = change.clone(),
-            Some(_) => {}
-            None => out.push(change.clone()),
-        }
     }
-    out
-}
 
-/// One line of a batch's body: `- <verb> <title> (permalink: P; path: F)`, which
-/// `git::log::named_in_message` reads back.
-fn line(change: &Change, verb: &str) -> String {
-    match &change.permalink {
-        Some(permalink) => format!(
-            "- {verb} {} (permalink: {permalink}; path: {})",
-            change.title, change.path
-        ),
-        None => format!("- {verb} {} (path: {})", change.title, change.path),
-    }
-}
-
-/// `subject`, then a line per distinct path of the changes.
-fn together_message(dir: &std::path::Path, subject: &str, changes: &[Change]) -> String {
-    let body: Vec<String> = distinct(changes)
-        .iter()
-        .map(|c| line(c, verb(dir, c).1))
-        .collect();
-    format!("{subject}\n\n{}\n", body.join("\n"))
-}
-
-/// The Conventional Commits message of a batch.
-fn message(dir: &std::path::Path, changes: &[Change]) -> String {
-    let changes = &distinct(changes);
-    let verbs: Vec<(&str, &str)> = changes.iter().map(|c| verb(dir, c)).collect();
-    if let [(kind, verb)] = verbs.as_slice() {
-        let change = &changes[0];
-        let mut body = String::new();
-        if let Some(permalink) = &change.permalink {
-            body.push_str(&format!("permalink: {permalink}\n"));
+    /// The note's bytes at `rev` (at the path it had then), that path, and the full commit id.
+    fn version_at(&self, project: &Project, tracked: &Tracked, rev: &str) -> Result<AtVersion> {
+        let dir = &project.path;
+        let commit = git::log::resolve_in(dir, rev)?;
+        let then = tracked
+            .versions
+            .iter()
+            .find(|v| v.commit == commit)
+            .map(|v| v.path.clone());
+        let paths = then
+            .into_iter()
+            .chain(std::iter::once(tracked.path.clone()))
+            .chain(tracked.versions.iter().map(|v| v.path.clone()));
+        for path in paths {
+            if let Some(bytes) = git::log::file_at(dir, &commit, &path)? {
+                return Ok(AtVersion {
+                    bytes,
+                    path,
+                    commit,
+                });
+            }
         }
-        body.push_str(&format!("path: {}\n", change.path));
-        match &change.kind {
-            ChangeKind::Moved { from } => body.push_str(&format!("from: {from}\n")),
-            ChangeKind::Restored { from } => body.push_str(&format!("restored from: {from}\n")),
-            _ => {}
+        Err(HistoryError::NotInVersion {
+            path: tracked.path.clone(),
+            version: rev.to_string(),
         }
-        return format!("{kind}(mem): {verb} {}\n\n{body}", change.title);
+        .into())
     }
-    let same = verbs.iter().all(|v| *v == verbs[0]);
-    let (kind, verb) = if same { verbs[0] } else { ("fix", "change") };
-    let body: Vec<String> = changes
-        .iter()
-        .zip(&verbs)
-        .map(|(c, (_, v))| line(c, v))
-        .collect();
-    format!(
-        "{kind}(mem): {verb} {} notes\n\n{}\n",
-        changes.len(),
-        body.join("\n")
-    )
-}
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::config::GitSettings;
-
-    #[test]
-    fn a_path_gitmem_wrote_is_not_also_committed_as_a_sync() {
-        let dir = tempfile::tempdir().unwrap();
-        git::prepare(dir.path(), None, false).unwrap();
-        std::fs::write(dir.path().join("Note.md"), "# Note\n").unwrap();
-        std::fs::write(dir.path().join("Other.md"), "# Other\n").unwrap();
-        let project = Project {
-            name: "p".into(),
-            permalink: "p".into(),
-            path: dir.path().to_path_buf(),
-            is_default: true,
-            git: Some(GitSettings::default()),
-            crypto: None,
+    /// The diff of a note between `from` and `to` (commits; `to` absent = the working file).
+    /// Without `from`: the last change, from the newest version whose text differs (a rename
+    /// changes no text).
+    pub fn note_diff(
+        &self,
+        choice: &ProjectChoice,
+        identifier: &str,
+        from: Option<&str>,
+        to: Option<&str>,
+    ) -> Result<NoteDiff> {
+        let project = &self.select_project(choice)?;
+        self.history.flush();
+        let tracked = self.tracked(project, identifier)?;
+        let labelled = |at: AtVersion| {
+            let label = at.commit.chars().take(10).collect::<String>();
+            (at.bytes, label)
         };
-        let present = |path: &str| PathChange {
-            path: path.into(),
-            present: true,
+        let (new_bytes, new_label) = match to {
+            Some(rev) => labelled(self.version_at(project, &tracked, rev)?),
+            None => {
+                let file = self.project_file(project, &tracked.path)?;
+                let bytes = vault::fs::read_optional(&file)?.unwrap_or_default();
+                (bytes, "working file".to_string())
+            }
         };
-        let synced = Change::synced(&project, vec![present("Note.md"), present("Other.md")]);
-        let own = Change::of(
-            &project,
-            "Note.md",
-            ChangeKind::Written,
-            "Note",
-            Some("p/note"),
+        let from = match from {
+            Some(rev) => Some(rev.to_string()),
+            None => {
+                let new_blob = git::blob_id(&new_bytes);
+                tracked
+                    .versions
+                    .iter()
+                    .find(|v| v.blob.is_some() && v.blob != new_blob)
+                    .map(|v| v.commit.clone())
+            }
+        };
+        let (old_bytes, old_label) = match &from {
+            Some(rev) => labelled(self.version_at(project, &tracked, rev)?),
+            None => (Vec::new(), "nothing".to_string()),
+        };
+        let diff = unified_diff(
+            &String::from_utf8_lossy(&old_bytes),
+            &String::from_utf8_lossy(&new_bytes),
+            &format!("a/{} ({old_label})", tracked.path),
+            &format!("b/{} ({new_label})", tracked.path),
         );
-        commit_all(vec![synced.unwrap(), own.unwrap()]);
-        let repo = git2::Repository::open(dir.path()).unwrap();
-        let mut walk = repo.revwalk().unwrap();
-        walk.push_head().unwrap();
-        let messages: Vec<String> = walk
-            .map(|oid| {
-                repo.find_commit(oid.unwrap())
-                    .unwrap()
-                    .message()
-                    .unwrap()
-                    .to_string()
-            })
-            .collect();
-        assert_eq!(messages.len(), 2, "{messages:?}");
-        assert!(
-            messages[1].starts_with("feat(mem): add Note"),
-            "{messages:?}"
-        );
-        assert_eq!(
-            messages[0],
-            "chore(mem): sync 1 files\n\n- changed: Other.md\n"
-        );
+        Ok(NoteDiff {
+            project: project.name.clone(),
+            path: tracked.path,
+            from: old_label,
+            to: new_label,
+            diff,
+        })
+    }
+
+    /// Brings back a note as it was at `version`: over the note if it exists, or at the path
+    /// it had then if it was deleted. The restore is a new change, committed like any other.
+    pub fn restore_note(
+        &self,
+        choice: &ProjectChoice,
+        identifier: &str,
+        version: &str,
+    ) -> Result<Restored> {
+        let project = &self.select_project(choice)?;
+        self.history.flush();
+        let tracked = self.tracked(project, identifier)?;
+        let at = self.version_at(project, &tracked, version)?;
+        let path = if tracked.exists {
+            tracked.path.clone()
+        } else {
+            at.path
+        };
+        // A version from before redaction (or from another program) comes back redacted.
+        let authored = self.author_bytes(&path, &at.bytes)?;
+        crate::authored::replace(&self.project_file(project, &path)?, &authored)?;
+        let commit = at.commit;
+        let note = self.index_file_as(
+            project,
+            &path,
+            ChangeKind::Restored {
+                from: commit.clone(),
+            },
+        )?;
+        Ok(Restored {
+            project: project.name.clone(),
+            title: note.title,
+            permalink: note.permalink,
+            path,
+            restored_from: commit,
+            existed: tracked.exists,
+        })
     }
 }

@@ -13,7 +13,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::error::{ImportError, InternalError};
-use super::history::{Change, PathChange};
+use super::git::commits::{Change, PathChange};
 use super::{authored, App, Result, ServiceError};
 use crate::config::Project;
 use index::OpOutcome;
@@ -93,7 +93,7 @@ impl App {
     }
 
     /// Writes converted drafts into `project`.
-    pub fn import_drafts(
+    pub(crate) fn import_drafts(
         &self,
         project: &Project,
         source: &str,

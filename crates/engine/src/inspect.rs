@@ -2,26 +2,26 @@
 //! documents, its passages and their vectors, its checksums) and why a search ranked what it
 //! ranked (each ranking search_notes fused, and the fused order, from the search itself).
 
+use crate::NoteRow;
 use serde_json::{Map, Value};
 
 use super::read::{check_identifier, ReadRefusal};
 use super::scope::ProjectChoice;
 use super::search::{Explanation, SearchRequest, SearchResponse};
 use super::{App, Outcome, PathArg, Result};
-use index::search::entity_doc_id;
-use index::NoteRecord;
+use index::documents::entity_doc_id;
 use note::chunk::passages;
-use vault::scan::sha256_hex;
+use vault::file::sha256_hex;
 
 /// How many entries of each ranking `inspect query` shows.
-pub const RANKING_DEPTH: usize = 10;
+pub(crate) const RANKING_DEPTH: usize = 10;
 
 /// A note as the index sees it.
 #[derive(Debug, Clone)]
 pub struct NoteInspection {
     pub project: String,
     /// The graph's record: id, permalink, path, title, and the checksum of the file it read.
-    pub note: NoteRecord,
+    pub note: NoteRow,
     /// The checksum of the file as it is now; `None` when it cannot be read.
     pub file_checksum: Option<String>,
     /// The checksum of the text the search index holds; `None` when it holds none (not
@@ -161,7 +161,7 @@ impl App {
         };
         Ok(Outcome::Done(NoteInspection {
             project: project.name,
-            note,
+            note: note.into(),
             file_checksum,
             indexed_checksum,
             documents,

@@ -17,20 +17,19 @@ pub mod directory;
 pub mod edit;
 pub mod encryption;
 pub mod error;
-pub mod gitsync;
+pub mod git;
 mod graph_merge;
 pub mod graph_query;
 pub mod health;
 pub mod history;
-pub mod hub;
 pub mod import;
-pub mod ingest;
 pub mod inspect;
 pub mod knowledge_graph;
 pub mod links;
 pub mod memory;
 pub mod metrics;
 pub mod models;
+pub mod note_input;
 pub mod notes;
 pub mod oneshot;
 pub mod pack;
@@ -41,17 +40,16 @@ pub mod read;
 pub mod relocate;
 pub mod reranker;
 pub mod retrieval;
+pub mod row;
 pub mod schema;
 pub mod scope;
 pub mod search;
-pub mod secrets;
 pub mod semantic;
 pub mod status;
 pub mod sync;
 pub mod throughput;
 pub mod timeframe;
 pub mod tokens;
-pub mod versions;
 
 use std::path::Path;
 use std::sync::{RwLock, RwLockReadGuard};
@@ -63,6 +61,7 @@ pub use error::{InternalError, OutsideProject, PathArg, ServiceError, UserError}
 /// A client's reads wait for its own writes only (read-your-writes); adapters give each
 /// client one.
 pub use index::horizon::{self, Horizon, Horizons};
+pub use row::{ChainLink, CorrectionChain, NoteRow, RelationRow, SchemaViolation};
 
 /// What a workflow did, or why it declined: a refusal is an answer for the agent (guidance
 /// text, or a JSON error code), not a failure.
@@ -108,7 +107,7 @@ pub struct App {
     semantic: semantic::Semantic,
     reranking: reranker::Reranking,
     /// Automatic commits of versioned projects.
-    history: history::History,
+    history: git::commits::History,
     /// What `/metrics` reports; shared with the history thread, which counts failed pushes.
     pub metrics: std::sync::Arc<metrics::Metrics>,
 }
@@ -125,7 +124,7 @@ impl App {
                 .set_search_pace(std::time::Duration::from_millis(ms));
         }
         let metrics = std::sync::Arc::new(metrics::Metrics::default());
-        let history = history::History::new(config.redactor.clone(), metrics.clone());
+        let history = git::commits::History::new(config.redactor.clone(), metrics.clone());
         let app = Self {
             config: RwLock::new(config),
             index,
@@ -183,7 +182,7 @@ impl App {
     }
 
     /// Points a project at another directory; what the index held of the old one is dropped.
-    pub fn relocate_project(&self, name: &str, path: &Path) -> Result<Project> {
+    pub(crate) fn relocate_project(&self, name: &str, path: &Path) -> Result<Project> {
         let project = self.config_mut().relocate_project(name, path)?;
         self.index.write(vec![WriteOp::DeleteProject {
             project: project.name.clone(),
@@ -233,22 +232,6 @@ impl App {
         Ok(())
     }
 
-    /// Clears what a gitmem process killed mid-commit left in versioned projects' repositories
-    /// (`git::recover`), so the next commit does not fail on a stale lock.
-    fn recover_repositories(&self) {
-        for project in self.projects(None).unwrap_or_default() {
-            if project.git.is_none() {
-                continue;
-            }
-            if let Err(e) = git::recover(&project.path) {
-                tracing::warn!(
-                    "recovering the repository of '{}' failed: {e}",
-                    project.name
-                );
-            }
-        }
-    }
-
     /// Finishes every acknowledged write (graph and search) and stops the writer threads. Calls
     /// made afterwards fail; a process calls this last, whoever else still holds the app.
     pub fn shutdown(&self) {
@@ -263,104 +246,5 @@ impl App {
     pub fn close(self) {
         self.history.finish();
         self.index.close();
-    }
-
-    /// Queues the commit of a change gitmem made to a versioned project's note (files under a
-    /// linked folder's mount live outside the repository and are not committed).
-    pub(crate) fn record_change(
-        &self,
-        project: &Project,
-        path: &str,
-        kind: history::ChangeKind,
-        note: &index::NoteRecord,
-    ) {
-        let inside = self
-            .project_file(project, path)
-            .is_ok_and(|file| file.starts_with(&project.path));
-        if !inside {
-            return;
-        }
-        if let Some(change) =
-            history::Change::of(project, path, kind, &note.title, note.permalink.as_deref())
-        {
-            self.history.record(change);
-        }
-    }
-
-    /// Queues the commit of files other programs changed in a versioned project.
-    pub(crate) fn record_external(&self, project: &Project, changes: &[vault::scan::Change]) {
-        use history::PathChange;
-        use vault::scan::Change as Found;
-        let paths: Vec<PathChange> = changes
-            .iter()
-            .flat_map(|change| match change {
-                Found::Created(path) | Found::Modified(path) => vec![PathChange {
-                    path: path.clone(),
-                    present: true,
-                }],
-                Found::Deleted(path) => vec![PathChange {
-                    path: path.clone(),
-                    present: false,
-                }],
-                Found::Moved { from, to } => vec![
-                    PathChange {
-                        path: to.clone(),
-                        present: true,
-                    },
-                    PathChange {
-                        path: from.clone(),
-                        present: false,
-                    },
-                ],
-                Found::Touched(_) => Vec::new(),
-            })
-            .collect();
-        if let Some(change) = history::Change::synced(project, paths) {
-            self.history.record(change);
-        }
-    }
-
-    /// Makes a project versioned: uses its work tree, clones `remote` into it when it is
-    /// empty, or creates a repository (committing the notes it already holds).
-    pub fn version_project(
-        &self,
-        name: &str,
-        remote: Option<&str>,
-    ) -> Result<(Project, git::Prepared)> {
-        if let Some(url) = remote.filter(|url| git::remote::has_embedded_secret(url)) {
-            return Err(error::HistoryError::SecretInRemote(git::remote::redact(url)).into());
-        }
-        let project = self.project(Some(name))?;
-        let prepared = git::prepare(&project.path, remote, project.crypto.is_some())?;
-        // A repository of the user's that already has an `origin` syncs through it, as if
-        // `--remote` had named it (one carrying a token is left out of config.toml).
-        let origin = match remote {
-            Some(_) => None,
-            None => git::remote::origin_url(&project.path)
-                .filter(|url| !git::remote::has_embedded_secret(url)),
-        };
-        let project = self
-            .config_mut()
-            .set_project_git(name, remote.or(origin.as_deref()))?;
-        // A clone on a branch the remote does not have (its default branch has another name,
-        // or it was empty then) takes the remote's branch and history now.
-        if prepared == git::Prepared::Cloned && git::is_unborn(&project.path) {
-            if let Err(e) = self.git_pull(&project) {
-                // The folder was empty: leave it so, for the next attempt to clone into.
-                if git::is_unborn(&project.path) {
-                    git::discard_repository(&project.path)?;
-                }
-                return Err(e);
-            }
-        }
-        if prepared == git::Prepared::Initialised {
-            let git = project.git.clone().unwrap_or_default();
-            git::commit_all(
-                &project.path,
-                "chore(mem): start the history of this project",
-                (&git.author_name, &git.author_email),
-            )?;
-        }
-        Ok((project, prepared))
     }
 }

@@ -2,6 +2,8 @@
 //! appear under a mount folder of the project and are indexed like native notes; scans read the
 //! folder and never write to it; tool edits write back to its files.
 
+pub use vault::links::{effective_interval_ms, LinkRecord};
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime};
@@ -14,12 +16,12 @@ use super::scope::ProjectChoice;
 use super::{now_text, App, Result};
 use crate::config::Project;
 use index::{FileWarning, NoteInput, OpOutcome, WriteOp};
+use vault::file::{FileStat, Observed};
 use vault::links::{
-    self, link_id, LinkRecord, LinkRules, LinkStatus, Mapping, WatchMode, WatchSettings,
-    FAILURES_FOR_ERROR,
+    self, link_id, LinkRules, LinkStatus, Mapping, WatchMode, WatchSettings, FAILURES_FOR_ERROR,
 };
 use vault::path::RelPath;
-use vault::scan::{self, Change, FileStat, Known, Observed};
+use vault::scan::{self, Change, Known};
 
 /// What `link_folder` is asked to do.
 #[derive(Debug, Clone, Default)]
@@ -107,7 +109,7 @@ impl App {
     }
 
     /// The linked folder a project-relative path falls in: (folder, path inside it).
-    pub fn mounted(&self, project: &Project, relative: &str) -> Option<(PathBuf, String)> {
+    pub(crate) fn mounted(&self, project: &Project, relative: &str) -> Option<(PathBuf, String)> {
         self.mounts(project).into_iter().find_map(|(mount, root)| {
             if relative == mount {
                 Some((root, String::new()))
@@ -383,7 +385,7 @@ impl App {
 
     /// Scans one linked folder and applies what changed. An unreadable or vanished folder
     /// changes nothing: the link records the error, and after repeated failures shows `error`.
-    pub fn rescan_link(&self, project: &Project, id: &str) -> Result<ScanReport> {
+    pub(crate) fn rescan_link(&self, project: &Project, id: &str) -> Result<ScanReport> {
         self.rescan_link_confirming(project, id, false)
     }
 
@@ -587,12 +589,11 @@ impl App {
         let mut records = self.links(project)?;
         let mut forgot = false;
         {
-            let txn = self.index.read_txn()?;
-            let tables = self.index.tables();
+            let snap = self.index.snapshot()?;
             for link in &mut records {
                 for mapping in link.mappings.values_mut() {
-                    let lost = tables
-                        .get_note(&txn, &mapping.note_id)?
+                    let lost = snap
+                        .note(&mapping.note_id)?
                         .is_some_and(|n| n.checksum.is_empty());
                     if lost {
                         mapping.checksum_sha256.clear();
@@ -609,7 +610,7 @@ impl App {
 
     /// Forgets what the links of a project know and reads every linked file again (after the
     /// project's index entries were rebuilt).
-    pub fn reindex_links(&self, project: &Project) -> Result<Vec<ScanReport>> {
+    pub(crate) fn reindex_links(&self, project: &Project) -> Result<Vec<ScanReport>> {
         {
             let _guard = self.links_lock.lock().unwrap_or_else(|e| e.into_inner());
             let mut records = self.links(project)?;
@@ -708,11 +709,11 @@ impl App {
     }
 
     /// When the link registry of a project last changed, so a poller rereads only what moved.
-    pub fn links_registry_mtime(&self, project: &Project) -> Option<SystemTime> {
+    pub(crate) fn links_registry_mtime(&self, project: &Project) -> Option<SystemTime> {
         vault::fs::modified(&self.registry(project))
     }
 }
 
 /// When a link was last modified, for the mount cache.
-pub type MountCache =
+pub(crate) type MountCache =
     std::sync::Mutex<HashMap<String, (Option<SystemTime>, Vec<(String, PathBuf)>)>>;

@@ -1,9 +1,9 @@
 //! What a running server counts for `GET /metrics`: tool calls by class, conflicts, rate-limit
 //! refusals, failed pushes, and how long tool calls and HTTP requests take. One `Metrics` per
 //! `App`, fed where the events happen (the tool dispatcher, `/ingest`, the HTTP guard, the
-//! pushes of `gitsync` and `history`); the gauges (index lag, embedding backlog) are read when
-//! a report is asked for. Plain atomics: counting costs a call nothing it would notice.
-//! `render::metrics` writes the report in Prometheus' text format.
+//! pushes of `git::exchange` and `git::commits`); the gauges (index lag, embedding backlog)
+//! are read when a report is asked for. Plain atomics: counting costs a call nothing it would
+//! notice. `render::metrics` writes the report in Prometheus' text format.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -14,7 +14,7 @@ use super::semantic::SemanticStatus;
 use super::{App, Result};
 
 /// Prometheus' default buckets, in seconds: from a cached read to a slow embedding search.
-pub const BUCKETS: [f64; 11] = [
+pub(crate) const BUCKETS: [f64; 11] = [
     0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
 ];
 

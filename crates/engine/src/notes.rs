@@ -2,16 +2,17 @@
 //! notes. Every write goes to disk first (atomically) and is then handed to the index; the call
 //! returns once the graph tables know the result.
 
+use crate::NoteRow;
 use std::path::PathBuf;
 
 use serde_json::{Map, Value};
 
 use super::error::{InternalError, NoteError};
-use super::history::ChangeKind;
-use super::schema::SchemaViolation;
+use super::git::commits::ChangeKind;
 use super::scope::ProjectChoice;
-use super::{authored, ingest, refuse_outside, App, Outcome, OutsideProject, PathArg, Result};
+use super::{authored, note_input, refuse_outside, App, Outcome, OutsideProject, PathArg, Result};
 use crate::config::Project;
+use crate::SchemaViolation;
 use index::graph::KeyKind;
 use index::{NoteKind, NoteRecord, OpOutcome, WriteOp};
 use note::document::Document;
@@ -19,11 +20,11 @@ use note::identifier::{lookup_key, normalize_identifier, permalink_candidates};
 use note::permalink::{generate_permalink, normalize_note_type, note_permalink};
 use note::redact::Redactions;
 use note::{self, filename, frontmatter};
-use vault::{self, path::RelPath, scan::Observed};
+use vault::{self, file::Observed, path::RelPath};
 
 /// What an identifier names.
 #[derive(Debug, Clone)]
-pub enum Lookup {
+pub(crate) enum Lookup {
     Found(Box<NoteRecord>),
     /// Several notes share the title; none was named exactly.
     Ambiguous(Vec<NoteRecord>),
@@ -31,7 +32,7 @@ pub enum Lookup {
 }
 
 fn short_checksum(bytes: &[u8]) -> String {
-    vault::scan::sha256_hex(bytes)[..8].to_string()
+    vault::file::sha256_hex(bytes)[..8].to_string()
 }
 
 #[derive(Debug, Clone, Default)]
@@ -85,10 +86,10 @@ pub enum WriteRefusal {
 /// A note's file, read from disk.
 #[derive(Debug, Clone)]
 pub struct NoteFile {
-    pub note: NoteRecord,
+    pub note: NoteRow,
     pub text: String,
     /// The corrections the note is part of (read_note fills it; other reads leave it out).
-    pub chain: Option<super::correct::CorrectionChain>,
+    pub chain: Option<crate::CorrectionChain>,
 }
 
 impl App {
@@ -96,7 +97,7 @@ impl App {
     /// (or, under a linked folder's mount, the linked folder). It takes text because most
     /// paths come from the index or are composed here; it parses them all the same, so a
     /// stale or crafted one cannot lead out either.
-    pub fn project_file(&self, project: &Project, relative: &str) -> Result<PathBuf> {
+    pub(crate) fn project_file(&self, project: &Project, relative: &str) -> Result<PathBuf> {
         let resolved = match self.mounted(project, relative) {
             Some((root, inner)) => RelPath::parse(&inner).and_then(|p| p.resolve_inside(&root)),
             None => RelPath::parse(relative).and_then(|p| p.resolve_inside(&project.path)),
@@ -104,16 +105,15 @@ impl App {
         resolved.map_err(|_| OutsideProject::new(PathArg::Path, relative).into())
     }
 
-    pub fn note_by_id(&self, id: &str) -> Result<Option<NoteRecord>> {
-        let txn = self.index.read_txn()?;
-        Ok(self.index.tables().get_note(&txn, id)?)
+    pub(crate) fn note_by_id(&self, id: &str) -> Result<Option<NoteRecord>> {
+        let snap = self.index.snapshot()?;
+        Ok(snap.note(id)?)
     }
 
-    pub fn note_by_path(&self, project: &Project, path: &str) -> Result<Option<NoteRecord>> {
-        let txn = self.index.read_txn()?;
-        let tables = self.index.tables();
-        match tables.id_by_path(&txn, &project.name, path)? {
-            Some(id) => Ok(tables.get_note(&txn, &id)?),
+    pub(crate) fn note_by_path(&self, project: &Project, path: &str) -> Result<Option<NoteRecord>> {
+        let snap = self.index.snapshot()?;
+        match snap.id_by_path(&project.name, path)? {
+            Some(id) => Ok(snap.note(&id)?),
             None => Ok(None),
         }
     }
@@ -121,17 +121,14 @@ impl App {
     /// Resolves an identifier the way Basic Memory does (compat 4.9): a note UUID, a permalink
     /// (with or without the project prefix, or its slug), a title, a file path (with or without
     /// `.md`), an alias or a file name. Never a fuzzy match.
-    pub fn resolve(&self, project: &Project, identifier: &str) -> Result<Lookup> {
+    pub(crate) fn resolve(&self, project: &Project, identifier: &str) -> Result<Lookup> {
         let ident = normalize_identifier(identifier);
         if ident.is_empty() {
             return Ok(Lookup::NotFound);
         }
-        let txn = self.index.read_txn()?;
-        let tables = self.index.tables();
+        let snap = self.index.snapshot()?;
         let load = |id: &str| -> Result<Option<NoteRecord>> {
-            Ok(tables
-                .get_note(&txn, id)?
-                .filter(|n| n.project == project.name))
+            Ok(snap.note(id)?.filter(|n| n.project == project.name))
         };
         if uuid::Uuid::parse_str(&ident).is_ok() {
             if let Some(note) = load(&ident.to_lowercase())? {
@@ -139,21 +136,21 @@ impl App {
             }
         }
         for candidate in permalink_candidates(&ident, &project.permalink) {
-            if let Some(id) = tables.id_by_permalink(&txn, &project.name, &candidate)? {
+            if let Some(id) = snap.id_by_permalink(&project.name, &candidate)? {
                 if let Some(note) = load(&id)? {
                     return Ok(Lookup::Found(Box::new(note)));
                 }
             }
         }
         for path in [ident.clone(), format!("{ident}.md")] {
-            if let Some(id) = tables.id_by_path(&txn, &project.name, &path)? {
+            if let Some(id) = snap.id_by_path(&project.name, &path)? {
                 if let Some(note) = load(&id)? {
                     return Ok(Lookup::Found(Box::new(note)));
                 }
             }
         }
         let key = lookup_key(&ident);
-        let matches = tables.ids_by_key(&txn, &project.name, &key)?;
+        let matches = snap.ids_by_key(&project.name, &key)?;
         for kind in [
             KeyKind::Title,
             KeyKind::Path,
@@ -186,10 +183,10 @@ impl App {
     }
 
     /// Reads a note's file as text.
-    pub fn read_note_file(&self, project: &Project, note: &NoteRecord) -> Result<NoteFile> {
+    pub(crate) fn read_note_file(&self, project: &Project, note: &NoteRecord) -> Result<NoteFile> {
         let path = self.project_file(project, &note.path)?;
         Ok(NoteFile {
-            note: note.clone(),
+            note: note.clone().into(),
             text: vault::fs::read_lossy(&path)?,
             chain: None,
         })
@@ -212,7 +209,7 @@ impl App {
     ) -> WriteOp {
         let include_prefix = self.config().compat.permalinks_include_project;
         let bytes = observed.bytes.as_deref().unwrap_or_default();
-        let input = ingest::note_input_parsed(
+        let input = note_input::from_parsed(
             &project.name,
             include_prefix,
             relative,
@@ -224,7 +221,11 @@ impl App {
     }
 
     /// Hands a file gitmem just wrote (or found) to the index and waits until the graph has it.
-    pub fn index_written_file(&self, project: &Project, relative: &str) -> Result<NoteRecord> {
+    pub(crate) fn index_written_file(
+        &self,
+        project: &Project,
+        relative: &str,
+    ) -> Result<NoteRecord> {
         self.index_file_as(project, relative, ChangeKind::Written)
     }
 
@@ -289,9 +290,8 @@ impl App {
         wanted: &str,
         except_id: Option<&str>,
     ) -> Result<String> {
-        let txn = self.index.read_txn()?;
-        let tables = self.index.tables();
-        Ok(tables.free_permalink(&txn, &project.name, wanted, except_id)?)
+        let snap = self.index.snapshot()?;
+        Ok(snap.free_permalink(&project.name, wanted, except_id)?)
     }
 
     /// A note whose file name is equivalent to `path`: same path ignoring case, or the same
@@ -305,11 +305,10 @@ impl App {
             return Ok(Some(note));
         }
         let include = self.config().compat.permalinks_include_project;
-        let txn = self.index.read_txn()?;
-        let tables = self.index.tables();
-        for (kind, _, id) in tables.ids_by_key(&txn, &project.name, &lookup_key(path))? {
+        let snap = self.index.snapshot()?;
+        for (kind, _, id) in snap.ids_by_key(&project.name, &lookup_key(path))? {
             if kind == KeyKind::Path as u8 {
-                if let Some(note) = tables.get_note(&txn, &id)? {
+                if let Some(note) = snap.note(&id)? {
                     return Ok(Some(note));
                 }
             }
@@ -318,8 +317,8 @@ impl App {
         // `notes/my-note.md`) is a twin; notes keep the permalink of their path unless they
         // asked for another, so the permalink table finds it.
         let generated = note_permalink(&project.name, path, include);
-        if let Some(id) = tables.id_by_permalink(&txn, &project.name, &generated)? {
-            if let Some(note) = tables.get_note(&txn, &id)? {
+        if let Some(id) = snap.id_by_permalink(&project.name, &generated)? {
+            if let Some(note) = snap.note(&id)? {
                 if note.kind == NoteKind::Markdown
                     && note_permalink(&project.name, &note.path, include) == generated
                 {
@@ -541,10 +540,14 @@ impl App {
     /// progress, and is read once the file has been quiet for a moment. `None` when it kept
     /// changing and what could be read is shorter than the note the index knows: a half-written
     /// save must never be the base of an edit.
-    pub fn read_for_edit(&self, project: &Project, note: &NoteRecord) -> Result<Option<Vec<u8>>> {
+    pub(crate) fn read_for_edit(
+        &self,
+        project: &Project,
+        note: &NoteRecord,
+    ) -> Result<Option<Vec<u8>>> {
         let path = self.project_file(project, &note.path)?;
         let bytes = vault::fs::read(&path)?;
-        if bytes.len() as u64 == note.size && vault::scan::sha256_hex(&bytes) == note.checksum {
+        if bytes.len() as u64 == note.size && vault::file::sha256_hex(&bytes) == note.checksum {
             return Ok(Some(bytes));
         }
         // A file the index knew with content that is empty now is an editor's save caught
@@ -562,7 +565,7 @@ impl App {
 
     /// Writes `text` over a note's file if the file still holds `expected`, and re-indexes it;
     /// `None` when the file changed in between.
-    pub fn replace_note_text_if(
+    pub(crate) fn replace_note_text_if(
         &self,
         project: &Project,
         note: &NoteRecord,
@@ -621,7 +624,7 @@ impl App {
     }
 
     /// Creates a note at `path` with exactly `text`, for auto-created notes.
-    pub fn create_note_file(
+    pub(crate) fn create_note_file(
         &self,
         project: &Project,
         path: &str,
@@ -645,7 +648,7 @@ impl App {
     }
 
     /// Moves one note's file; the note keeps its id, permalink and links.
-    pub fn move_note_file(
+    pub(crate) fn move_note_file(
         &self,
         project: &Project,
         note: &NoteRecord,
@@ -673,7 +676,7 @@ impl App {
     }
 
     /// Deletes one note's file and its index entry.
-    pub fn delete_note_file(&self, project: &Project, note: &NoteRecord) -> Result<()> {
+    pub(crate) fn delete_note_file(&self, project: &Project, note: &NoteRecord) -> Result<()> {
         let path = self.project_file(project, &note.path)?;
         match vault::fs::delete_file(&path) {
             Ok(()) => {}
@@ -689,30 +692,29 @@ impl App {
     }
 
     /// Every indexed note or file under `folder` (project-relative, `""` = everything).
-    pub fn notes_under(&self, project: &Project, folder: &str) -> Result<Vec<NoteRecord>> {
+    pub(crate) fn notes_under(&self, project: &Project, folder: &str) -> Result<Vec<NoteRecord>> {
         let folder = folder.trim_matches('/');
-        let txn = self.index.read_txn()?;
-        let tables = self.index.tables();
+        let snap = self.index.snapshot()?;
         let mut out = Vec::new();
-        for (path, id) in tables.project_paths(&txn, &project.name)? {
+        for (path, id) in snap.project_paths(&project.name)? {
             let inside = folder.is_empty()
                 || path
                     .strip_prefix(folder)
                     .is_some_and(|rest| rest.starts_with('/'));
             if inside {
-                out.extend(tables.get_note(&txn, &id)?);
+                out.extend(snap.note(&id)?);
             }
         }
         Ok(out)
     }
 
     /// Every note of a project (markdown and other files).
-    pub fn all_notes(&self, project: &Project) -> Result<Vec<NoteRecord>> {
+    pub(crate) fn all_notes(&self, project: &Project) -> Result<Vec<NoteRecord>> {
         self.notes_under(project, "")
     }
 
     /// Indexes a single file that exists on disk but not (yet) in the index.
-    pub fn index_file_if_present(
+    pub(crate) fn index_file_if_present(
         &self,
         project: &Project,
         identifier: &str,
@@ -729,7 +731,7 @@ impl App {
                 return Ok(None);
             }
             let absolute = self.project_file(project, &candidate)?;
-            if absolute.is_file() && ingest::is_markdown(&candidate) {
+            if absolute.is_file() && note_input::is_markdown(&candidate) {
                 return Ok(Some(self.index_written_file(project, &candidate)?));
             }
         }
@@ -742,9 +744,13 @@ impl App {
 pub const MAX_NOTE_BYTES: usize = 32 * 1024 * 1024;
 
 /// Refuses note content over `MAX_NOTE_BYTES`.
-pub fn check_note_size(content: &str) -> Result<()> {
+pub(crate) fn check_note_size(content: &str) -> Result<()> {
     if content.len() > MAX_NOTE_BYTES {
-        return Err(NoteError::TooLarge(content.len()).into());
+        return Err(NoteError::TooLarge {
+            size: content.len(),
+            max: MAX_NOTE_BYTES,
+        }
+        .into());
     }
     Ok(())
 }
@@ -762,7 +768,7 @@ pub fn split_note_text(text: &str) -> (String, Option<Map<String, Value>>) {
 
 /// The folder and title an auto-created note gets from an identifier: `inbox/new-idea` ->
 /// (`inbox`, `new-idea`).
-pub fn split_identifier_path(identifier: &str) -> (String, String) {
+pub(crate) fn split_identifier_path(identifier: &str) -> (String, String) {
     let ident = normalize_identifier(identifier);
     let ident = ident.strip_suffix(".md").unwrap_or(&ident).to_string();
     match ident.rsplit_once('/') {
@@ -773,7 +779,7 @@ pub fn split_identifier_path(identifier: &str) -> (String, String) {
 
 /// The H1 rule of edit_note: when the first `# ` heading equalled the title and the edit
 /// changed it, the front matter title follows.
-pub fn follow_h1(before: &str, after: &str, title: &str) -> String {
+pub(crate) fn follow_h1(before: &str, after: &str, title: &str) -> String {
     let (Some(old), Some(new)) = (note::edit::first_h1(before), note::edit::first_h1(after)) else {
         return after.to_string();
     };

@@ -7,7 +7,6 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
-use super::hub::{Download, ModelFetch};
 use super::import::{ImportOptions, ImportReport};
 use super::models::ModelInfo;
 use super::projects::BasicMemoryImport;
@@ -17,6 +16,7 @@ use super::semantic::EmbedStage;
 use super::sync::{SyncEvent, SyncMode, SyncReport};
 use super::{App, Result};
 use crate::config::Project;
+use crate::models::hub::{Download, ModelFetch};
 use note::import::Source;
 
 /// What a one-shot workflow tells as it goes. Each step (a project's sync, or counted work) ends

@@ -44,11 +44,11 @@ impl Progress {
             .remove(project);
     }
 
-    pub fn links_changed(&self) {
+    pub(crate) fn links_changed(&self) {
         self.links_version.fetch_add(1, Ordering::SeqCst);
     }
 
-    pub fn links_version(&self) -> u64 {
+    pub(crate) fn links_version(&self) -> u64 {
         self.links_version.load(Ordering::SeqCst)
     }
 }

@@ -1,5 +1,7 @@
 //! Projects as the tools see them: listing, creating (and indexing), deleting, statistics.
 
+pub use git::Prepared;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -278,7 +280,7 @@ impl App {
 /// `$XDG_CONFIG_HOME/basic-memory`, else `~/.basic-memory`. The first of these that holds a
 /// `config.json` wins, since an installation older than the XDG rule kept it in the home
 /// directory whatever `XDG_CONFIG_HOME` said; when none holds one, the first (for the error).
-pub fn basic_memory_config() -> Option<PathBuf> {
+pub(crate) fn basic_memory_config() -> Option<PathBuf> {
     let set = |name: &str| std::env::var_os(name).filter(|d| !d.is_empty());
     let candidates: Vec<PathBuf> = [
         set("BASIC_MEMORY_CONFIG_DIR").map(PathBuf::from),

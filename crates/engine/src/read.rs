@@ -215,7 +215,7 @@ impl App {
             Some(n) => (n.path.clone(), n.content_type.clone()),
             None => (
                 ident.clone(),
-                super::ingest::content_type(&ident).to_string(),
+                super::note_input::content_type(&ident).to_string(),
             ),
         };
         let Ok(file) = self.project_file(&project, &relative) else {

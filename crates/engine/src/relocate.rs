@@ -6,7 +6,7 @@ use super::read::check_identifier;
 use super::scope::ProjectChoice;
 use super::{refuse_outside, App, Outcome, OutsideProject, PathArg, Result};
 use crate::config::Project;
-use index::NoteRecord;
+use crate::NoteRow;
 use note::identifier::normalize_identifier;
 use vault::path::RelPath;
 
@@ -28,7 +28,7 @@ pub struct NoteMoved {
     pub project: String,
     /// The title it had before the move.
     pub title: String,
-    pub note: NoteRecord,
+    pub note: NoteRow,
     pub destination: String,
 }
 
@@ -94,7 +94,7 @@ pub struct DeleteNoteRequest {
 
 #[derive(Debug, Clone)]
 pub enum Deleted {
-    Note(Box<NoteRecord>),
+    Note(Box<NoteRow>),
     Folder(FolderBatch),
 }
 
@@ -255,7 +255,7 @@ impl App {
         Ok(Outcome::Done(Moved::Note(Box::new(NoteMoved {
             project: project.name.clone(),
             title: note.title,
-            note: moved,
+            note: moved.into(),
             destination,
         }))))
     }
@@ -328,7 +328,7 @@ impl App {
             Lookup::NotFound => return Ok(Outcome::Refused(DeleteRefusal::NotFound)),
         };
         match self.delete_note_file(project, &note) {
-            Ok(()) => Ok(Outcome::Done(Deleted::Note(Box::new(note)))),
+            Ok(()) => Ok(Outcome::Done(Deleted::Note(Box::new(note.into())))),
             Err(e) => {
                 tracing::warn!(
                     "deleting '{}' of project '{}' failed: {e}",

@@ -13,7 +13,7 @@ use embed::CrossEncoder;
 /// How many fused results are reranked when `[search] reranker_candidates` is unset: Basic
 /// Memory's default. Each costs a forward pass: with a MiniLM-L6 cross-encoder on two busy
 /// cores, 20 took 1.6-1.9 s a search (docs/search-quality.md).
-pub const DEFAULT_CANDIDATES: usize = 20;
+pub(crate) const DEFAULT_CANDIDATES: usize = 20;
 
 /// This process's reranker: the last one loaded, or why it could not be.
 #[derive(Default)]
@@ -63,7 +63,7 @@ impl From<Failure> for RerankStatus {
 
 impl App {
     /// How many of the fused results the reranker reorders.
-    pub fn reranker_candidates(&self) -> usize {
+    pub(crate) fn reranker_candidates(&self) -> usize {
         self.config()
             .search
             .reranker_candidates

@@ -2,6 +2,8 @@
 //! calls it) and scores the ranked notes with the metrics of obsidian-hybrid-search's
 //! evaluation: nDCG@5/@10, MRR, Hit@1/3/5 and Recall@10, overall and by category.
 
+pub use vault::generate::GeneratedVault;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -275,7 +277,7 @@ fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
 impl App {
     /// Runs every golden query through search_notes with default arguments (ten results) in
     /// `search_type` mode and scores the notes it returned.
-    pub fn evaluate_retrieval(
+    pub(crate) fn evaluate_retrieval(
         &self,
         project: &Project,
         golden: &[GoldenQuery],

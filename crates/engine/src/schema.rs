@@ -14,6 +14,7 @@ use super::notes::Lookup;
 use super::scope::ProjectChoice;
 use super::{App, Outcome, Result};
 use crate::config::Project;
+use crate::SchemaViolation;
 use index::{NoteKind, NoteRecord};
 use note::permalink::{generate_permalink, normalize_note_type};
 use note::schema::infer::{diff_schema, infer_schema, Drift, Inference, NoteFields, TypedRelation};
@@ -89,13 +90,6 @@ pub enum SchemaRefusal {
     },
     /// A schema that applies cannot be read.
     Invalid(SchemaError),
-}
-
-/// What write_note refuses under `validation: strict`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SchemaViolation {
-    pub schema_entity: String,
-    pub errors: Vec<String>,
 }
 
 impl App {

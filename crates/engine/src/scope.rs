@@ -56,7 +56,7 @@ impl ProjectChoice {
     }
 
     /// True when the call or the server picked a project, so no default or discovery applies.
-    pub fn is_explicit(&self) -> bool {
+    pub(crate) fn is_explicit(&self) -> bool {
         self.constrained.is_some() || self.project.is_some() || self.project_id.is_some()
     }
 }
@@ -94,7 +94,7 @@ impl App {
     }
 
     /// The project of a note identifier: a `memory://` URL may name its project.
-    pub fn project_for_identifier(
+    pub(crate) fn project_for_identifier(
         &self,
         choice: &ProjectChoice,
         identifier: &str,
@@ -106,7 +106,7 @@ impl App {
     }
 
     /// The project named by the first segment of a memory URL's path, when the call named none.
-    pub fn project_for_url(&self, choice: &ProjectChoice, path: &str) -> Result<Project> {
+    pub(crate) fn project_for_url(&self, choice: &ProjectChoice, path: &str) -> Result<Project> {
         self.project_for_url_unchecked(choice, path)
             .and_then(|p| choice.permitted(p))
     }

@@ -1,7 +1,7 @@
 //! `status`: what the index holds for a project.
 
+use super::error::HeldSecret;
 use super::progress::ProjectSync;
-use super::secrets::HeldSecret;
 use super::{App, Result};
 use index::{FileWarning, NoteKind};
 
@@ -18,7 +18,7 @@ pub struct ProjectStatus {
     pub last_scan: Option<String>,
     pub last_scan_ms: Option<u64>,
     pub warnings: Vec<FileWarning>,
-    /// What held the last push of a versioned project (`crate::secrets`).
+    /// What held the last push of a versioned project (`crate::git::secrets`).
     pub held: Vec<HeldSecret>,
 }
 
@@ -34,8 +34,7 @@ pub struct Status {
 
 impl App {
     pub fn status(&self, project: Option<&str>) -> Result<Status> {
-        let txn = self.index.read_txn()?;
-        let tables = self.index.tables();
+        let snap = self.index.snapshot()?;
         let mut projects = Vec::new();
         for p in self.projects(project)? {
             let mut s = ProjectStatus {
@@ -52,8 +51,8 @@ impl App {
                 warnings: Vec::new(),
                 held: self.held_push(&p)?,
             };
-            for (_, id) in tables.project_paths(&txn, &p.name)? {
-                let Some(note) = tables.get_note(&txn, &id)? else {
+            for (_, id) in snap.project_paths(&p.name)? {
+                let Some(note) = snap.note(&id)? else {
                     continue;
                 };
                 match note.kind {
@@ -69,7 +68,7 @@ impl App {
                     message: m.clone(),
                 }));
             }
-            if let Some(state) = tables.project_state(&txn, &p.name)? {
+            if let Some(state) = snap.project_state(&p.name)? {
                 s.last_scan = state.last_scan;
                 s.last_scan_ms = state.last_scan_ms;
                 s.warnings.extend(state.warnings);
@@ -99,7 +98,7 @@ pub struct SyncStatus {
     pub semantic: super::semantic::SemanticStatus,
     pub reranker: super::reranker::RerankStatus,
     /// Unresolved git sync conflicts of versioned projects: (project, conflict).
-    pub conflicts: Vec<(String, super::gitsync::Conflict)>,
+    pub conflicts: Vec<(String, crate::git::exchange::Conflict)>,
     /// What held the last push of each versioned project: (project, secret).
     pub held: Vec<(String, HeldSecret)>,
 }

@@ -9,7 +9,8 @@ use super::changes::{self, Target};
 use super::{App, Result};
 use crate::config::Project;
 use index::{FileWarning, NoteRecord, PendingWrite, ProjectState, WriteHandle, WriteOp};
-use vault::scan::{self, Change, FileStat, IgnoreRules, Known};
+use vault::file::FileStat;
+use vault::scan::{self, Change, IgnoreRules, Known};
 use vault::watch::Touched;
 
 /// Ops sent to the writer per message: small enough to report progress, large enough to batch.
@@ -98,11 +99,10 @@ impl InFlight<'_> {
 
 /// What the index knows of a project's files.
 fn known_files(app: &App, project: &str) -> Result<HashMap<String, Known>> {
-    let txn = app.index.read_txn()?;
-    let tables = app.index.tables();
+    let snap = app.index.snapshot()?;
     let mut known = HashMap::new();
-    for (path, id) in tables.project_paths(&txn, project)? {
-        if let Some(note) = tables.get_note(&txn, &id)? {
+    for (path, id) in snap.project_paths(project)? {
+        if let Some(note) = snap.note(&id)? {
             known.insert(path, known_of(&note));
         }
     }
@@ -133,7 +133,7 @@ impl App {
 
     /// Syncs after a file event. A path that vanished may be an editor's save-by-rename in
     /// flight, so a delete is applied only when a second scan `confirm_after` later agrees.
-    pub fn sync_after_event(
+    pub(crate) fn sync_after_event(
         &self,
         project: &Project,
         confirm_after: std::time::Duration,
@@ -343,13 +343,12 @@ impl App {
     /// What the index knows of `paths`: the note at each, or, for a path that is no note's
     /// (a folder, perhaps gone), the notes under it.
     fn known_paths(&self, project: &Project, paths: &[String]) -> Result<HashMap<String, Known>> {
-        let txn = self.index.read_txn()?;
-        let tables = self.index.tables();
+        let snap = self.index.snapshot()?;
         let mut known = HashMap::new();
         let mut folders = Vec::new();
         for path in paths {
-            let note = match tables.id_by_path(&txn, &project.name, path)? {
-                Some(id) => tables.get_note(&txn, &id)?,
+            let note = match snap.id_by_path(&project.name, path)? {
+                Some(id) => snap.note(&id)?,
                 None => None,
             };
             match note {
@@ -364,9 +363,9 @@ impl App {
         if folders.is_empty() {
             return Ok(known);
         }
-        for (path, id) in tables.project_paths(&txn, &project.name)? {
+        for (path, id) in snap.project_paths(&project.name)? {
             if folders.iter().any(|f| path.starts_with(f.as_str())) {
-                if let Some(note) = tables.get_note(&txn, &id)? {
+                if let Some(note) = snap.note(&id)? {
                     known.insert(path, known_of(&note));
                 }
             }
@@ -438,7 +437,7 @@ impl App {
         Ok(())
     }
 
-    pub fn sync_and_wait(
+    pub(crate) fn sync_and_wait(
         &self,
         project: &Project,
         mode: SyncMode,

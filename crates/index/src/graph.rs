@@ -3,7 +3,7 @@
 //!
 //! Keys are `project \0 …` strings so that one prefix scan lists a project's entries.
 
-mod links;
+mod resolve;
 
 use milli_core::heed::types::{Bytes, Str, Unit};
 use milli_core::heed::{Database, Env, RoTxn, RwTxn, WithoutTls};
@@ -31,7 +31,7 @@ pub enum KeyKind {
 }
 
 #[derive(Clone)]
-pub struct Tables {
+pub(crate) struct Tables {
     pub meta: Database<Str, Bytes>,
     pub notes: Database<Str, Bytes>,
     pub by_path: Database<Str, Str>,
@@ -132,6 +132,13 @@ fn last_segment(key: &str) -> &str {
 
 fn activity_key(project: &str, updated_ms: i64, id: &str) -> String {
     key3(project, &format!("{:020}", updated_ms.max(0)), id)
+}
+
+/// The (last update, note id) an activity key holds.
+pub(crate) fn activity_entry(key: &str) -> Option<(i64, &str)> {
+    let mut parts = key.splitn(3, SEP).skip(1);
+    let updated_ms = parts.next()?.parse().ok()?;
+    Some((updated_ms, parts.next()?))
 }
 
 impl Tables {
@@ -337,14 +344,14 @@ fn note_keys(note: &NoteRecord) -> Vec<(String, KeyKind)> {
 }
 
 /// The single place that changes graph tables. Runs inside the writer's transaction.
-pub struct GraphWriter<'t> {
+pub(crate) struct GraphWriter<'t> {
     pub tables: &'t Tables,
     /// This writer's identity in the search outbox.
     owner: &'t str,
     /// Distinguishes this batch's outbox marks from earlier ones.
     stamp: u64,
     /// Notes whose relations must be resolved again after this batch.
-    pending_relink: links::PendingRelinks,
+    pending_relink: resolve::PendingRelinks,
 }
 
 impl<'t> GraphWriter<'t> {

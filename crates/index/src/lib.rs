@@ -8,6 +8,7 @@
 //! commit drains it. A crash between the two leaves the outbox full, and the next start drains
 //! it, so the two never disagree for long and never silently.
 
+pub mod documents;
 mod durability;
 pub mod graph;
 pub mod horizon;
@@ -16,7 +17,7 @@ pub mod names;
 mod owner;
 pub mod query;
 mod resident;
-pub mod search;
+mod snapshot;
 pub mod terms;
 pub mod uses;
 pub mod vectors;
@@ -27,8 +28,9 @@ use std::sync::Arc;
 
 use milli_core::heed::{self, EnvOpenOptions, RoTxn, WithoutTls};
 
-pub use graph::Tables;
+use graph::Tables;
 pub use model::*;
+pub use snapshot::{Snapshot, Stamp};
 pub use writer::{PendingWrite, WriteHandle};
 
 #[derive(Debug, thiserror::Error)]
@@ -181,7 +183,7 @@ impl Index {
             drop(rtxn);
             if !configured {
                 let mut wtxn = milli.write_txn().map_err(IndexError::from)?;
-                search::configure(&milli, &mut wtxn)?;
+                documents::configure(&milli, &mut wtxn)?;
                 wtxn.commit().map_err(IndexError::from)?;
             }
         }
@@ -260,7 +262,7 @@ impl Index {
                 .tables
                 .search_docs
                 .get(&txn, &id)?
-                .map(search::indexed_checksum);
+                .map(documents::indexed_checksum);
             if note.checksum.is_empty() {
                 drift.text_lost.push(path);
             } else if indexed.as_deref() != Some(note.checksum.as_str()) {
@@ -312,12 +314,8 @@ impl Index {
         self.env.info().last_txn_id
     }
 
-    pub fn read_txn(&self) -> Result<RoTxn<'_, WithoutTls>, IndexError> {
+    pub(crate) fn read_txn(&self) -> Result<RoTxn<'_, WithoutTls>, IndexError> {
         Ok(self.env.read_txn()?)
-    }
-
-    pub fn tables(&self) -> &Tables {
-        &self.tables
     }
 
     /// Runs a full-text query after the read barrier.
@@ -350,7 +348,18 @@ impl Index {
     pub fn stored_body(&self, note_id: &str) -> Result<Option<String>, IndexError> {
         self.wait_searchable()?;
         let rtxn = self.milli.read_txn()?;
-        search::stored_body(&self.milli, &rtxn, note_id)
+        documents::stored_body(&self.milli, &rtxn, note_id)
+    }
+
+    /// The checksum of the text the search index last indexed for a note; `None` when it holds
+    /// nothing for it.
+    fn indexed_checksum(&self, note_id: &str) -> Result<Option<String>, IndexError> {
+        let txn = self.read_txn()?;
+        Ok(self
+            .tables
+            .search_docs
+            .get(&txn, note_id)?
+            .map(documents::indexed_checksum))
     }
 
     /// The body the search index holds for a note and the checksum of the text it was indexed
@@ -360,18 +369,11 @@ impl Index {
     /// of the search index (embedding) labels its work with this checksum: the graph's
     /// checksum of a note can run ahead of the search index.
     pub fn indexed_body(&self, note_id: &str) -> Result<Option<(String, String)>, IndexError> {
-        let checksum = {
-            let txn = self.read_txn()?;
-            self.tables
-                .search_docs
-                .get(&txn, note_id)?
-                .map(search::indexed_checksum)
-        };
-        let Some(checksum) = checksum else {
+        let Some(checksum) = self.indexed_checksum(note_id)? else {
             return Ok(None);
         };
         let rtxn = self.milli.read_txn()?;
-        Ok(search::stored_body(&self.milli, &rtxn, note_id)?.map(|body| (checksum, body)))
+        Ok(documents::stored_body(&self.milli, &rtxn, note_id)?.map(|body| (checksum, body)))
     }
 
     /// A note's search document as the search index holds it, with the checksum of the text it
@@ -380,21 +382,14 @@ impl Index {
     pub fn indexed_document(
         &self,
         note_id: &str,
-    ) -> Result<Option<search::IndexedNote>, IndexError> {
+    ) -> Result<Option<documents::IndexedNote>, IndexError> {
         self.wait_searchable()?;
-        let checksum = {
-            let txn = self.read_txn()?;
-            self.tables
-                .search_docs
-                .get(&txn, note_id)?
-                .map(search::indexed_checksum)
-        };
-        let Some(checksum) = checksum else {
+        let Some(checksum) = self.indexed_checksum(note_id)? else {
             return Ok(None);
         };
         let mut docs =
-            query::documents_by_external_id(&self.milli, &[search::entity_doc_id(note_id)])?;
-        Ok(Some(search::IndexedNote {
+            query::documents_by_external_id(&self.milli, &[documents::entity_doc_id(note_id)])?;
+        Ok(Some(documents::IndexedNote {
             checksum: Some(checksum).filter(|c| !c.is_empty()),
             document: docs.pop().flatten().map(|(_, doc)| doc),
         }))

@@ -153,7 +153,7 @@ pub enum WriteOp {
     /// Adds to the uses of notes (`index::uses`); changes nothing search sees.
     RecordUses(Vec<(String, super::uses::NoteUse)>),
     /// Sent by the search indexer after a milli commit; not for other callers.
-    SearchDone(super::search::SearchDone),
+    SearchDone(SearchDone),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -187,4 +187,16 @@ pub struct ProjectState {
 pub struct FileWarning {
     pub path: String,
     pub message: String,
+}
+
+/// What a search commit did, for the graph writer to record: which outbox entries it served
+/// (with the token it read, so an entry dirtied again meanwhile stays), what each note now has in
+/// the search index, and which notes lost their body (with the checksum of the text lost).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SearchDone {
+    pub entries: Vec<(String, String, Option<Vec<u8>>)>,
+    pub stale: Vec<(String, String)>,
+    /// The body-relevance terms of notes whose text this commit indexed anew (`None`: the
+    /// note is gone), recorded with the rest so that they follow milli's text.
+    pub terms: Vec<(String, Option<super::terms::NoteTerms>)>,
 }

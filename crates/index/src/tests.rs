@@ -20,7 +20,7 @@ pub(super) fn input(path: &str, title: &str, body: &str, links: &[&str]) -> Writ
         metadata: Default::default(),
         created_ms: 0,
         updated_ms: 0,
-        checksum: vault::scan::sha256_hex(body.as_bytes()),
+        checksum: vault::file::sha256_hex(body.as_bytes()),
         size: body.len() as u64,
         mtime_ns: 0,
         observations: vec![],
@@ -106,8 +106,8 @@ fn mark_dirty_closed(dir: &Path, id: &str, token: &str) {
     wtxn.commit().unwrap();
 }
 
-fn handed(stamp: u64, checksum: &str, text: &str) -> search::Handed {
-    search::Handed {
+fn handed(stamp: u64, checksum: &str, text: &str) -> documents::Handed {
+    documents::Handed {
         stamp,
         checksum: checksum.into(),
         text: text.into(),
@@ -321,7 +321,7 @@ fn a_body_handed_over_by_a_write_the_pass_does_not_see_waits_for_the_next_pass()
     mark_dirty(&index, &id, &format!("{}#1", owner.name));
     let flush = |index: &Index| {
         let nothing_in_flight = Default::default();
-        search::flush(
+        documents::flush(
             &index.env,
             &index.tables,
             &index.milli,
@@ -358,7 +358,7 @@ fn a_body_handed_over_by_a_write_the_pass_does_not_see_waits_for_the_next_pass()
 
     let clear = |checksum: &str| {
         index
-            .write(vec![WriteOp::SearchDone(search::SearchDone {
+            .write(vec![WriteOp::SearchDone(SearchDone {
                 entries: vec![],
                 stale: vec![(id.clone(), checksum.to_string())],
                 terms: vec![],
@@ -596,8 +596,8 @@ fn documents_by_id_come_in_the_order_asked_with_none_for_an_unknown_id() {
         input("b.md", "Beta", "second", &[]),
     ]);
     index.wait_searchable().unwrap();
-    let a = search::entity_doc_id(&note_at(&index, "a.md").id);
-    let b = search::entity_doc_id(&note_at(&index, "b.md").id);
+    let a = documents::entity_doc_id(&note_at(&index, "a.md").id);
+    let b = documents::entity_doc_id(&note_at(&index, "b.md").id);
     let asked = [b.clone(), "n:unknown".to_string(), a.clone(), b.clone()];
     let titles: Vec<Option<String>> = index
         .search_documents_by_id(&asked)
@@ -641,8 +641,8 @@ fn naming_reads_matches_words_as_written_title_lengths_and_ids() {
         input("c.md", "Mango", "kiwi in the body only", &[]),
     ]);
     index.wait_searchable().unwrap();
-    let a = search::entity_doc_id(&note_at(&index, "a.md").id);
-    let b = search::entity_doc_id(&note_at(&index, "b.md").id);
+    let a = documents::entity_doc_id(&note_at(&index, "a.md").id);
+    let b = documents::entity_doc_id(&note_at(&index, "b.md").id);
     let title = vec!["title".to_string()];
     let (ids, exact, lengths) = index
         .naming(None, &title, |naming| -> Result<_, IndexError> {

@@ -16,11 +16,11 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Receiver, Sender};
 use milli_core::heed::{Env, WithoutTls};
 
+use super::documents::{Bodies, Handed};
 use super::durability::{Deferred, SYNC_EVERY};
 use super::graph::{GraphWriter, Tables};
 use super::model::{OpOutcome, WriteOp};
 use super::owner::Owner;
-use super::search::{Bodies, Handed};
 use super::{IndexError, OpError, Progress, SharedProgress};
 
 /// Upper bound of notes re-indexed for search in one milli transaction. Part of milli's work
@@ -485,7 +485,7 @@ fn run_search(shared: &Shared, kicked: &Receiver<Kick>, writer: &WriteHandle) {
             let mut notes = 0;
             loop {
                 let skip = recording.as_ref().map_or(&none, |(_, ids)| ids);
-                match super::search::flush(
+                match super::documents::flush(
                     &shared.env,
                     &shared.tables,
                     &shared.milli,

@@ -4,9 +4,11 @@
 
 use serde_json::{json, Map, Value};
 
-use super::server::{GUIDE, GUIDE_URI};
 use super::tools::ToolCtx;
 use engine::{Outcome, ServiceError};
+
+pub const GUIDE: &str = include_str!("../../../templates/ai_assistant_guide.md");
+pub const GUIDE_URI: &str = "memory://ai_assistant_guide";
 
 /// Notes per page of `resources/list`.
 pub const PAGE: usize = 100;

@@ -24,8 +24,10 @@ use auth::Grant;
 use engine::{background, horizon, App, Horizon, Horizons};
 
 pub const INSTRUCTIONS: &str = include_str!("../../../templates/instructions.md");
-pub const GUIDE: &str = include_str!("../../../templates/ai_assistant_guide.md");
-pub const GUIDE_URI: &str = "memory://ai_assistant_guide";
+
+/// The id of one HTTP request, in its logs and its `x-request-id` header.
+#[derive(Debug, Clone)]
+pub struct RequestId(pub String);
 
 /// Longest a tool call may take before the client gets an error instead of its result
 /// (`GITMEM_CALL_DEADLINE_MS` changes it).
@@ -108,7 +110,7 @@ fn request_id(context: &RequestContext<RoleServer>) -> Option<String> {
     context
         .extensions
         .get::<axum::http::request::Parts>()
-        .and_then(|parts| parts.extensions.get::<super::http::RequestId>())
+        .and_then(|parts| parts.extensions.get::<RequestId>())
         .map(|id| id.0.clone())
 }
 

@@ -7,7 +7,7 @@
 //! every line ends with `\r\n` is edited as if it used `\n` and written back with `\r\n`.
 
 use super::markdown::{fenced_flags, heading_level, BOM};
-use super::section::{insert_relative, normalize_header, replace_section};
+use super::section::{insert_relative, normalize_header, replace_section, Unmatched};
 use serde_json::{Map, Value};
 
 use super::frontmatter;
@@ -223,12 +223,21 @@ fn apply_lf(text: &str, req: &EditRequest) -> Result<String, EditError> {
         Operation::ReplaceSection => {
             let header = normalize_header(required_section(req)?);
             replace_section(text, &header, content, req.replace_subsections)
+                .map_err(|unmatched| unmatched_section(unmatched, header))
         }
         Operation::InsertBeforeSection | Operation::InsertAfterSection => {
             let header = normalize_header(required_section(req)?);
             let before = req.operation == Operation::InsertBeforeSection;
             insert_relative(text, &header, content, before)
+                .map_err(|unmatched| unmatched_section(unmatched, header))
         }
+    }
+}
+
+fn unmatched_section(unmatched: Unmatched, header: String) -> EditError {
+    match unmatched {
+        Unmatched::Missing => EditError::SectionNotFound(header),
+        Unmatched::Duplicate => EditError::DuplicateSection(header),
     }
 }
 

@@ -2,7 +2,6 @@
 //! its section (the lines up to the next heading of its level or above, or up to any heading
 //! when subsections are kept), replaced or written around.
 
-use super::edit::EditError;
 use super::frontmatter;
 use super::markdown::{fenced_flags, heading_level, BOM};
 
@@ -47,12 +46,19 @@ fn find_header(lines: &[&str], candidates: &[bool], header: &str) -> Vec<usize> 
         .collect()
 }
 
+/// Why an edit found no single heading to work at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Unmatched {
+    Missing,
+    Duplicate,
+}
+
 pub(super) fn replace_section(
     text: &str,
     header: &str,
     content: &str,
     replace_subsections: bool,
-) -> Result<String, EditError> {
+) -> Result<String, Unmatched> {
     let mut content = content;
     let lead = content.trim_start();
     let (first, rest) = lead.split_once('\n').unwrap_or((lead, ""));
@@ -63,7 +69,7 @@ pub(super) fn replace_section(
     let candidates = heading_candidates(&lines, text);
     let matches = find_header(&lines, &candidates, header);
     if matches.len() > 1 {
-        return Err(EditError::DuplicateSection(header.to_string()));
+        return Err(Unmatched::Duplicate);
     }
     let Some(&index) = matches.first() else {
         let sep = if text.is_empty() || text.ends_with("\n\n") {
@@ -93,14 +99,14 @@ pub(super) fn insert_relative(
     header: &str,
     content: &str,
     before: bool,
-) -> Result<String, EditError> {
+) -> Result<String, Unmatched> {
     let lines: Vec<&str> = text.split('\n').collect();
     let candidates = heading_candidates(&lines, text);
     let matches = find_header(&lines, &candidates, header);
     let index = match matches.as_slice() {
-        [] => return Err(EditError::SectionNotFound(header.to_string())),
+        [] => return Err(Unmatched::Missing),
         [index] => *index,
-        _ => return Err(EditError::DuplicateSection(header.to_string())),
+        _ => return Err(Unmatched::Duplicate),
     };
     let inserted = content.trim_end_matches('\n').split('\n');
     let mut out: Vec<&str> = Vec::with_capacity(lines.len() + 4);

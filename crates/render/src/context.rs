@@ -4,7 +4,7 @@ use serde_json::{json, Value};
 
 use super::iso_from_ms;
 use engine::context::{ContextResult, GraphContext, Related};
-use index::NoteRecord;
+use engine::NoteRow;
 use note::lines::{estimated_tokens, TokenBudget, MAX_TOKEN_BUDGET};
 use note::permalink::observation_permalink;
 
@@ -12,7 +12,7 @@ fn millis(time: chrono::DateTime<chrono::Utc>) -> String {
     time.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
 
-fn entity(note: &NoteRecord, content: Option<&str>) -> Value {
+fn entity(note: &NoteRow, content: Option<&str>) -> Value {
     json!({
         "type": "entity",
         "external_id": note.id,
@@ -25,7 +25,7 @@ fn entity(note: &NoteRecord, content: Option<&str>) -> Value {
     })
 }
 
-fn observations(primary: &NoteRecord) -> Vec<Value> {
+fn observations(primary: &NoteRow) -> Vec<Value> {
     let permalink = primary.permalink.as_deref().unwrap_or("");
     primary
         .observations
@@ -143,7 +143,7 @@ fn block(result: &ContextResult) -> String {
             block.push_str(&format!("- {kind} [[{target}]]\n"));
         }
     }
-    let reached: Vec<&NoteRecord> = result
+    let reached: Vec<&NoteRow> = result
         .related
         .iter()
         .filter_map(|row| match row {

@@ -2,15 +2,16 @@
 
 use serde_json::{json, Value};
 
-use super::notes::with_redacted;
-use engine::correct::{ChainLink, Corrected, CorrectionChain};
-use index::NoteRecord;
+use super::with_redacted;
+use engine::correct::Corrected;
+use engine::NoteRow;
+use engine::{ChainLink, CorrectionChain};
 
-fn cited(note: &NoteRecord) -> &str {
+fn cited(note: &NoteRow) -> &str {
     note.permalink.as_deref().unwrap_or(&note.path)
 }
 
-fn note_json(note: &NoteRecord) -> Value {
+fn note_json(note: &NoteRow) -> Value {
     json!({"title": note.title, "permalink": note.permalink, "file_path": note.path})
 }
 

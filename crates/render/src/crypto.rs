@@ -3,8 +3,8 @@
 
 use serde_json::{json, Value};
 
+use engine::crypto::ALGORITHM;
 use engine::crypto::{CryptoChange, NewIdentity};
-use git::crypt::ALGORITHM;
 
 pub fn change(change: &CryptoChange) -> Value {
     json!({

@@ -4,8 +4,8 @@ use serde_json::{json, Value};
 
 use super::{iso_from_ms, Format, Rendered};
 use engine::directory::{DirectoryListing, DirectoryNode, DirectoryRequest};
+use engine::NoteRow;
 use engine::OutsideProject;
-use index::NoteRecord;
 
 pub fn text(listing: &DirectoryListing, request: &DirectoryRequest) -> String {
     let dir = &listing.dir_name;
@@ -28,7 +28,7 @@ pub fn text(listing: &DirectoryListing, request: &DirectoryRequest) -> String {
         request.page, request.page_size, listing.total
     ));
     let dirs: Vec<&DirectoryNode> = listing.nodes.iter().filter(|n| n.note.is_none()).collect();
-    let files: Vec<(&DirectoryNode, &NoteRecord)> = listing
+    let files: Vec<(&DirectoryNode, &NoteRow)> = listing
         .nodes
         .iter()
         .filter_map(|n| Some((n, n.note.as_ref()?)))

@@ -96,7 +96,7 @@ fn answer(shown: &impl Serialize, key: Option<&str>) -> GraphAnswer {
 /// structured content what the redaction filter replaced, as the note tools report it.
 fn written<'a, T, S: From<&'a T> + Serialize>(write: &'a GraphWrite<T>, key: &str) -> GraphAnswer {
     let mut answer = answer(&shapes::<_, S>(&write.written), Some(key));
-    answer.content = super::notes::with_redacted(answer.content, &write.redacted);
+    answer.content = super::with_redacted(answer.content, &write.redacted);
     answer
 }
 
@@ -208,7 +208,7 @@ pub fn types(types: &[TypeCount]) -> GraphAnswer {
 pub fn upserted(upsert: &GraphWrite<Entity>) -> GraphAnswer {
     let shape = json!({ "results": shapes::<_, EntityShape>(&upsert.written) });
     let mut answer = answer(&shape, None);
-    answer.content = super::notes::with_redacted(answer.content, &upsert.redacted);
+    answer.content = super::with_redacted(answer.content, &upsert.redacted);
     answer
 }
 

@@ -4,7 +4,7 @@ use chrono::SecondsFormat;
 use serde_json::{json, Value};
 
 use super::{Format, Rendered};
-use engine::versions::{NoteDiff, NoteHistory, NoteVersion, Restored};
+use engine::history::{NoteDiff, NoteHistory, NoteVersion, Restored};
 
 /// A commit as the history shows it in short.
 fn short(commit: &str) -> String {

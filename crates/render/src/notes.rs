@@ -4,7 +4,7 @@ use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 use serde_json::{json, Value};
 
-use super::{Format, Rendered};
+use super::{with_redacted, Format, Rendered};
 use engine::canvas::CanvasWritten;
 use engine::content::Content;
 use engine::edit::{EditRefusal, NoteEdited};
@@ -204,19 +204,6 @@ pub fn redacted_line(redacted: &Redactions) -> String {
         .map(|(kind, count)| format!("{count} {kind}"))
         .collect();
     format!("Redacted: {}\n", kinds.join(", "))
-}
-
-/// Adds `redacted: [{kind, count}]` to a JSON answer when a value was replaced.
-pub fn with_redacted(mut answer: Value, redacted: &Redactions) -> Value {
-    if let (false, Some(object)) = (redacted.is_empty(), answer.as_object_mut()) {
-        let kinds: Vec<Value> = redacted
-            .kinds()
-            .iter()
-            .map(|(kind, count)| json!({"kind": kind, "count": count}))
-            .collect();
-        object.insert("redacted".into(), Value::Array(kinds));
-    }
-    answer
 }
 
 /// The JSON of a written or edited note.

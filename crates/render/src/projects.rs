@@ -5,12 +5,12 @@ use serde_json::{json, Value};
 use super::{Format, Output, Rendered};
 use engine::config::Project;
 use engine::progress::ProjectSync;
+use engine::projects::Prepared;
 use engine::projects::{
     ProjectAdded, ProjectCreated, ProjectListing, ProjectRefusal, ProjectStatistics,
 };
 use engine::status::{Diagnostics, SyncStatus};
 use engine::Outcome;
-use git::Prepared;
 
 pub fn list_projects(listing: &ProjectListing, format: Format) -> Rendered {
     if let (Some(constrained), Format::Text) = (&listing.constrained, format) {
@@ -198,7 +198,7 @@ pub fn sync_status(status: &SyncStatus) -> Rendered {
     }
     out.push_str(&format!(
         "\n**Semantic search**: {}\n",
-        super::status::semantic_line(&status.semantic)
+        super::models::semantic_line(&status.semantic)
     ));
     if let Some(line) = super::models::reranker_line(&status.reranker) {
         out.push_str(&format!("\n**Reranking**: {line}\n"));

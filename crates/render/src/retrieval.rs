@@ -7,9 +7,9 @@ use std::path::Path;
 use serde_json::json;
 
 use super::{Format, Output};
+use engine::retrieval::GeneratedVault;
 use engine::retrieval::{RetrievalReport, Scores};
 use engine::throughput::ThroughputReport;
-use vault::generate::GeneratedVault;
 
 fn row(out: &mut String, name: &str, count: usize, s: &Scores) {
     let _ = writeln!(

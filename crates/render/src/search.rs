@@ -181,11 +181,13 @@ pub fn answer(
                 || json!({"results": [], "current_page": page, "page_size": page_size, "total": 0, "total_is_exact": true, "has_more": false, "error": "NO_SEARCH_CRITERIA"}),
             )
         }
-        Err(e @ ServiceError::User(UserError::Query(QueryError::InvalidSearchType(_)))) => failed(
-            format,
-            "Search Failed",
-            format!("Error searching for '{shown}': {e}"),
-        ),
+        Err(e @ ServiceError::User(UserError::Query(QueryError::InvalidSearchType { .. }))) => {
+            failed(
+                format,
+                "Search Failed",
+                format!("Error searching for '{shown}': {e}"),
+            )
+        }
         Err(e @ ServiceError::User(_)) => failed(
             format,
             "Search Failed - Invalid Syntax",

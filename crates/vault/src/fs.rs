@@ -6,7 +6,7 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::Path;
 
-use super::scan::Observed;
+use super::file::{FileStat, Observed};
 
 /// Makes a folder's entries (names created, renamed or removed in it) durable.
 pub fn sync_dir(dir: &Path) -> io::Result<()> {
@@ -278,7 +278,7 @@ fn temp_path(dir: &Path, path: &Path) -> std::path::PathBuf {
         .unwrap_or_default();
     dir.join(format!(
         ".{name}.{}-{}{TEMP_SUFFIX}",
-        super::writer::stamp(),
+        super::process::stamp(),
         uuid::Uuid::new_v4().simple()
     ))
 }
@@ -451,7 +451,7 @@ pub fn modified(path: &Path) -> Option<std::time::SystemTime> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FileVersion {
     inode: (u64, u64),
-    stat: super::scan::FileStat,
+    stat: FileStat,
 }
 
 pub fn version(path: &Path) -> io::Result<Option<FileVersion>> {
@@ -459,7 +459,7 @@ pub fn version(path: &Path) -> io::Result<Option<FileVersion>> {
     match fs::metadata(path) {
         Ok(m) => Ok(Some(FileVersion {
             inode: (m.dev(), m.ino()),
-            stat: super::scan::FileStat::of(&m),
+            stat: FileStat::of(&m),
         })),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(e),

@@ -218,6 +218,12 @@ impl LinkRules {
     }
 }
 
+impl crate::scan::Ignore for LinkRules {
+    fn is_ignored(&self, relative: &str, is_dir: bool) -> bool {
+        LinkRules::is_ignored(self, relative, is_dir)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,11 +7,11 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
-use std::time::UNIX_EPOCH;
 
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use rayon::prelude::*;
-use sha2::{Digest, Sha256};
+
+use crate::file::{sha256_hex, system_time_ns, FileStat, Observed};
 
 /// Compat 8.3 defaults, applied to every project scan.
 pub const DEFAULT_IGNORES: &[&str] = &[
@@ -52,53 +52,11 @@ pub const DEFAULT_IGNORES: &[&str] = &[
     "*~",
 ];
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct FileStat {
-    pub size: u64,
-    pub mtime_ns: i64,
-}
-
-impl FileStat {
-    pub fn of(meta: &std::fs::Metadata) -> Self {
-        FileStat {
-            size: meta.len(),
-            mtime_ns: system_time_ns(meta.modified()).unwrap_or(0),
-        }
-    }
-}
-
 /// What is already known about a file (from the index or a link registry).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Known {
     pub stat: FileStat,
     pub checksum: String,
-}
-
-/// A file as this scan found it. `bytes` is set when the file had to be read.
-#[derive(Debug, Clone)]
-pub struct Observed {
-    pub stat: FileStat,
-    pub checksum: String,
-    pub created_ns: Option<i64>,
-    pub bytes: Option<Vec<u8>>,
-}
-
-impl Observed {
-    /// A file just written with `bytes`, as `meta` describes it.
-    pub fn written(meta: &std::fs::Metadata, bytes: Vec<u8>) -> Self {
-        Observed {
-            stat: FileStat::of(meta),
-            checksum: sha256_hex(&bytes),
-            created_ns: system_time_ns(meta.created()),
-            bytes: Some(bytes),
-        }
-    }
-
-    /// Reads one file as a scan would (its bytes, then its stat).
-    pub fn read(path: &Path) -> std::io::Result<Self> {
-        let bytes = std::fs::read(path)?;
-        Ok(Self::written(&std::fs::metadata(path)?, bytes))
-    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -128,12 +86,6 @@ pub trait Ignore: Sync {
 impl Ignore for IgnoreRules {
     fn is_ignored(&self, relative: &str, is_dir: bool) -> bool {
         IgnoreRules::is_ignored(self, relative, is_dir)
-    }
-}
-
-impl Ignore for crate::links::LinkRules {
-    fn is_ignored(&self, relative: &str, is_dir: bool) -> bool {
-        crate::links::LinkRules::is_ignored(self, relative, is_dir)
     }
 }
 
@@ -195,18 +147,6 @@ impl Scan {
                 || (path.starts_with(u.as_str()) && path[u.len()..].starts_with('/'))
         })
     }
-}
-
-pub fn system_time_ns(t: std::io::Result<std::time::SystemTime>) -> Option<i64> {
-    let t = t.ok()?;
-    match t.duration_since(UNIX_EPOCH) {
-        Ok(d) => Some(d.as_nanos() as i64),
-        Err(e) => Some(-(e.duration().as_nanos() as i64)),
-    }
-}
-
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    hex::encode(Sha256::digest(bytes))
 }
 
 /// A folder (project or linked) that held at least this many files and scans empty is
@@ -427,7 +367,7 @@ fn is_stale(path: &Path) -> bool {
         .and_then(|n| n.strip_suffix(crate::fs::TEMP_SUFFIX))
         .and_then(|n| n.rsplit_once('.'))
         .and_then(|(_, id)| id.rsplit_once('-'))
-        .and_then(|(stamp, _uuid)| crate::writer::alive(stamp));
+        .and_then(|(stamp, _uuid)| crate::process::alive(stamp));
     match writer {
         Some(alive) => !alive,
         None => std::fs::metadata(path)

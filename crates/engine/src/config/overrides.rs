@@ -75,7 +75,7 @@ fn var_of(key: &str) -> String {
 }
 
 /// The config file of `root` under `env`: `GITMEM_CONFIG`, else `<root>/config.toml`.
-pub fn config_file(root: &Path, env: &BTreeMap<String, String>) -> PathBuf {
+pub(crate) fn config_file(root: &Path, env: &BTreeMap<String, String>) -> PathBuf {
     match env.get(CONFIG_VAR).filter(|p| !p.is_empty()) {
         Some(path) => PathBuf::from(path),
         None => root.join("config.toml"),
@@ -83,7 +83,7 @@ pub fn config_file(root: &Path, env: &BTreeMap<String, String>) -> PathBuf {
 }
 
 /// The process environment, where it is text.
-pub fn process_env() -> BTreeMap<String, String> {
+pub(crate) fn process_env() -> BTreeMap<String, String> {
     std::env::vars_os()
         .filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?)))
         .collect()

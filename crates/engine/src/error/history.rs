@@ -1,6 +1,8 @@
 //! What the history tools and git sync refuse. Git's own refusals that the user can fix (no
 //! remote, an unknown version, a nested repository) are `UserError::Git`.
 
+use serde::{Deserialize, Serialize};
+
 #[derive(Debug, thiserror::Error)]
 pub enum HistoryError {
     #[error("project '{0}' is not versioned, so it has no history; `gitmem git init --project {0}` versions it")]
@@ -30,5 +32,47 @@ pub enum HistoryError {
     /// A push that would send secret-shaped text: files, lines, kinds and commits, never the
     /// values.
     #[error(transparent)]
-    SecretsHeld(crate::secrets::HeldPush),
+    SecretsHeld(HeldPush),
+}
+
+/// Secret-shaped text in a file version a push would send.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HeldSecret {
+    pub path: String,
+    /// The line (from 1) of the text; 0 when the file's name is what carries it.
+    pub line: usize,
+    pub kind: String,
+    /// The commit that brings this version (short id).
+    pub commit: String,
+}
+
+/// A push refused because of what it would send.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{}", held_message(.0))]
+pub struct HeldPush(pub Vec<HeldSecret>);
+
+impl std::fmt::Display for HeldSecret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.line {
+            0 => write!(f, "{} (its name)", self.path)?,
+            line => write!(f, "{} line {line}", self.path)?,
+        }
+        write!(f, ": {} (commit {})", self.kind, self.commit)
+    }
+}
+
+fn held_message(held: &[HeldSecret]) -> String {
+    let mut paths: Vec<&str> = held.iter().map(|h| h.path.as_str()).collect();
+    paths.sort_unstable();
+    paths.dedup();
+    let listed: Vec<String> = held.iter().map(|h| format!("- {h}")).collect();
+    let allow: Vec<String> = paths
+        .iter()
+        .map(|p| format!("--allow-secrets {p}"))
+        .collect();
+    format!(
+        "the push is held: commits not on the remote yet carry secret-shaped text\n{}\nEdit it out of the file (or rename the file): the next push then sends the unpushed commits as one, without it. Or push it anyway with `gitmem sync push {}`",
+        listed.join("\n"),
+        allow.join(" ")
+    )
 }

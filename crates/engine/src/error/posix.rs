@@ -54,13 +54,17 @@ pub enum PosixError {
     EmptyField,
     #[error("find: malformed field path '{0}'; field paths are dot-separated names of letters, digits, '_' or '-' (e.g. 'title' or 'review.approved')")]
     MalformedField(String),
-    #[error(
-        "find: unsupported predicate operator in '{predicate}'; supported: {}",
-        super::super::posix::meta::SUPPORTED_OPS
-    )]
-    UnsupportedOperator { predicate: String },
-    #[error("find: unsupported predicate operator in '{predicate}'; supported: {}; quote the value as \"{text}\" to match text that starts with that character", super::super::posix::meta::SUPPORTED_OPS)]
-    OperatorInValue { predicate: String, text: String },
+    #[error("find: unsupported predicate operator in '{predicate}'; supported: {supported}")]
+    UnsupportedOperator {
+        predicate: String,
+        supported: &'static str,
+    },
+    #[error("find: unsupported predicate operator in '{predicate}'; supported: {supported}; quote the value as \"{text}\" to match text that starts with that character")]
+    OperatorInValue {
+        predicate: String,
+        text: String,
+        supported: &'static str,
+    },
     #[error("find: predicate '{0}' has an unterminated quoted value; close the quote — 'status=\"active\"' forces a literal string, and 'label in \"a,b\",c' protects a comma inside a list element")]
     UnterminatedQuote(String),
     #[error("find: predicate '{predicate}' has a non-finite number '{text}'; predicate values must be finite numbers; quote the value as \"{text}\" to match that literal text")]

@@ -3,8 +3,6 @@
 
 use serde_json::Value;
 
-use crate::notes::MAX_NOTE_BYTES;
-use crate::search::SEARCH_TYPES;
 use note::edit::{EditError, Operation};
 
 /// A page, page size or limit out of its range.
@@ -27,8 +25,8 @@ pub enum PageError {
 pub enum QueryError {
     #[error("no search criteria: give a query or at least one filter")]
     NoSearchCriteria,
-    #[error("Invalid search_type '{0}'. Valid options: {types}", types = SEARCH_TYPES)]
-    InvalidSearchType(String),
+    #[error("Invalid search_type '{given}'. Valid options: {valid}")]
+    InvalidSearchType { given: String, valid: &'static str },
     #[error("Invalid entity type '{0}'. Valid types are: entity, observation, relation")]
     InvalidEntityType(String),
     #[error("Invalid boost '{0}'. Valid boosts are: recency, score")]
@@ -82,8 +80,8 @@ pub enum NoteError {
     UnusableTitle(String),
     #[error("{0} already exists")]
     AlreadyExists(String),
-    #[error("content is {0} bytes; a note may hold at most {max} bytes (32 MiB)", max = MAX_NOTE_BYTES)]
-    TooLarge(usize),
+    #[error("content is {size} bytes; a note may hold at most {max} bytes (32 MiB)")]
+    TooLarge { size: usize, max: usize },
     #[error("Resource not found: {0}")]
     ResourceNotFound(String),
     /// An overwrite would drop the other keys of front matter it cannot read.

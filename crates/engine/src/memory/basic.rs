@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 
 use super::super::error::ImportError;
 use super::super::import::{ImportOptions, ImportReport};
-use super::super::ingest::is_markdown;
+use super::super::note_input::is_markdown;
 use super::super::scope::ProjectChoice;
 use super::super::{App, Result};
 use vault;

@@ -33,7 +33,7 @@ use note::redact::Redactions;
 use vault;
 
 /// Where new memories go.
-pub const MEMORY_FOLDER: &str = "memories";
+pub(crate) const MEMORY_FOLDER: &str = "memories";
 
 /// A memory as the API answers it.
 #[derive(Debug, Clone, PartialEq)]

@@ -9,7 +9,7 @@ use super::super::search::{SearchRequest, SearchResponse};
 use super::super::{App, Result};
 
 /// The project whose notes are the manual's other pages.
-pub const MANUAL_PROJECT: &str = "manual";
+pub(crate) const MANUAL_PROJECT: &str = "manual";
 
 /// A bundled page: its name and section, as in `grep(1)`, the tool it documents and its text.
 #[derive(Debug, Clone, Copy)]
@@ -34,7 +34,7 @@ macro_rules! page {
 }
 
 /// Every bundled page, section 1 (the POSIX tools) before section 3 (the note tools).
-pub const PAGES: &[ManPage] = &[
+pub(crate) const PAGES: &[ManPage] = &[
     page!("cat", 1, "cat", "print a note, whole or in part"),
     page!(
         "grep",
@@ -88,7 +88,7 @@ pub enum Manual {
 
 /// The bundled page a reference names, in any common spelling: `grep`, `grep(1)`,
 /// `search_notes`, `Search-Notes(3)`.
-pub fn bundled_page(reference: &str) -> Option<&'static ManPage> {
+pub(crate) fn bundled_page(reference: &str) -> Option<&'static ManPage> {
     let reference = reference.trim().to_lowercase().replace('_', "-");
     let (name, section) = match reference.strip_suffix(')').and_then(|r| r.rsplit_once('(')) {
         Some((name, section)) => (name.trim().to_string(), section.trim().parse::<u8>().ok()),

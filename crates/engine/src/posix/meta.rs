@@ -8,16 +8,17 @@ use super::super::error::PosixError;
 use super::super::search::is_metadata_key;
 
 /// The operators a predicate may use.
-pub const SUPPORTED_OPS: &str = "= > >= < <= in has between";
+pub(crate) const SUPPORTED_OPS: &str = "= > >= < <= in has between";
 
 /// Reads predicates into metadata filters: one predicate per string, one per key, all of
 /// them must hold. `note_type` is the front matter's `type`, as in search_notes.
-pub fn parse_predicates(predicates: &[String]) -> Result<Map<String, Value>, PosixError> {
+pub(crate) fn parse_predicates(predicates: &[String]) -> Result<Map<String, Value>, PosixError> {
     let mut filters = Map::new();
     for predicate in predicates {
         let (raw_key, op, raw_value) =
             split_predicate(predicate.trim()).ok_or_else(|| PosixError::UnsupportedOperator {
                 predicate: predicate.clone(),
+                supported: SUPPORTED_OPS,
             })?;
         let key = if raw_key == "note_type" {
             "type"
@@ -78,7 +79,7 @@ pub fn parse_predicates(predicates: &[String]) -> Result<Map<String, Value>, Pos
 }
 
 /// `fields` entries, trimmed and checked as dot paths.
-pub fn parse_fields(fields: &[String]) -> Result<Vec<String>, PosixError> {
+pub(crate) fn parse_fields(fields: &[String]) -> Result<Vec<String>, PosixError> {
     let fields: Vec<String> = fields.iter().map(|f| f.trim().to_string()).collect();
     if fields.is_empty() || fields.iter().any(String::is_empty) {
         return Err(PosixError::EmptyField);
@@ -93,7 +94,7 @@ pub fn parse_fields(fields: &[String]) -> Result<Vec<String>, PosixError> {
 
 /// The value at a dot path of front matter; `Null` where a key is missing or a step is not a
 /// mapping (a row is never dropped for a missing field).
-pub fn project_field(metadata: &Map<String, Value>, path: &str) -> Value {
+pub(crate) fn project_field(metadata: &Map<String, Value>, path: &str) -> Value {
     let mut parts = path.split('.');
     let Some(mut value) = parts.next().and_then(|first| metadata.get(first)) else {
         return Value::Null;
@@ -183,6 +184,7 @@ fn scalar(token: &str, predicate: &str) -> Result<Value, PosixError> {
         return Err(PosixError::OperatorInValue {
             predicate: predicate.to_string(),
             text: text.to_string(),
+            supported: SUPPORTED_OPS,
         });
     }
     if opens_unterminated_quote(text) {

@@ -9,6 +9,7 @@
 pub mod man;
 pub mod meta;
 
+use crate::NoteRow;
 use chrono::Utc;
 use serde_json::{Map, Value};
 
@@ -29,9 +30,9 @@ use note::permalink::generate_permalink;
 use note::section::section_lines;
 
 /// find's deepest descent, and its default.
-pub const MAX_FIND_DEPTH: usize = 10;
+pub(crate) const MAX_FIND_DEPTH: usize = 10;
 /// tail's longest answer.
-pub const MAX_TAIL_LINES: usize = 100;
+pub(crate) const MAX_TAIL_LINES: usize = 100;
 /// grep's line mode: the largest page of candidates, and of matches shown per note.
 const MAX_LINE_PAGE: usize = 100;
 const MAX_MATCHES: usize = 100;
@@ -105,7 +106,7 @@ pub struct GrepRequest {
 /// One note's matching lines.
 #[derive(Debug, Clone)]
 pub struct GrepRow {
-    pub note: NoteRecord,
+    pub note: NoteRow,
     pub scan: LineScan,
 }
 
@@ -315,7 +316,7 @@ impl App {
             let file = self.read_note_file(&project, &note)?;
             rows.push(GrepRow {
                 scan: scan(&file),
-                note,
+                note: note.into(),
             });
         }
         Ok(Grepped::Lines {

@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 
 use super::super::error::QueryError;
 use super::{App, Result};
-use index::search::note_id_of_doc;
+use index::documents::note_id_of_doc;
 use index::NoteRecord;
 use note::memory::{decayed, importance, meta_time, recency_half_life_days};
 

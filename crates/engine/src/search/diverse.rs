@@ -14,14 +14,14 @@ use index::terms::terms;
 
 /// MMR's trade-off: the share of relevance against novelty. 0.7 is the usual choice when the
 /// source server gives none (docs/compat-tools.md, "Diversity").
-pub const LAMBDA: f64 = 0.7;
+pub(crate) const LAMBDA: f64 = 0.7;
 
 /// The order in which MMR fills the first `places` of a ranking: positions into it. Relevance
 /// is taken relative to the best candidate's (scores of every fusion are positive), so λ
 /// weighs it against a similarity on the same 0..1 scale whatever the depth of the pool;
 /// scores that are not all positive are scaled over their range. Ties go to the candidate
 /// ranked first.
-pub fn mmr_order(
+pub(crate) fn mmr_order(
     relevance: &[f64],
     similarity: impl Fn(usize, usize) -> f64,
     lambda: f64,

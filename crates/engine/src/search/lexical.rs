@@ -8,8 +8,8 @@ use std::sync::{Mutex, OnceLock};
 use super::names::{name_ranking, NAMING_FIELDS};
 use super::ranked::{evidence_sum, Passing, Ranking};
 use super::{App, Result};
+use index::documents::entity_doc_id;
 use index::query::Query;
-use index::search::entity_doc_id;
 
 /// Where the body ranking looks: the project, the query's terms, and the notes the filters
 /// let through.
@@ -112,9 +112,9 @@ impl App {
         jobs.push(Box::new(move || {
             let allowed = body.passing.notes()?;
             let keep = |id: &str| allowed.as_ref().is_none_or(|a| a.contains(id));
-            let txn = self.index.read_txn()?;
-            let said = (self.index.tables().terms)
-                .rank(&txn, body.project, body.terms, keep, depth)?
+            let snap = self.index.snapshot()?;
+            let said = snap
+                .rank_by_terms(body.project, body.terms, keep, depth)?
                 .into_iter()
                 .map(|(id, score)| (entity_doc_id(&id), score))
                 .collect();

@@ -14,7 +14,7 @@ static METADATA_KEY: LazyLock<Regex> =
 
 /// Whether `key` is a front matter key filters and projections may name: dot-separated names
 /// of letters, digits, `_` or `-`.
-pub fn is_metadata_key(key: &str) -> bool {
+pub(crate) fn is_metadata_key(key: &str) -> bool {
     METADATA_KEY.is_match(key)
 }
 
@@ -72,7 +72,7 @@ fn contains(actual: &Value, wanted: &Value) -> bool {
 }
 
 /// Checks metadata filters (compat 6.3) before running them, so bad input is reported.
-pub fn validate_metadata_filters(filters: &Map<String, Value>) -> Result<()> {
+pub(crate) fn validate_metadata_filters(filters: &Map<String, Value>) -> Result<()> {
     for (key, condition) in filters {
         if !is_metadata_key(key) {
             return Err(QueryError::UnsupportedMetadataKey(key.clone()).into());
@@ -100,7 +100,10 @@ pub fn validate_metadata_filters(filters: &Map<String, Value>) -> Result<()> {
 }
 
 /// Whether a note's front matter satisfies every filter.
-pub fn metadata_matches(metadata: &Map<String, Value>, filters: &Map<String, Value>) -> bool {
+pub(crate) fn metadata_matches(
+    metadata: &Map<String, Value>,
+    filters: &Map<String, Value>,
+) -> bool {
     filters.iter().all(|(key, condition)| {
         let key = if key == "note_type" {
             "type"

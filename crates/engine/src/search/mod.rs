@@ -30,8 +30,9 @@ use note::memory::Reveal;
 use note::permalink::normalize_note_type;
 
 pub use boost::Boost;
-pub use metadata::{is_metadata_key, metadata_matches, validate_metadata_filters};
-pub use query::{boolean_branches, extract_tags, filter_literal, STOPWORDS};
+pub(crate) use metadata::{is_metadata_key, metadata_matches, validate_metadata_filters};
+pub use query::STOPWORDS;
+pub(crate) use query::{extract_tags, filter_literal};
 pub use ranked::{Explanation, FusedBy, Ranking, VectorRanking};
 pub use rows::{RowKind, SearchResponse, SearchResult};
 
@@ -48,7 +49,7 @@ struct NoteHits {
     explanation: Option<Explanation>,
 }
 
-pub const SEARCH_TYPES: &str = "hybrid, permalink, semantic, text, title, vector";
+pub(crate) const SEARCH_TYPES: &str = "hybrid, permalink, semantic, text, title, vector";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SearchMode {
@@ -135,7 +136,7 @@ impl Default for SearchRequest {
 impl SearchRequest {
     /// Whether the request asks for anything. A query of quotes, brackets, operators or control
     /// characters alone (`"`, `()`, a NUL) names nothing to find.
-    pub fn has_criteria(&self) -> bool {
+    pub(crate) fn has_criteria(&self) -> bool {
         self.query
             .as_deref()
             .is_some_and(|q| q.chars().any(char::is_alphanumeric))
@@ -210,7 +211,7 @@ impl App {
 
     /// search_notes in one project, with the rankings a ranked query fused when `explain`
     /// (`None` for a query that is not ranked: boolean, title, permalink or filters only).
-    pub fn search_explained(
+    pub(crate) fn search_explained(
         &self,
         project: &Project,
         request: &SearchRequest,
@@ -245,9 +246,10 @@ impl App {
                 )),
             ),
             Some(_) => {
-                return Err(QueryError::InvalidSearchType(
-                    request.search_type.clone().unwrap_or_default(),
-                )
+                return Err(QueryError::InvalidSearchType {
+                    given: request.search_type.clone().unwrap_or_default(),
+                    valid: SEARCH_TYPES,
+                }
                 .into());
             }
         };
@@ -286,7 +288,7 @@ impl App {
     }
 
     /// search_notes over several projects, merged by score.
-    pub fn search_projects(
+    pub(crate) fn search_projects(
         &self,
         projects: &[Project],
         request: &SearchRequest,
@@ -344,7 +346,7 @@ impl App {
     /// Note ids of a project's soft-deleted, expired and superseded notes, which no search
     /// shows unless `reveal` asks. Few notes are any of these, so the filter is usually empty
     /// and costs nothing downstream.
-    pub fn hidden_notes(&self, project: &Project, reveal: Reveal) -> Result<Vec<String>> {
+    pub(crate) fn hidden_notes(&self, project: &Project, reveal: Reveal) -> Result<Vec<String>> {
         let now = Utc::now().timestamp_millis() as f64 / 1000.0;
         let mut hiding = vec![format!("expires <= {now}")];
         if !reveal.deleted {
@@ -364,7 +366,11 @@ impl App {
     /// The markdown notes of a project whose type is `note_type` (compared snake-cased), in
     /// path order, from the graph: a note just written is seen, without waiting for the search
     /// index (every write_note asks this for the project's schemas).
-    pub fn notes_of_type(&self, project: &Project, note_type: &str) -> Result<Vec<NoteRecord>> {
+    pub(crate) fn notes_of_type(
+        &self,
+        project: &Project,
+        note_type: &str,
+    ) -> Result<Vec<NoteRecord>> {
         let wanted = normalize_note_type(note_type);
         let mut notes = Vec::new();
         for id in self.index.ids_of_type(&project.name, &wanted)? {
@@ -543,8 +549,8 @@ impl App {
             }
             (None, None) => return Ok((empty(request), None)),
         };
-        let txn = self.index.read_txn()?;
-        let mut builder = ResultBuilder::new(self, &txn);
+        let snap = self.index.snapshot()?;
+        let mut builder = ResultBuilder::new(&snap);
         let terms = &parsed.snippet_terms;
         let mut results = Vec::with_capacity(hits.len());
         for hit in &hits {

@@ -275,10 +275,10 @@ impl App {
             .map(|(text, matching)| PartWords::new(text, *matching))
             .collect();
         let asked_words = words.iter().map(|w| w.terms.len()).max().unwrap_or(0);
-        let txn = self.index.read_txn()?;
+        let snap = self.index.snapshot()?;
         let mut found: Vec<(Held, usize, usize, Part, f64)> = Vec::new();
         for (rank, id) in notes.iter().enumerate() {
-            let Some(note) = self.index.tables().get_note(&txn, id)? else {
+            let Some(note) = snap.note(id)? else {
                 continue;
             };
             for (order, (part, text)) in asked.of_note(&note).into_iter().enumerate() {

@@ -109,8 +109,8 @@ impl App {
         }
         let total = rows.len() as u64;
         let offset = (request.page - 1) * request.page_size;
-        let txn = self.index.read_txn()?;
-        let mut builder = ResultBuilder::new(self, &txn);
+        let snap = self.index.snapshot()?;
+        let mut builder = ResultBuilder::new(&snap);
         let mut results = Vec::new();
         for (note, row) in rows.into_iter().skip(offset).take(request.page_size) {
             let content = match row {

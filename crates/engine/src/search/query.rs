@@ -39,7 +39,7 @@ impl ParsedQuery {
 }
 
 /// A string literal for a milli filter expression.
-pub fn filter_literal(s: &str) -> String {
+pub(crate) fn filter_literal(s: &str) -> String {
     format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
 }
 
@@ -123,7 +123,7 @@ static TAG_TOKEN: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(?i)(^|\s)tag:
 static BOOLEAN_WORD: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\b(AND|OR|NOT)\b").unwrap());
 
 /// Splits `tag:` shorthand out of a query: (remaining text, tags).
-pub fn extract_tags(query: &str) -> (String, Vec<String>) {
+pub(crate) fn extract_tags(query: &str) -> (String, Vec<String>) {
     if !TAG_TOKEN.is_match(query) {
         return (query.to_string(), Vec::new());
     }
@@ -147,7 +147,7 @@ const MAX_BRANCHES: usize = 32;
 /// A boolean query as milli queries whose results are united: the query in disjunctive normal
 /// form, each conjunction one milli query (`-word` excludes). `(a OR b) AND c NOT d` ->
 /// [`a c -d`, `b c -d`]. Parentheses group; adjacent terms are ANDed.
-pub fn boolean_branches(query: &str) -> Option<Vec<String>> {
+pub(crate) fn boolean_branches(query: &str) -> Option<Vec<String>> {
     let tokens = tokenize(query);
     // An operator joins two operands (NOT precedes one); inside quotes it is a word.
     let operator_at = |i: usize| match tokens[i].as_str() {

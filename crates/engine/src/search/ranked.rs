@@ -14,8 +14,8 @@ use super::query::ParsedQuery;
 use super::rows::str_field;
 use super::{App, Fusion, Result, SearchMode, SearchRequest};
 use crate::config::Project;
+use index::documents::entity_doc_id;
 use index::query::{Hit, Query};
-use index::search::entity_doc_id;
 use index::vectors::VectorHit;
 
 /// RRF's constant: how much the first ranks count over the next ones (the usual 60).

@@ -3,10 +3,10 @@
 
 use std::collections::HashMap;
 
-use milli_core::heed::{RoTxn, WithoutTls};
+use index::Snapshot;
 use serde_json::{Map, Value};
 
-use super::super::{App, Result};
+use super::super::Result;
 use index::query::Hit;
 use index::{NoteKind, NoteRecord};
 use note::permalink::normalize_note_type;
@@ -127,23 +127,21 @@ pub(super) enum Row {
 /// Builds result rows from graph records. Scores are the negated milli ranking score: as with
 /// upstream's BM25, lower is better and every score is <= 0.
 pub(super) struct ResultBuilder<'a> {
-    app: &'a App,
-    txn: &'a RoTxn<'a, WithoutTls>,
+    snap: &'a Snapshot<'a>,
     notes: HashMap<String, Option<NoteRecord>>,
 }
 
 impl<'a> ResultBuilder<'a> {
-    pub(super) fn new(app: &'a App, txn: &'a RoTxn<'a, WithoutTls>) -> Self {
+    pub(super) fn new(snap: &'a Snapshot<'a>) -> Self {
         ResultBuilder {
-            app,
-            txn,
+            snap,
             notes: HashMap::new(),
         }
     }
 
     fn note(&mut self, id: &str) -> Result<Option<NoteRecord>> {
         if !self.notes.contains_key(id) {
-            let note = self.app.index.tables().get_note(self.txn, id)?;
+            let note = self.snap.note(id)?;
             self.notes.insert(id.to_string(), note);
         }
         Ok(self.notes[id].clone())
@@ -201,7 +199,7 @@ impl<'a> ResultBuilder<'a> {
                     return Ok(None);
                 };
                 result.kind = RowKind::Observation;
-                result.title = index::search::observation_title(&obs.category, &obs.content);
+                result.title = index::documents::observation_title(&obs.category, &obs.content);
                 result.permalink = Some(observation_permalink(
                     &note_permalink,
                     &obs.category,

@@ -13,10 +13,10 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use super::error::InternalError;
-use super::hub::FetchState;
 use super::models::ModelChoice;
 use super::{App, Result};
 use crate::config::Project;
+use crate::models::hub::FetchState;
 use embed::Embedder;
 use index::vectors::{NoteVectors, VectorHit, VectorStore};
 use index::{NoteKind, NoteRecord};
@@ -131,7 +131,7 @@ pub enum SemanticStatus {
     Fetching {
         model: String,
         hub: String,
-        progress: Option<super::hub::Download>,
+        progress: Option<crate::models::hub::Download>,
     },
     /// `[search] model` names a model that is not installed and cannot be fetched.
     Missing { model: String },

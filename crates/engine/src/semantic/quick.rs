@@ -23,7 +23,7 @@ const QUICK_DIR: &str = "quick";
 
 /// Whether embedding `backlog` notes runs the quick stage first: a backlog worth a
 /// distillation, or a stage already under way (its companion is then kept up with new notes).
-pub fn quick_stage_runs(backlog: usize, under_way: bool) -> bool {
+pub(crate) fn quick_stage_runs(backlog: usize, under_way: bool) -> bool {
     backlog > 0 && (under_way || backlog >= QUICK_STAGE_NOTES)
 }
 

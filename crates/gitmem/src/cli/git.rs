@@ -3,7 +3,7 @@
 use anyhow::{Context, Result};
 
 use super::{emit, format_of, CryptoCommand, GitCommand};
-use engine::gitsync::Direction;
+use engine::git::exchange::Direction;
 use engine::oneshot::Unobserved;
 use engine::scope::ProjectChoice;
 use engine::App;
@@ -100,7 +100,7 @@ pub(super) fn git_sync(
     let report = on_current_files(app, project, |app, choice| {
         app.git_sync_allowing(choice, direction, allow_secrets)
     })?;
-    emit(render::gitsync::sync(&report, format_of(json)));
+    emit(render::git::sync(&report, format_of(json)));
     Ok(())
 }
 

@@ -3,7 +3,7 @@
 use anyhow::Result;
 
 use super::{emit, format_of, progress::Bars, ModelCommand};
-use engine::hub::ModelFetch;
+use engine::models::hub::ModelFetch;
 use engine::App;
 
 pub(super) fn model(app: &App, cmd: ModelCommand) -> Result<()> {

@@ -14,7 +14,8 @@ use axum::Json;
 use serde_json::json;
 use tracing::Instrument;
 
-use super::{HttpState, RequestId};
+use super::HttpState;
+use crate::server::RequestId;
 use auth::issuer::ExternalIssuer;
 use auth::oauth::OAuthServer;
 use auth::{same_secret, Grant, TokenStore};

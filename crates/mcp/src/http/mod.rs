@@ -94,10 +94,6 @@ struct HttpState {
     horizons: Arc<Horizons>,
 }
 
-/// The id of one HTTP request, in its logs and its `x-request-id` header.
-#[derive(Debug, Clone)]
-pub struct RequestId(pub String);
-
 /// Why a server may not start: said before anything is served.
 fn check_exposure(bound: &SocketAddr, has_credential: bool) -> Result<(), ServeError> {
     if !bound.ip().is_loopback() && !has_credential {

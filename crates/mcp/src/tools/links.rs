@@ -8,7 +8,7 @@ use super::args;
 use super::{
     answer, list_of, object, parse, schema_of, tri, Hints, Icon, ToolCtx, ToolReply, ToolSpec,
 };
-use engine::gitsync::Direction;
+use engine::git::exchange::Direction;
 use engine::links::{LinkOptions, WatchChoice};
 use render::{self, Rendered};
 
@@ -190,7 +190,7 @@ fn sync(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
             .app
             .git_sync(&ctx.choice_of(a.project.as_deref()), direction);
         return answer(TOOL, report, |report| {
-            Rendered::Json(render::gitsync::reports(report))
+            Rendered::Json(render::git::reports(report))
         });
     }
     if a.direction != "external" {

@@ -4,11 +4,11 @@
 //! beside it as `<name>.conflict-<device>-<time>.md`. A delete against an edit keeps the edit.
 //! Only the paths the remote changed are read, written and re-indexed.
 
-use super::error::{HistoryError, InternalError};
-use super::history::PathChange;
-use super::scope::ProjectChoice;
-use super::{App, Result};
 use crate::config::{GitSettings, Project};
+use crate::error::{HistoryError, InternalError};
+use crate::git::commits::PathChange;
+use crate::scope::ProjectChoice;
+use crate::{App, Result};
 use git::outgoing::Squashed;
 use git::{self, GitError, RemoteChange};
 use note::merge::{self, Merged};
@@ -205,7 +205,7 @@ impl App {
     /// (merging) and pushes again.
     fn push_merging(&self, project: &Project, report: &mut GitSyncReport) -> Result<()> {
         report.squashed = self.hold_secrets(project)?;
-        let keys = super::crypto::keys_of(project)?;
+        let keys = crate::crypto::keys_of(project)?;
         match git::remote::push(&project.path, keys.as_ref(), false) {
             Ok(()) => Ok(()),
             Err(GitError::Rejected(_)) => {
@@ -221,7 +221,7 @@ impl App {
         let settings = remote_settings(project)?;
         let dir = &project.path;
         let mut report = PullReport::default();
-        let keys = super::crypto::keys_of(project)?;
+        let keys = crate::crypto::keys_of(project)?;
         let Some(theirs) = git::remote::fetch(dir, keys.as_ref())? else {
             return Ok(report);
         };
@@ -365,9 +365,9 @@ impl App {
     }
 
     /// The notes of `project` that hold an unresolved sync conflict, each with its copy.
-    pub fn sync_conflicts(&self, project: &Project) -> Result<Vec<Conflict>> {
-        let txn = self.index.read_txn()?;
-        let paths = self.index.tables().project_paths(&txn, &project.name)?;
+    pub(crate) fn sync_conflicts(&self, project: &Project) -> Result<Vec<Conflict>> {
+        let snap = self.index.snapshot()?;
+        let paths = snap.project_paths(&project.name)?;
         Ok(paths
             .into_iter()
             .filter_map(|(copy, _)| {

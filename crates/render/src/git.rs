@@ -3,7 +3,7 @@
 use serde_json::{json, Value};
 
 use super::{Format, Output};
-use engine::gitsync::{GitSyncReport, PullReport, PullResult};
+use engine::git::exchange::{GitSyncReport, PullReport, PullResult};
 
 fn result_name(result: PullResult) -> &'static str {
     match result {

@@ -2,12 +2,12 @@
 
 use index::{NoteInput, NoteKind};
 use note::{self, permalink::note_permalink};
-use vault::scan::Observed;
+use vault::file::Observed;
 
 /// Notes larger than this are indexed, but only this much of their text is full-text searchable.
-pub const SEARCH_TEXT_LIMIT: usize = index::search::MAX_SEARCH_TEXT;
+pub(crate) const SEARCH_TEXT_LIMIT: usize = index::documents::MAX_SEARCH_TEXT;
 
-pub fn is_markdown(path: &str) -> bool {
+pub(crate) fn is_markdown(path: &str) -> bool {
     let lower = path.to_ascii_lowercase();
     lower.ends_with(".md") || lower.ends_with(".markdown")
 }
@@ -52,19 +52,19 @@ fn mib(bytes: usize) -> String {
 }
 
 /// Builds the index input for one file.
-pub fn note_input(
+pub(crate) fn from_file(
     project: &str,
     include_project_prefix: bool,
     path: &str,
     observed: &Observed,
     bytes: &[u8],
 ) -> NoteInput {
-    note_input_parsed(project, include_project_prefix, path, observed, bytes, None)
+    from_parsed(project, include_project_prefix, path, observed, bytes, None)
 }
 
 /// `note_input`, given what `note::parse_note` made of `bytes` already (a write parses its
 /// text before placing it); it is used only where `bytes` are that text as they are.
-pub fn note_input_parsed(
+pub(crate) fn from_parsed(
     project: &str,
     include_project_prefix: bool,
     path: &str,
@@ -173,7 +173,7 @@ pub fn note_input_parsed(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use vault::scan::FileStat;
+    use vault::file::FileStat;
 
     fn observed(bytes: &[u8]) -> Observed {
         Observed {
@@ -181,7 +181,7 @@ mod tests {
                 size: bytes.len() as u64,
                 mtime_ns: 1_700_000_000_000_000_000,
             },
-            checksum: vault::scan::sha256_hex(bytes),
+            checksum: vault::file::sha256_hex(bytes),
             created_ns: None,
             bytes: None,
         }
@@ -216,7 +216,7 @@ mod tests {
             ),
         ];
         for (path, bytes, kind, warning) in cases {
-            let input = note_input("main", true, path, &observed(&bytes), &bytes);
+            let input = from_file("main", true, path, &observed(&bytes), &bytes);
             assert_eq!(input.kind, kind, "{path}");
             assert!(
                 input.warnings.iter().any(|w| w.contains(warning)),
@@ -230,7 +230,7 @@ mod tests {
     #[test]
     fn markdown_and_resource_files() {
         let bytes = b"# Plain Note\n\nNo frontmatter here.\n";
-        let input = note_input("main", true, "ext/plain-note.md", &observed(bytes), bytes);
+        let input = from_file("main", true, "ext/plain-note.md", &observed(bytes), bytes);
         assert_eq!(input.title, "plain-note");
         assert_eq!(
             input.generated_permalink.as_deref(),
@@ -239,7 +239,7 @@ mod tests {
         assert_eq!(input.requested_permalink, None);
         assert!(input.warnings.is_empty());
 
-        let image = note_input(
+        let image = from_file(
             "main",
             true,
             "img/photo.png",

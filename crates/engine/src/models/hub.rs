@@ -10,17 +10,17 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use super::error::{DownloadError, ModelError, ServiceError, UserError};
-use super::models::{models_dir, ModelChoice, ModelInfo};
-use super::App;
+use super::{models_dir, ModelChoice, ModelInfo};
+use crate::error::{DownloadError, ModelError, ServiceError, UserError};
+use crate::App;
 use vault;
 
 /// Where models come from when neither `[search] hub` nor `HF_ENDPOINT` says otherwise.
-pub const DEFAULT_HUB: &str = "https://huggingface.co";
+pub(crate) const DEFAULT_HUB: &str = "https://huggingface.co";
 
 /// The model semantic search uses unless told otherwise: Basic Memory's default, so a user who
 /// switches finds what they found before.
-pub const DEFAULT_MODEL: &str = "BAAI/bge-small-en-v1.5";
+pub(crate) const DEFAULT_MODEL: &str = "BAAI/bge-small-en-v1.5";
 
 /// Fetched first; a model without them is refused.
 const REQUIRED: &[&str] = &["config.json", "tokenizer.json"];
@@ -52,7 +52,7 @@ pub struct Download {
 /// What `models/fetch.json` records: a fetch under way, or the last one that failed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "state", rename_all = "snake_case")]
-pub enum FetchState {
+pub(crate) enum FetchState {
     Fetching {
         model: String,
         hub: String,
@@ -234,7 +234,7 @@ fn fetch_file(
 impl App {
     /// The hub models are fetched from: `[search] hub`, else `HF_ENDPOINT`, else the
     /// Hugging Face hub.
-    pub(super) fn hub(&self) -> String {
+    pub(crate) fn hub(&self) -> String {
         self.config()
             .search
             .hub
@@ -247,7 +247,7 @@ impl App {
     /// The state of this data root's model fetch, as any process sees it; a fetch whose
     /// process is gone counts as none, and so does the state of another model than `model`
     /// (one the configuration chose before).
-    pub fn fetch_state(&self, model: &str) -> Option<FetchState> {
+    pub(crate) fn fetch_state(&self, model: &str) -> Option<FetchState> {
         let root = &self.config().root;
         let text = vault::fs::read_text(&state_file(root)).ok()?;
         let state: FetchState = serde_json::from_str(&text).ok()?;
@@ -340,7 +340,7 @@ impl App {
     /// chosen model is still to be fetched and no other process is fetching it: a one-shot
     /// `gitmem search` answers at once and leaves the fetch running. `exe` is the gitmem
     /// binary. Returns the model being fetched.
-    pub fn fetch_model_in_background(&self, exe: &Path) -> Option<String> {
+    pub(crate) fn fetch_model_in_background(&self, exe: &Path) -> Option<String> {
         let ModelChoice::ToFetch(model) = self.model_choice() else {
             return None;
         };

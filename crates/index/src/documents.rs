@@ -12,7 +12,7 @@ use milli_core::{FilterableAttributesRule, Index as Milli};
 use serde_json::{json, Map, Value};
 
 use super::graph::Tables;
-use super::model::{NoteKind, NoteRecord};
+use super::model::{NoteKind, NoteRecord, SearchDone};
 use super::query::Document;
 use super::terms::NoteTerms;
 use super::IndexError;
@@ -235,18 +235,6 @@ impl Handed {
 
 /// Bodies handed over and not yet indexed, by note id.
 pub(super) type Bodies = std::sync::Mutex<std::collections::HashMap<String, Handed>>;
-
-/// What a search commit did, for the graph writer to record: which outbox entries it served
-/// (with the token it read, so an entry dirtied again meanwhile stays), what each note now has in
-/// the search index, and which notes lost their body (with the checksum of the text lost).
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct SearchDone {
-    pub entries: Vec<(String, String, Option<Vec<u8>>)>,
-    pub stale: Vec<(String, String)>,
-    /// The body-relevance terms of notes whose text this commit indexed anew (`None`: the
-    /// note is gone), recorded with the rest so that they follow milli's text.
-    pub terms: Vec<(String, Option<NoteTerms>)>,
-}
 
 /// Applies the search outbox: re-indexes up to `limit` dirty notes in one milli transaction.
 /// Bodies come from `bodies` (handed over by this process's writes) or, for a note whose file

@@ -10,13 +10,11 @@
 use std::collections::HashSet;
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
-
-use super::error::HistoryError;
-use super::gitsync::{Direction, GitSyncReport};
-use super::scope::ProjectChoice;
-use super::{App, Result};
 use crate::config::Project;
+use crate::error::{HeldPush, HeldSecret, HistoryError};
+use crate::git::exchange::{Direction, GitSyncReport};
+use crate::scope::ProjectChoice;
+use crate::{App, Result};
 use git::outgoing::{outgoing, outgoing_squashed, squash_outgoing, state_file, Outgoing, Squashed};
 use note::redact::Redactor;
 use vault;
@@ -25,48 +23,6 @@ use vault;
 const ALLOWED: &str = "gitmem-allowed-secrets";
 /// The last hold (JSON), removed by the next push that is not held.
 const HELD: &str = "gitmem-held-push.json";
-
-/// Secret-shaped text in a file version a push would send.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct HeldSecret {
-    pub path: String,
-    /// The line (from 1) of the text; 0 when the file's name is what carries it.
-    pub line: usize,
-    pub kind: String,
-    /// The commit that brings this version (short id).
-    pub commit: String,
-}
-
-/// A push refused because of what it would send.
-#[derive(Debug, Clone, thiserror::Error)]
-#[error("{}", held_message(.0))]
-pub struct HeldPush(pub Vec<HeldSecret>);
-
-impl std::fmt::Display for HeldSecret {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.line {
-            0 => write!(f, "{} (its name)", self.path)?,
-            line => write!(f, "{} line {line}", self.path)?,
-        }
-        write!(f, ": {} (commit {})", self.kind, self.commit)
-    }
-}
-
-fn held_message(held: &[HeldSecret]) -> String {
-    let mut paths: Vec<&str> = held.iter().map(|h| h.path.as_str()).collect();
-    paths.sort_unstable();
-    paths.dedup();
-    let listed: Vec<String> = held.iter().map(|h| format!("- {h}")).collect();
-    let allow: Vec<String> = paths
-        .iter()
-        .map(|p| format!("--allow-secrets {p}"))
-        .collect();
-    format!(
-        "the push is held: commits not on the remote yet carry secret-shaped text\n{}\nEdit it out of the file (or rename the file): the next push then sends the unpushed commits as one, without it. Or push it anyway with `gitmem sync push {}`",
-        listed.join("\n"),
-        allow.join(" ")
-    )
-}
 
 /// Every secret-shaped value in the outgoing versions that no allowance covers: an allowed
 /// version is not held, nor is a value an allowed version of the same path holds (the user
@@ -163,7 +119,7 @@ pub(crate) fn hold_secrets(
         }
         return Ok(squashed);
     }
-    let json = serde_json::to_vec_pretty(&held).map_err(|source| super::InternalError::Encode {
+    let json = serde_json::to_vec_pretty(&held).map_err(|source| crate::InternalError::Encode {
         what: "the held push",
         source,
     })?;

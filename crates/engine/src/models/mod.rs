@@ -6,14 +6,18 @@
 //! installs the same way as a reranker; `[search] reranker` alone turns it on
 //! ([`RerankerChoice`]), and nothing fetches one unasked.
 
+pub use embed::ModelKind;
+
+pub mod hub;
+
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use self::hub::{Download, DEFAULT_MODEL};
 use super::error::ModelError;
-use super::hub::{self, Download, DEFAULT_MODEL};
 use super::{App, Result};
-use embed::{is_reranker, CrossEncoder, Embedder, ModelCard, ModelKind, STATIC_WEIGHTS};
+use embed::{is_reranker, CrossEncoder, Embedder, ModelCard, STATIC_WEIGHTS};
 use vault;
 
 /// Files of a sentence-transformers model that embedding reads; the rest of a package is left.
@@ -58,7 +62,7 @@ pub enum ModelChoice {
 
 /// Which reranker reorders hybrid and vector results.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum RerankerChoice {
+pub(crate) enum RerankerChoice {
     /// `[search] reranker` unset or `"none"`.
     Off,
     /// An installed model, by name.
@@ -172,7 +176,7 @@ impl App {
 
     /// Which reranker `[search] reranker` names, and whether it is installed: by its name, or
     /// by the hub id it was installed from.
-    pub fn reranker_choice(&self) -> RerankerChoice {
+    pub(crate) fn reranker_choice(&self) -> RerankerChoice {
         let root = self.root();
         let installed =
             |name: &str| valid_name(name) && is_model_dir(&models_dir(&root).join(name));
@@ -193,7 +197,7 @@ impl App {
     }
 
     /// The installed model semantic search uses, if any.
-    pub fn chosen_model(&self) -> Option<String> {
+    pub(crate) fn chosen_model(&self) -> Option<String> {
         match self.model_choice() {
             ModelChoice::Installed(name) => Some(name),
             _ => None,
