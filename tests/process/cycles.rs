@@ -2,6 +2,8 @@
 //! A cycle means two features that cannot be read, tested or moved one without the other; the
 //! compiler allows them inside a crate, so this test refuses them. The graph is read from the
 //! code as written: `crate::`, `super::` and `self::` paths, resolved from each file's place.
+//! Calls through the engine's `App` methods cross modules without a `use` line; those are
+//! counted apart, and may not grow.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -82,16 +84,11 @@ fn top_level_items(list: &str) -> Vec<&str> {
     items
 }
 
-/// Each top-level module of the crate in `src`, with the top-level modules it imports. Unit
-/// test files (`tests.rs`, and the code after `#[cfg(test)]`) are left out.
-fn module_graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
-    let tops: BTreeSet<String> = std::fs::read_dir(src)
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .filter_map(|path| Some(path.file_stem()?.to_string_lossy().into_owned()))
-        .filter(|name| name != "lib" && name != "main")
-        .collect();
-    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+/// Each code file of the crate in `src` but `lib.rs`/`main.rs`, as its module path inside the
+/// crate (`["search", "rows"]`) and its code up to its unit tests. Unit test files
+/// (`tests.rs`) are left out.
+fn code_files(src: &Path) -> Vec<(Vec<String>, String)> {
+    let mut files = Vec::new();
     let mut pending = vec![src.to_path_buf()];
     while let Some(dir) = pending.pop() {
         for entry in std::fs::read_dir(&dir).unwrap() {
@@ -117,15 +114,119 @@ fn module_graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
                 continue;
             }
             let text = std::fs::read_to_string(&path).unwrap();
-            let code = text.split("#[cfg(test)]").next().unwrap_or("");
-            let module: Vec<&str> = module.iter().map(String::as_str).collect();
-            graph
-                .entry(module[0].to_string())
-                .or_default()
-                .extend(imports_of(code, &module, &tops));
+            let code = text.split("#[cfg(test)]").next().unwrap_or("").to_string();
+            files.push((module, code));
+        }
+    }
+    files
+}
+
+/// Each top-level module of the crate in `src`, with the top-level modules it imports.
+fn module_graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    let tops: BTreeSet<String> = std::fs::read_dir(src)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter_map(|path| Some(path.file_stem()?.to_string_lossy().into_owned()))
+        .filter(|name| name != "lib" && name != "main")
+        .collect();
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (module, code) in code_files(src) {
+        let module: Vec<&str> = module.iter().map(String::as_str).collect();
+        graph
+            .entry(module[0].to_string())
+            .or_default()
+            .extend(imports_of(&code, &module, &tops));
+    }
+    graph
+}
+
+/// The names of the methods `code` defines in `impl App` blocks.
+fn app_methods_of(code: &str) -> BTreeSet<String> {
+    let mut methods = BTreeSet::new();
+    for block in code.split("\nimpl App {").skip(1) {
+        let block = block.split("\n}").next().unwrap_or("");
+        for line in block.lines() {
+            let Some(rest) = line.strip_prefix("    ") else {
+                continue;
+            };
+            let rest = rest
+                .trim_start_matches("pub ")
+                .trim_start_matches("pub(crate) ")
+                .trim_start_matches("pub(super) ");
+            if let Some(signature) = rest.strip_prefix("fn ") {
+                let name: String = signature
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                methods.insert(name);
+            }
+        }
+    }
+    methods
+}
+
+/// The engine's top-level modules, each with the modules whose `App` methods it calls
+/// (`self.name(` or `app.name(`): the edges no `use` line shows.
+fn method_graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    let files = code_files(src);
+    let mut owners: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (module, code) in &files {
+        for method in app_methods_of(code) {
+            owners.entry(method).or_default().insert(module[0].clone());
+        }
+    }
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (module, code) in &files {
+        let calls = graph.entry(module[0].clone()).or_default();
+        for receiver in ["self.", "app."] {
+            for (at, _) in code.match_indices(receiver) {
+                let rest = &code[at + receiver.len()..];
+                let name: String = rest
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                if !rest[name.len()..].starts_with('(') {
+                    continue;
+                }
+                let defined_elsewhere = owners.get(&name).into_iter().flatten();
+                calls.extend(
+                    defined_elsewhere
+                        .filter(|owner| **owner != module[0])
+                        .cloned(),
+                );
+            }
         }
     }
     graph
+}
+
+/// The largest set of modules that all reach one another.
+fn largest_knot(graph: &BTreeMap<String, BTreeSet<String>>) -> BTreeSet<String> {
+    let reach = |from: &str| {
+        let mut seen = BTreeSet::from([from.to_string()]);
+        let mut pending = vec![from.to_string()];
+        while let Some(node) = pending.pop() {
+            for next in graph.get(&node).into_iter().flatten() {
+                if seen.insert(next.clone()) {
+                    pending.push(next.clone());
+                }
+            }
+        }
+        seen
+    };
+    let reached: BTreeMap<&String, BTreeSet<String>> =
+        graph.keys().map(|node| (node, reach(node))).collect();
+    reached
+        .iter()
+        .map(|(node, from_node)| {
+            from_node
+                .iter()
+                .filter(|other| reached.get(other).is_some_and(|back| back.contains(*node)))
+                .cloned()
+                .collect::<BTreeSet<String>>()
+        })
+        .max_by_key(BTreeSet::len)
+        .unwrap_or_default()
 }
 
 /// One cycle of the graph, as the modules along it, if there is any.
@@ -174,6 +275,28 @@ fn no_crate_has_an_import_cycle_between_its_top_level_modules() {
             );
         }
     }
+}
+
+/// The engine modules that call one another through `App`'s methods, as counted on
+/// 2026-12-07. The facade (each workflow a function of its feature over a narrow context) is to
+/// bring this down; the test fails when the knot grows, and asks for the figure to be lowered
+/// when it shrinks.
+const ENGINE_METHOD_KNOT: usize = 18;
+
+#[test]
+fn the_engines_method_calls_tie_no_more_modules_than_before() {
+    let src = workspace_root().join("crates/engine/src");
+    let knot = largest_knot(&method_graph(&src));
+    assert!(
+        knot.len() <= ENGINE_METHOD_KNOT,
+        "{} engine modules now call one another through App's methods (was {ENGINE_METHOD_KNOT}): {knot:?}",
+        knot.len()
+    );
+    assert!(
+        knot.len() == ENGINE_METHOD_KNOT,
+        "the knot shrank to {}: lower ENGINE_METHOD_KNOT",
+        knot.len()
+    );
 }
 
 #[test]
@@ -227,4 +350,11 @@ fn imports_are_read_from_each_files_place() {
     );
     let tree = BTreeMap::from([("a".to_string(), BTreeSet::from(["b".to_string()]))]);
     assert_eq!(a_cycle(&tree), None);
+    assert_eq!(largest_knot(&graph).len(), 3);
+    assert_eq!(largest_knot(&tree).len(), 1);
+    let code = "impl App {\n    pub fn open(&self) {}\n    fn helper(&self) {}\n}\nfn outside() {}";
+    assert_eq!(
+        app_methods_of(&format!("\n{code}")),
+        BTreeSet::from(["open".to_string(), "helper".to_string()])
+    );
 }

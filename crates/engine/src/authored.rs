@@ -123,7 +123,7 @@ mod tests {
         ("memory::basic", include_str!("memory/basic.rs"), 0),
         ("memory::search", include_str!("memory/search.rs"), 0),
         ("memory::limits", include_str!("memory/limits.rs"), 1),
-        ("knowledge_graph", include_str!("knowledge_graph.rs"), 0),
+        ("graph", include_str!("graph.rs"), 0),
         ("relocate", include_str!("relocate.rs"), 0),
     ];
 

@@ -7,7 +7,7 @@ use std::cell::RefCell;
 use std::collections::HashSet;
 
 use super::error::{GraphError, InternalError};
-use super::knowledge_graph::{Entity, EntityObservations, Graph, GraphRelation, GraphWrite};
+use super::graph::{Entity, EntityObservations, Graph, GraphRelation, GraphWrite};
 use super::scope::ProjectChoice;
 use super::{App, Result};
 use note::entity::{

@@ -1,5 +1,5 @@
 //! corporatepiyush/mcp-memory's read-only graph tools over the same graph of notes as the
-//! official memory server's (`knowledge_graph`): paths, neighbourhoods, subgraphs, counts,
+//! official memory server's (`graph`): paths, neighbourhoods, subgraphs, counts,
 //! relation search, one entity described, several fetched at once, and read_graph and
 //! search_nodes a page at a time. Every walk is a pure function of `Graph`.
 //!
@@ -14,7 +14,7 @@ use note::memory::Reveal;
 use std::collections::{HashMap, HashSet, VecDeque};
 
 use super::error::GraphError;
-use super::knowledge_graph::{Entity, Graph, GraphRelation, KnowledgeGraph};
+use super::graph::{Entity, Graph, GraphRelation, KnowledgeGraph};
 use super::scope::ProjectChoice;
 use super::{App, Result};
 

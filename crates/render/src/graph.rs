@@ -5,10 +5,10 @@
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use engine::graph_query::{EntityDescription, GraphStats, TypeCount};
-use engine::knowledge_graph::{
+use engine::graph::{
     Entity, GraphRelation, GraphWrite, KnowledgeGraph, ObservationsAdded, ObservationsDeleted,
 };
+use engine::graph_query::{EntityDescription, GraphStats, TypeCount};
 
 /// A graph tool's answer: structured content, and the text shown beside it.
 #[derive(Debug, Clone, PartialEq)]

@@ -6,7 +6,7 @@
 use serde_json::json;
 
 use super::graph::{GraphAnswer, GraphShape};
-use engine::knowledge_graph::KnowledgeGraph;
+use engine::graph::KnowledgeGraph;
 
 /// The formats export_graph writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -7,7 +7,7 @@ use serde::de::{self, Deserializer};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use engine::knowledge_graph::Entity;
+use engine::graph::Entity;
 use note::memory::Reveal;
 
 /// The project arguments most tools take (flattened into their argument structs).

@@ -13,8 +13,8 @@ use super::common::{entity_schema, graph, relations_created};
 use super::{
     array, object, parse, schema_of, service_error, tri, Hints, Icon, ToolCtx, ToolReply, ToolSpec,
 };
+use engine::graph::{Entity, EntityObservations, GraphRelation};
 use engine::graph_query::EntityPage;
-use engine::knowledge_graph::{Entity, EntityObservations, GraphRelation};
 use render::{self, graph::GraphAnswer};
 
 #[derive(Debug, Deserialize, JsonSchema)]

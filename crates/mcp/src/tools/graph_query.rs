@@ -16,8 +16,8 @@ use super::common::{entity_schema, graph, relation_schema, relations_created};
 use super::{
     array, object, parse, schema_of, service_error, tri, Hints, Icon, ToolCtx, ToolReply, ToolSpec,
 };
+use engine::graph::Entity;
 use engine::graph_query::Direction;
-use engine::knowledge_graph::Entity;
 use engine::ServiceError;
 use render::graph_export::ExportFormat;
 use render::{self, graph::GraphAnswer};

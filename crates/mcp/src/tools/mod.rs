@@ -10,17 +10,17 @@
 
 mod args;
 mod common;
-mod context;
 mod correct;
 mod crypto;
 mod decay;
-mod diagnostics;
 mod graph;
 mod graph_query;
 mod history;
+mod inspect;
 mod links;
 mod memory;
 mod notes;
+mod pack;
 mod posix;
 mod projects;
 mod query;

@@ -3,8 +3,8 @@
 //! handler) sits beside its handler in the family's module; this file only lists them.
 
 use super::{
-    context, correct, crypto, decay, diagnostics, graph, graph_query, history, links, memory,
-    notes, posix, projects, query, schema, ToolSpec,
+    correct, crypto, decay, graph, graph_query, history, inspect, links, memory, notes, pack,
+    posix, projects, query, schema, ToolSpec,
 };
 
 /// Basic Memory's tools and gitmem's own (links, history, sync): `--tools basic`, the default.
@@ -97,10 +97,9 @@ pub(super) const GITMEM: &[ToolSpec] = &[
     decay::MEMORY_COMPACT,
     crypto::MEMORY_ENCRYPT,
     crypto::MEMORY_DECRYPT,
-    context::MEMORY_CONTEXT,
+    pack::MEMORY_CONTEXT,
     correct::CORRECT_MEMORY,
 ];
 
 /// Looking inside the index: `--tools diagnostics`.
-pub(super) const DIAGNOSTICS: &[ToolSpec] =
-    &[diagnostics::INSPECT_NOTE, diagnostics::INSPECT_QUERY];
+pub(super) const DIAGNOSTICS: &[ToolSpec] = &[inspect::INSPECT_NOTE, inspect::INSPECT_QUERY];
