@@ -3,7 +3,7 @@
 //! soft-deletes the decaying memories whose relevance fell below a threshold (in a versioned
 //! project, one commit).
 
-use chrono::{DateTime, Utc};
+use chrono::Utc;
 use serde_json::Value;
 
 use super::error::MemoryError;
@@ -11,7 +11,7 @@ use super::memory::DeleteMode;
 use super::scope::ProjectChoice;
 use super::{App, Result};
 use index::{NoteKind, NoteRecord};
-use note::memory::{half_life, is_deleted, relevance};
+use note::memory::is_deleted;
 
 /// Below this relevance memory_prune takes a decaying memory: a memory of full importance
 /// gets there a little over three half-lives after its last touch.
@@ -60,34 +60,6 @@ pub(super) fn check_fraction(field: &'static str, value: f64) -> Result<f64> {
 }
 
 impl App {
-    /// Records that these notes were used now (read, or found by a search): a decaying memory
-    /// counts its age from its last use. Nothing is written to the notes' files.
-    pub(crate) fn record_uses(&self, note_ids: &[String]) {
-        if !note_ids.is_empty() {
-            self.index
-                .record_uses(note_ids, Utc::now().timestamp_millis());
-        }
-    }
-
-    /// A decaying memory's relevance at `now`, its uses counted; `None` for a note that does
-    /// not decay.
-    pub(crate) fn relevance_of(
-        &self,
-        note: &NoteRecord,
-        now: DateTime<Utc>,
-    ) -> Result<Option<f64>> {
-        if half_life(&note.metadata).is_none() {
-            return Ok(None);
-        }
-        let used = self.index.note_use(&note.id)?;
-        Ok(relevance(
-            &note.metadata,
-            note.updated_ms,
-            used.map(|u| u.last_ms),
-            now,
-        ))
-    }
-
     /// memory_prune: every decaying memory whose relevance fell below the threshold is
     /// soft-deleted (its file kept, every search hiding it), or with `hard` deleted. Memories
     /// without `decay` are never taken; a soft prune passes over those already deleted.

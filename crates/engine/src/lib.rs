@@ -29,6 +29,7 @@ pub mod links;
 pub mod memory;
 pub mod metrics;
 pub mod models;
+mod mounts;
 pub mod note_input;
 pub mod notes;
 pub mod oneshot;
@@ -42,6 +43,7 @@ pub mod reranker;
 pub mod retrieval;
 pub mod row;
 pub mod schema;
+mod schema_notes;
 pub mod scope;
 pub mod search;
 pub mod semantic;
@@ -50,6 +52,7 @@ pub mod sync;
 pub mod throughput;
 pub mod timeframe;
 pub mod tokens;
+mod uses;
 
 use std::path::Path;
 use std::sync::{RwLock, RwLockReadGuard};
@@ -96,7 +99,7 @@ pub struct App {
     config: RwLock<Config>,
     pub index: Index,
     /// Linked-folder mounts per project, reloaded when links.json changes.
-    mount_cache: links::MountCache,
+    mount_cache: mounts::MountCache,
     /// Serialises this process's read-modify-write of links.json.
     links_lock: std::sync::Mutex<()>,
     /// Serialises this process's memory writes with their count against `[limits]

@@ -89,38 +89,6 @@ impl App {
         Ok(links::save(&self.registry(project), records).map_err(LinkError::Registry)?)
     }
 
-    /// (mount, folder) of every link of a project, cached until links.json changes.
-    pub fn mounts(&self, project: &Project) -> Vec<(String, PathBuf)> {
-        let path = self.registry(project);
-        let mtime = vault::fs::modified(&path);
-        let mut cache = self.mount_cache.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((cached_at, mounts)) = cache.get(&project.name) {
-            if *cached_at == mtime {
-                return mounts.clone();
-            }
-        }
-        let mounts: Vec<(String, PathBuf)> = links::load(&path)
-            .unwrap_or_default()
-            .into_iter()
-            .map(|l| (l.mount, l.resolved_path))
-            .collect();
-        cache.insert(project.name.clone(), (mtime, mounts.clone()));
-        mounts
-    }
-
-    /// The linked folder a project-relative path falls in: (folder, path inside it).
-    pub(crate) fn mounted(&self, project: &Project, relative: &str) -> Option<(PathBuf, String)> {
-        self.mounts(project).into_iter().find_map(|(mount, root)| {
-            if relative == mount {
-                Some((root, String::new()))
-            } else {
-                relative
-                    .strip_prefix(&format!("{mount}/"))
-                    .map(|rest| (root, rest.to_string()))
-            }
-        })
-    }
-
     /// Folders outside the home directory are read only when config.toml allows it: a
     /// client must not turn the server into a reader of the whole machine.
     pub(super) fn refuse_outside_home(&self, canonical: &Path, to_do: &str) -> Result<()> {
@@ -713,7 +681,3 @@ impl App {
         vault::fs::modified(&self.registry(project))
     }
 }
-
-/// When a link was last modified, for the mount cache.
-pub(crate) type MountCache =
-    std::sync::Mutex<HashMap<String, (Option<SystemTime>, Vec<(String, PathBuf)>)>>;

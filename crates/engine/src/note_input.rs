@@ -1,6 +1,8 @@
 //! From file bytes to what the index stores: decoding, parsing, timestamps, warnings.
 
-use index::{NoteInput, NoteKind};
+use crate::config::Project;
+use crate::{App, Result};
+use index::{NoteInput, NoteKind, WriteOp};
 use note::{self, permalink::note_permalink};
 use vault::file::Observed;
 
@@ -167,6 +169,36 @@ pub(crate) fn from_parsed(
         relations: parsed.relations,
         warnings,
         search_text,
+    }
+}
+
+impl App {
+    /// The index operation that reads the project file `relative` as it is now.
+    pub(crate) fn upsert_op(&self, project: &Project, relative: &str) -> Result<WriteOp> {
+        let observed = Observed::read(&self.project_file(project, relative)?)?;
+        Ok(self.upsert_observed(project, relative, &observed, None))
+    }
+
+    /// The index operation for the project file `relative` as `observed` (with its bytes), and
+    /// the parse of those bytes when the caller has one.
+    pub(crate) fn upsert_observed(
+        &self,
+        project: &Project,
+        relative: &str,
+        observed: &Observed,
+        parsed: Option<note::ParsedNote>,
+    ) -> WriteOp {
+        let include_prefix = self.config().compat.permalinks_include_project;
+        let bytes = observed.bytes.as_deref().unwrap_or_default();
+        let input = from_parsed(
+            &project.name,
+            include_prefix,
+            relative,
+            observed,
+            bytes,
+            parsed,
+        );
+        WriteOp::Upsert(Box::new(input))
     }
 }
 

@@ -3,7 +3,6 @@
 //! returns once the graph tables know the result.
 
 use crate::NoteRow;
-use std::path::PathBuf;
 
 use serde_json::{Map, Value};
 
@@ -20,7 +19,7 @@ use note::identifier::{lookup_key, normalize_identifier, permalink_candidates};
 use note::permalink::{generate_permalink, normalize_note_type, note_permalink};
 use note::redact::Redactions;
 use note::{self, filename, frontmatter};
-use vault::{self, file::Observed, path::RelPath};
+use vault::{self, path::RelPath};
 
 /// What an identifier names.
 #[derive(Debug, Clone)]
@@ -93,18 +92,6 @@ pub struct NoteFile {
 }
 
 impl App {
-    /// The absolute path of a project-relative path, refusing anything that leaves the project
-    /// (or, under a linked folder's mount, the linked folder). It takes text because most
-    /// paths come from the index or are composed here; it parses them all the same, so a
-    /// stale or crafted one cannot lead out either.
-    pub(crate) fn project_file(&self, project: &Project, relative: &str) -> Result<PathBuf> {
-        let resolved = match self.mounted(project, relative) {
-            Some((root, inner)) => RelPath::parse(&inner).and_then(|p| p.resolve_inside(&root)),
-            None => RelPath::parse(relative).and_then(|p| p.resolve_inside(&project.path)),
-        };
-        resolved.map_err(|_| OutsideProject::new(PathArg::Path, relative).into())
-    }
-
     pub(crate) fn note_by_id(&self, id: &str) -> Result<Option<NoteRecord>> {
         let snap = self.index.snapshot()?;
         Ok(snap.note(id)?)
@@ -190,34 +177,6 @@ impl App {
             text: vault::fs::read_lossy(&path)?,
             chain: None,
         })
-    }
-
-    /// The index operation that reads the project file `relative` as it is now.
-    pub(crate) fn upsert_op(&self, project: &Project, relative: &str) -> Result<WriteOp> {
-        let observed = Observed::read(&self.project_file(project, relative)?)?;
-        Ok(self.upsert_observed(project, relative, &observed, None))
-    }
-
-    /// The index operation for the project file `relative` as `observed` (with its bytes), and
-    /// the parse of those bytes when the caller has one.
-    fn upsert_observed(
-        &self,
-        project: &Project,
-        relative: &str,
-        observed: &Observed,
-        parsed: Option<note::ParsedNote>,
-    ) -> WriteOp {
-        let include_prefix = self.config().compat.permalinks_include_project;
-        let bytes = observed.bytes.as_deref().unwrap_or_default();
-        let input = note_input::from_parsed(
-            &project.name,
-            include_prefix,
-            relative,
-            observed,
-            bytes,
-            parsed,
-        );
-        WriteOp::Upsert(Box::new(input))
     }
 
     /// Hands a file gitmem just wrote (or found) to the index and waits until the graph has it.

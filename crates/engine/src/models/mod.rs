@@ -311,7 +311,7 @@ impl App {
         let target = models_dir(&root).join(name);
         vault::fs::replace_dir(assembled, &target)?;
         vault::fs::atomic_write(&default_file(&root), name.as_bytes())?;
-        self.model_changed();
+        self.semantic.forget_model();
         self.model_info(name)
     }
 
@@ -385,7 +385,7 @@ impl App {
             return Err(ModelError::IsAReranker(name.to_string()).into());
         }
         vault::fs::atomic_write(&default_file(&self.root()), name.as_bytes())?;
-        self.model_changed();
+        self.semantic.forget_model();
         self.model_info(name)
     }
 
@@ -398,7 +398,7 @@ impl App {
             vault::fs::atomic_write(&default_file(&self.root()), CHOSEN_NONE.as_bytes())?;
         }
         vault::fs::remove_tree(&info.path)?;
-        self.model_changed();
+        self.semantic.forget_model();
         Ok(info)
     }
 }

@@ -24,7 +24,6 @@ use super::scope::ProjectChoice;
 use super::{App, Result};
 use crate::config::Project;
 use index::query::{Hit, Hits, Matching, Query};
-use index::NoteRecord;
 use note::chunk::{best_matching, passages};
 use note::memory::Reveal;
 use note::permalink::normalize_note_type;
@@ -361,23 +360,6 @@ impl App {
             hiding.join(" OR ")
         )))?;
         Ok(note_ids(&hidden).collect())
-    }
-
-    /// The markdown notes of a project whose type is `note_type` (compared snake-cased), in
-    /// path order, from the graph: a note just written is seen, without waiting for the search
-    /// index (every write_note asks this for the project's schemas).
-    pub(crate) fn notes_of_type(
-        &self,
-        project: &Project,
-        note_type: &str,
-    ) -> Result<Vec<NoteRecord>> {
-        let wanted = normalize_note_type(note_type);
-        let mut notes = Vec::new();
-        for id in self.index.ids_of_type(&project.name, &wanted)? {
-            notes.extend(self.note_by_id(&id)?);
-        }
-        notes.sort_by(|a, b| a.path.cmp(&b.path));
-        Ok(notes)
     }
 
     /// Note ids of a project whose front matter passes the metadata filters.

@@ -147,15 +147,17 @@ pub enum SemanticStatus {
     Broken { model: String, error: String },
 }
 
-impl App {
+impl Semantic {
     /// Forgets the loaded model, so the next use loads the new default.
-    pub(super) fn model_changed(&self) {
-        self.semantic.loaded.clear();
-        self.semantic.quick.clear();
-        self.semantic.quick_failed.store(false, Ordering::Relaxed);
-        self.semantic.choices.fetch_add(1, Ordering::Relaxed);
+    pub(crate) fn forget_model(&self) {
+        self.loaded.clear();
+        self.quick.clear();
+        self.quick_failed.store(false, Ordering::Relaxed);
+        self.choices.fetch_add(1, Ordering::Relaxed);
     }
+}
 
+impl App {
     /// The default model, loaded; `None` when no model is chosen.
     pub fn embedder(&self) -> Result<Option<Arc<Embedder>>> {
         let Some(name) = self.chosen_model() else {
