@@ -293,11 +293,11 @@ fn a_secret_another_program_wrote_holds_the_push_until_the_user_allows_that_vers
     let choice = ProjectChoice::named(Some("notes"));
     let other = h
         .app()
-        .git_sync_allowing(&choice, Direction::Push, &["ops/other.md".into()]);
+        .exchange_allowing(&choice, Direction::Push, &["ops/other.md".into()]);
     assert!(other.is_err(), "only the named paths are allowed");
     let report = h
         .app()
-        .git_sync_allowing(&choice, Direction::Push, &["ops/aws.md".into()])
+        .exchange_allowing(&choice, Direction::Push, &["ops/aws.md".into()])
         .unwrap();
     assert!(report.pushed);
     assert!(repository_holds(&device.remote, &key));

@@ -315,7 +315,7 @@ pub fn pull_remotes(app: Arc<App>, constrained: Option<String>) {
                         continue;
                     }
                     let choice = super::scope::ProjectChoice::named(Some(&project.name));
-                    match app.git_sync(&choice, crate::git::exchange::Direction::Pull) {
+                    match app.exchange(&choice, crate::git::exchange::Direction::Pull) {
                         Ok(report) => {
                             if let Some(pull) = report
                                 .pull

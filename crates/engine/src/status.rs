@@ -147,7 +147,7 @@ impl App {
         };
         for project in self.projects(None)? {
             if project.git.is_some() {
-                for conflict in self.sync_conflicts(&project)? {
+                for conflict in self.exchange_conflicts(&project)? {
                     status.conflicts.push((project.name.clone(), conflict));
                 }
                 for held in self.held_push(&project)? {

@@ -1,9 +1,9 @@
-//! What a sync with a git remote did: the sync tool's report and `gitmem sync`.
+//! What an exchange with a git remote (pull, push) did: the sync tool's report and `gitmem sync`.
 
 use serde_json::{json, Value};
 
 use super::{Format, Output};
-use engine::git::exchange::{GitSyncReport, PullReport, PullResult};
+use engine::git::exchange::{ExchangeReport, PullReport, PullResult};
 
 fn result_name(result: PullResult) -> &'static str {
     match result {
@@ -30,7 +30,7 @@ fn pull_json(pull: &PullReport) -> Value {
     v
 }
 
-fn report_json(report: &GitSyncReport) -> Value {
+fn report_json(report: &ExchangeReport) -> Value {
     let mut v = json!({
         "project": report.project,
         "direction": report.direction.as_str(),
@@ -47,12 +47,12 @@ fn report_json(report: &GitSyncReport) -> Value {
 
 /// The sync tool's answer: the one project's report, in the list the external sync also
 /// answers with.
-pub fn reports(report: &GitSyncReport) -> Value {
+pub fn reports(report: &ExchangeReport) -> Value {
     json!({ "reports": [report_json(report)] })
 }
 
 /// `gitmem sync`.
-pub fn sync(report: &GitSyncReport, format: Format) -> Output {
+pub fn exchange(report: &ExchangeReport, format: Format) -> Output {
     Output::either(
         format,
         || {

@@ -76,7 +76,7 @@ pub struct PullReport {
 }
 
 #[derive(Debug, Clone)]
-pub struct GitSyncReport {
+pub struct ExchangeReport {
     pub project: String,
     pub direction: Direction,
     pub pull: Option<PullReport>,
@@ -176,11 +176,11 @@ fn remote_settings(project: &Project) -> Result<GitSettings> {
 impl App {
     /// `sync push|pull|both`: pending commits are made first; a push the remote refuses
     /// because it moved on pulls (merging) and pushes again.
-    pub fn git_sync(&self, choice: &ProjectChoice, direction: Direction) -> Result<GitSyncReport> {
+    pub fn exchange(&self, choice: &ProjectChoice, direction: Direction) -> Result<ExchangeReport> {
         let project = &self.select_project(choice)?;
         remote_settings(project)?;
         self.history.flush();
-        let mut report = GitSyncReport {
+        let mut report = ExchangeReport {
             project: project.name.clone(),
             direction,
             pull: None,
@@ -203,7 +203,7 @@ impl App {
 
     /// Pushes past the push gate; a push the remote refuses because it moved on pulls
     /// (merging) and pushes again.
-    fn push_merging(&self, project: &Project, report: &mut GitSyncReport) -> Result<()> {
+    fn push_merging(&self, project: &Project, report: &mut ExchangeReport) -> Result<()> {
         report.squashed = self.hold_secrets(project)?;
         let keys = crate::crypto::keys_of(project)?;
         match git::remote::push(&project.path, keys.as_ref(), false) {
@@ -364,8 +364,8 @@ impl App {
         Ok(())
     }
 
-    /// The notes of `project` that hold an unresolved sync conflict, each with its copy.
-    pub(crate) fn sync_conflicts(&self, project: &Project) -> Result<Vec<Conflict>> {
+    /// The notes of `project` that hold an unresolved conflict of a pull, each with its copy.
+    pub(crate) fn exchange_conflicts(&self, project: &Project) -> Result<Vec<Conflict>> {
         let snap = self.index.snapshot()?;
         let paths = snap.project_paths(&project.name)?;
         Ok(paths

@@ -12,7 +12,7 @@ use std::path::Path;
 
 use crate::config::Project;
 use crate::error::{HeldPush, HeldSecret, HistoryError};
-use crate::git::exchange::{Direction, GitSyncReport};
+use crate::git::exchange::{Direction, ExchangeReport};
 use crate::scope::ProjectChoice;
 use crate::{App, Result};
 use git::outgoing::{outgoing, outgoing_squashed, squash_outgoing, state_file, Outgoing, Squashed};
@@ -159,18 +159,18 @@ impl App {
     /// `gitmem sync push --allow-secrets PATH…`: the versions of these paths that the push
     /// would send are allowed for good (only these versions), then the sync runs; anything
     /// else still holds it.
-    pub fn git_sync_allowing(
+    pub fn exchange_allowing(
         &self,
         choice: &ProjectChoice,
         direction: Direction,
         allow: &[String],
-    ) -> Result<GitSyncReport> {
+    ) -> Result<ExchangeReport> {
         if !allow.is_empty() {
             let project = self.select_project(choice)?;
             self.history.flush();
             self.allow_secrets(&project, allow)?;
         }
-        self.git_sync(choice, direction)
+        self.exchange(choice, direction)
     }
 
     fn allow_secrets(&self, project: &Project, paths: &[String]) -> Result<()> {

@@ -98,9 +98,9 @@ pub(super) fn git_sync(
         anyhow::bail!("--allow-secrets allows a push: use it with `sync push` or `sync both`");
     }
     let report = on_current_files(app, project, |app, choice| {
-        app.git_sync_allowing(choice, direction, allow_secrets)
+        app.exchange_allowing(choice, direction, allow_secrets)
     })?;
-    emit(render::git::sync(&report, format_of(json)));
+    emit(render::git::exchange(&report, format_of(json)));
     Ok(())
 }
 

@@ -188,7 +188,7 @@ fn sync(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     if let Some(direction) = Direction::parse(&a.direction) {
         let report = ctx
             .app
-            .git_sync(&ctx.choice_of(a.project.as_deref()), direction);
+            .exchange(&ctx.choice_of(a.project.as_deref()), direction);
         return answer(TOOL, report, |report| {
             Rendered::Json(render::git::reports(report))
         });
