@@ -1,7 +1,7 @@
 //! Versioned projects at the shell and in a running server: what the git commands print and
 //! how they exit, the commit made before a command's process exits, a server that pulls on
 //! its own, and a server killed while it commits. The workflows themselves (commits, history,
-//! sync between devices) are tested in process, in `tests/tools/git.rs` and `sync.rs`.
+//! sync between devices) are tested in process, in `tests/tools/git/`.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

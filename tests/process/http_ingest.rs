@@ -1,6 +1,6 @@
 //! `POST /ingest` on a real server: the statuses a client sees (207 with each line's own, 400
 //! for a body that is not JSON Lines, 413 past the body limit) and the same tokens and scopes
-//! as `/mcp`. What each line becomes is tested in process (`tests/tools/ingest.rs`).
+//! as `/mcp`. What each line becomes is tested in process (`tests/tools/memory/ingest.rs`).
 
 use std::path::Path;
 

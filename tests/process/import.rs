@@ -1,7 +1,7 @@
 //! Imports at the shell, as a user coming from elsewhere runs them: what `gitmem import` and
 //! `project import-basic-memory` print and how they exit, the progress bar on a terminal, and
 //! Basic Memory's configuration found from the environment. What an import writes is tested
-//! in process, in `tests/tools/imports.rs`.
+//! in process, in `tests/tools/import.rs`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

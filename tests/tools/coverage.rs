@@ -34,10 +34,15 @@ fn calls_are_recognised_on_one_line_and_split_over_two() {
 fn every_tool_in_the_registry_is_called_by_an_in_process_test() {
     let dir = crate::common::workspace_root().join("tests/tools");
     let mut called = BTreeSet::new();
-    for entry in fs::read_dir(&dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.extension().is_some_and(|e| e == "rs") {
-            called.extend(called_tools(&fs::read_to_string(&path).unwrap()));
+    let mut pending = vec![dir.clone()];
+    while let Some(folder) = pending.pop() {
+        for entry in fs::read_dir(&folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                called.extend(called_tools(&fs::read_to_string(&path).unwrap()));
+            }
         }
     }
     let untested: Vec<&str> = specs()

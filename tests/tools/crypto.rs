@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 
 use crate::common::assert_mentions;
 use crate::common::git::set_option;
-use crate::sync::bare_remote;
+use crate::git::exchange::bare_remote;
 use crate::Harness;
 
 /// What the notes of these tests say, name and hold; none of it may reach the remote.

@@ -6,6 +6,7 @@ use chrono::{Duration, SecondsFormat, Utc};
 use serde_json::{json, Value};
 
 use crate::harness::Harness;
+use crate::memory::search_ids;
 
 /// An RFC 3339 time `days` ago.
 fn days_ago(days: i64) -> String {
@@ -356,14 +357,7 @@ fn compact_folds_old_low_value_memories_into_one_summary_and_deletes_nothing() {
     );
 
     // The originals are hidden as superseded; asked for, they are found beside the summary.
-    let found = |args: Value| -> Vec<String> {
-        h.value("memory_search", args)["items"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|m| m["id"].as_str().unwrap().to_string())
-            .collect()
-    };
+    let found = |args: Value| search_ids(&h, args);
     let hidden = found(json!({"query": "dingo howl"}));
     assert!(!hidden.contains(&a) && !hidden.contains(&b), "{hidden:?}");
     let shown = found(json!({"query": "dingo howl", "include_superseded": true}));

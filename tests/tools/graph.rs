@@ -5,6 +5,7 @@
 use mcp::tools::ToolReply;
 use serde_json::{json, Value};
 
+use crate::memory::refused;
 use crate::{Harness, ReplyExt};
 
 /// The structured content of a graph tool's reply; its text must be the same result,
@@ -267,13 +268,7 @@ fn bad_graph_input_is_refused_and_writes_nothing() {
         ("open_nodes", json!({"names": 3}), "names"),
     ];
     for (tool, args, expected) in cases {
-        let reply = h.call(tool, args.clone());
-        assert!(reply.is_error(), "{tool} {args}: {}", reply.text());
-        assert!(
-            reply.text().contains(expected),
-            "{tool} {args}: {}",
-            reply.text()
-        );
+        refused(&h, tool, args, expected);
     }
     let john = std::fs::read_to_string(h.main_dir().join("person/John_Smith.md")).unwrap();
     assert!(!john.contains("written?"), "{john}");

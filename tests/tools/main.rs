@@ -1,8 +1,9 @@
 //! Tool behaviour, in process: each test calls the tool table of an `App` over its own temporary
 //! root through [`Harness`], with no server in between. The areas share one test binary because
 //! every test binary links milli, which is slow. What only a running server shows (the protocol,
-//! stdout, background indexing, the watcher) lives in `tests/mcp_stdio.rs`, `tests/mcp_live.rs`
-//! and `tests/links.rs`.
+//! stdout, background indexing, the watcher) lives in `tests/process`. The modules follow the
+//! tool families of `mcp::tools`, with a few that cut across them (arguments, coverage,
+//! outcomes, reliability, safety, snapshots, reference).
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -11,45 +12,38 @@ mod common;
 #[path = "../common/harness.rs"]
 mod harness;
 
+mod activity;
 mod arguments;
 mod chatgpt;
-mod chinese;
 mod context;
 mod correct;
 mod coverage;
 mod crypto;
 mod decay;
 mod directory;
-mod diversity;
-mod fetch;
 mod git;
 mod graph;
 mod graph_query;
 mod history;
 mod import;
-mod ingest;
 mod inspect;
 mod links;
 mod memory;
-mod memory_import;
 mod metrics;
+mod models;
 mod notes;
 mod outcomes;
 mod pack;
-mod parts;
 mod posix;
 mod projects;
 mod redaction;
 mod reference;
 mod reliability;
-mod rerank;
 mod safety;
 mod schema;
 mod search;
 mod semantic;
 mod snapshots;
-mod sync;
-mod timeline;
 
 use harness::{Harness, ReplyExt};
 use serde_json::{json, Value};

@@ -1,6 +1,11 @@
 //! search_notes: queries, filters, boolean operators, search types, paging, projects; and how
 //! observations and relations of a note become searchable rows.
 
+mod chinese;
+mod diversity;
+mod parts;
+mod rerank;
+
 use std::collections::BTreeSet;
 
 use serde_json::{json, Value};

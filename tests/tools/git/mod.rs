@@ -3,6 +3,8 @@
 //! what a process killed mid-commit leaves. Real repositories in temporary folders, read back
 //! with libgit2.
 
+pub(crate) mod exchange;
+
 use std::path::Path;
 
 use chrono::{Duration, SecondsFormat, Utc};
