@@ -81,7 +81,7 @@ fn allowed(name: &str) -> &'static [&'static str] {
 
 /// Every `.rs` file under `dir`, with its text up to its unit tests: tests may touch what
 /// the code may not (a test writes its fixture files).
-fn code_files(dir: &Path, into: &mut Vec<(PathBuf, String)>) {
+pub(crate) fn code_files(dir: &Path, into: &mut Vec<(PathBuf, String)>) {
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
         if path.is_dir() {

@@ -85,23 +85,13 @@ fn top_level_items(list: &str) -> Vec<&str> {
 }
 
 /// Each code file of the crate in `src` but `lib.rs`/`main.rs`, as its module path inside the
-/// crate (`["search", "rows"]`) and its code up to its unit tests. Unit test files
-/// (`tests.rs`) are left out.
+/// crate (`["search", "rows"]`) and its code up to its unit tests.
 fn code_files(src: &Path) -> Vec<(Vec<String>, String)> {
     let mut files = Vec::new();
-    let mut pending = vec![src.to_path_buf()];
-    while let Some(dir) = pending.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                pending.push(path);
-                continue;
-            }
-            if path.extension().is_none_or(|e| e != "rs")
-                || path.file_stem().is_some_and(|s| s == "tests")
-            {
-                continue;
-            }
+    crate::architecture::code_files(src, &mut files);
+    files
+        .into_iter()
+        .filter_map(|(path, code)| {
             let relative = path.strip_prefix(src).unwrap().with_extension("");
             let mut module: Vec<String> = relative
                 .iter()
@@ -110,15 +100,10 @@ fn code_files(src: &Path) -> Vec<(Vec<String>, String)> {
             if module.last().is_some_and(|last| last == "mod") {
                 module.pop();
             }
-            if module.len() == 1 && (module[0] == "lib" || module[0] == "main") {
-                continue;
-            }
-            let text = std::fs::read_to_string(&path).unwrap();
-            let code = text.split("#[cfg(test)]").next().unwrap_or("").to_string();
-            files.push((module, code));
-        }
-    }
-    files
+            let root = module.len() == 1 && (module[0] == "lib" || module[0] == "main");
+            (!root).then_some((module, code))
+        })
+        .collect()
 }
 
 /// Each top-level module of the crate in `src`, with the top-level modules it imports.

@@ -76,10 +76,6 @@ fn stamp_of(mtime_ns: i64) -> String {
 }
 
 impl App {
-    fn registry(&self, project: &Project) -> PathBuf {
-        links::registry_path(&self.config().meta_dir(), &project.name)
-    }
-
     /// The links of a project.
     pub fn links(&self, project: &Project) -> Result<Vec<LinkRecord>> {
         Ok(links::load(&self.registry(project)).map_err(LinkError::Registry)?)

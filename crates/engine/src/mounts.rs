@@ -16,6 +16,11 @@ pub(crate) type MountCache =
     std::sync::Mutex<HashMap<String, (Option<SystemTime>, Vec<(String, PathBuf)>)>>;
 
 impl App {
+    /// A project's links.json.
+    pub(crate) fn registry(&self, project: &Project) -> PathBuf {
+        links::registry_path(&self.config().meta_dir(), &project.name)
+    }
+
     /// The absolute path of a project-relative path, refusing anything that leaves the project
     /// (or, under a linked folder's mount, the linked folder). It takes text because most
     /// paths come from the index or are composed here; it parses them all the same, so a
@@ -30,7 +35,7 @@ impl App {
 
     /// (mount, folder) of every link of a project, cached until links.json changes.
     pub fn mounts(&self, project: &Project) -> Vec<(String, PathBuf)> {
-        let path = links::registry_path(&self.config().meta_dir(), &project.name);
+        let path = self.registry(project);
         let mtime = vault::fs::modified(&path);
         let mut cache = self.mount_cache.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((cached_at, mounts)) = cache.get(&project.name) {

@@ -80,9 +80,7 @@ impl NoteRecord {
 
     /// Where a note of a linked folder comes from (design 6): the `source` its scan recorded.
     pub fn linked_source(&self) -> Option<&serde_json::Value> {
-        self.metadata
-            .get("source")
-            .filter(|s| s["origin"] == "linked_folder")
+        note::linked_source(&self.metadata)
     }
 }
 

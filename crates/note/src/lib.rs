@@ -62,6 +62,14 @@ pub fn parent_folder(file_path: &str) -> &str {
     file_path.rfind('/').map(|i| &file_path[..i]).unwrap_or("")
 }
 
+/// Where a note of a linked folder comes from (design 6): the `source` its scan recorded in
+/// the note's metadata.
+pub fn linked_source(metadata: &Map<String, Value>) -> Option<&Value> {
+    metadata
+        .get("source")
+        .filter(|s| s["origin"] == "linked_folder")
+}
+
 /// Parses a note. `file_path` is project-relative with `/` separators.
 pub fn parse_note(file_path: &str, text: &str) -> ParsedNote {
     let mut warnings = Vec::new();
