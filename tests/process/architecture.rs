@@ -231,6 +231,67 @@ fn the_engine_hands_out_rows_not_stored_records() {
     );
 }
 
+/// The methods of `App` in `lib` (the engine's lib.rs), each as its signature and its body.
+fn facade_methods(lib: &str) -> Vec<(String, String)> {
+    let mut methods = Vec::new();
+    for block in lib.split("\nimpl App {").skip(1) {
+        let mut lines = block.split("\n}").next().unwrap_or("").lines();
+        while let Some(line) = lines.next() {
+            let line = line.trim();
+            if !(line.starts_with("pub fn ") || line.starts_with("fn ")) {
+                continue;
+            }
+            match line.strip_suffix(" }").and_then(|l| l.split_once(" { ")) {
+                Some((signature, body)) => methods.push((signature.into(), body.into())),
+                None => {
+                    let body: Vec<&str> = lines.by_ref().take_while(|l| l.trim() != "}").collect();
+                    methods.push((line.to_string(), body.join(" ")));
+                }
+            }
+        }
+    }
+    methods
+}
+
+/// Why a facade method is more than one call to its feature, if it is.
+fn more_than_a_call(body: &str) -> Option<&'static str> {
+    let body = body.trim();
+    if body.contains(';') {
+        return Some("statements");
+    }
+    let control = ["if", "match", "for", "while", "loop", "let"];
+    body.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .any(|word| control.contains(&word))
+        .then_some("control flow")
+}
+
+#[test]
+fn the_engine_facade_is_one_list_of_one_line_workflows() {
+    let src = crates_dir().join("engine").join("src");
+    let mut files = Vec::new();
+    code_files(&src, &mut files);
+    let elsewhere: Vec<String> = files
+        .iter()
+        .filter(|(path, code)| !path.ends_with("lib.rs") && code.contains("impl App {"))
+        .map(|(path, _)| path.display().to_string())
+        .collect();
+    assert!(
+        elsewhere.is_empty(),
+        "App's methods belong in engine's lib.rs; also in {elsewhere:?}"
+    );
+    let lib = std::fs::read_to_string(src.join("lib.rs")).unwrap();
+    let methods = facade_methods(&lib);
+    assert!(methods.len() > 100, "{} facade methods read", methods.len());
+    for (signature, body) in &methods {
+        if let Some(why) = more_than_a_call(body) {
+            panic!("the facade's {signature} has {why}: a feature function owns the work");
+        }
+        if let Some(stored) = STORED.iter().find(|s| signature.contains(**s)) {
+            panic!("the facade's {signature} hands out the stored {stored}");
+        }
+    }
+}
+
 #[test]
 fn the_architecture_map_has_a_section_for_every_crate() {
     let map = std::fs::read_to_string(workspace_root().join("docs/architecture.md")).unwrap();
@@ -269,4 +330,23 @@ fn the_rules_read_manifests_and_code_as_written() {
     ] {
         assert_eq!(stored_types_exposed(code).len(), exposed, "{code}");
     }
+    let lib = "impl App {\n    pub fn open(root: &Path) -> Result<Self> {\n        Ok(Self { engine: Engine::open(root)? })\n    }\n}\n\
+               impl App {\n    // notes\n    pub fn a(&self) -> usize { notes::a(&self.engine) }\n    pub fn b(&self) {\n        let x = 1;\n        notes::b(x)\n    }\n}\n";
+    let methods = facade_methods(&format!("\n{lib}"));
+    let names: Vec<&str> = methods.iter().map(|(s, _)| s.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "pub fn open(root: &Path) -> Result<Self> {",
+            "pub fn a(&self) -> usize",
+            "pub fn b(&self) {"
+        ]
+    );
+    let verdicts: Vec<Option<&str>> = methods.iter().map(|(_, b)| more_than_a_call(b)).collect();
+    assert_eq!(verdicts, [None, None, Some("statements")]);
+    assert_eq!(
+        more_than_a_call("match x { _ => y() }"),
+        Some("control flow")
+    );
+    assert_eq!(more_than_a_call("notes::format(&self.engine)"), None);
 }

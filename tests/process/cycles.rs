@@ -2,8 +2,8 @@
 //! A cycle means two features that cannot be read, tested or moved one without the other; the
 //! compiler allows them inside a crate, so this test refuses them. The graph is read from the
 //! code as written: `crate::`, `super::` and `self::` paths, resolved from each file's place.
-//! Calls through the engine's `App` methods cross modules without a `use` line; those are read
-//! apart (`self.name(` inside `impl App`, `app.name(` anywhere) and may not cycle either.
+//! The engine's features call one another by path (`crate::notes::write_note(store, ...)`), so
+//! those calls are edges of this graph too (architecture.rs keeps `App`'s methods in lib.rs).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -125,80 +125,6 @@ fn module_graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
     graph
 }
 
-/// The names of the methods `code` defines in `impl App` blocks.
-fn app_methods_of(code: &str) -> BTreeSet<String> {
-    let mut methods = BTreeSet::new();
-    for block in code.split("\nimpl App {").skip(1) {
-        let block = block.split("\n}").next().unwrap_or("");
-        for line in block.lines() {
-            let Some(rest) = line.strip_prefix("    ") else {
-                continue;
-            };
-            let rest = rest
-                .trim_start_matches("pub ")
-                .trim_start_matches("pub(crate) ")
-                .trim_start_matches("pub(super) ");
-            if let Some(signature) = rest.strip_prefix("fn ") {
-                let name: String = signature
-                    .chars()
-                    .take_while(|c| c.is_alphanumeric() || *c == '_')
-                    .collect();
-                methods.insert(name);
-            }
-        }
-    }
-    methods
-}
-
-/// The engine's top-level modules, each with the modules whose `App` methods it calls
-/// (`self.name(` or `app.name(`): the edges no `use` line shows.
-fn method_graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
-    let files = code_files(src);
-    let mut owners: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for (module, code) in &files {
-        for method in app_methods_of(code) {
-            owners.entry(method).or_default().insert(module[0].clone());
-        }
-    }
-    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for (module, code) in &files {
-        let calls = graph.entry(module[0].clone()).or_default();
-        // `self` is an App only inside `impl App`; elsewhere it is another type's.
-        let app_blocks: Vec<&str> = code
-            .split("\nimpl App {")
-            .skip(1)
-            .map(|block| block.split("\n}").next().unwrap_or(""))
-            .collect();
-        let receivers = app_blocks
-            .iter()
-            .map(|block| (*block, "self."))
-            .chain([(code.as_str(), "app.")]);
-        for (text, receiver) in receivers {
-            for (at, _) in text.match_indices(receiver) {
-                let word_before = text[..at]
-                    .chars()
-                    .last()
-                    .is_some_and(|c| c.is_alphanumeric() || c == '_');
-                let rest = &text[at + receiver.len()..];
-                let name: String = rest
-                    .chars()
-                    .take_while(|c| c.is_alphanumeric() || *c == '_')
-                    .collect();
-                if word_before || !rest[name.len()..].starts_with('(') {
-                    continue;
-                }
-                let defined_elsewhere = owners.get(&name).into_iter().flatten();
-                calls.extend(
-                    defined_elsewhere
-                        .filter(|owner| **owner != module[0])
-                        .cloned(),
-                );
-            }
-        }
-    }
-    graph
-}
-
 /// One cycle of the graph, as the modules along it, if there is any.
 fn a_cycle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
     fn visit(
@@ -244,17 +170,6 @@ fn no_crate_has_an_import_cycle_between_its_top_level_modules() {
                 cycle.join(" -> ")
             );
         }
-    }
-}
-
-#[test]
-fn no_engine_module_calls_back_through_app_methods() {
-    let graph = method_graph(&workspace_root().join("crates/engine/src"));
-    if let Some(cycle) = a_cycle(&graph) {
-        panic!(
-            "engine modules call one another through App's methods: {}",
-            cycle.join(" -> ")
-        );
     }
 }
 
@@ -309,9 +224,4 @@ fn imports_are_read_from_each_files_place() {
     );
     let tree = BTreeMap::from([("a".to_string(), BTreeSet::from(["b".to_string()]))]);
     assert_eq!(a_cycle(&tree), None);
-    let code = "impl App {\n    pub fn open(&self) {}\n    fn helper(&self) {}\n}\nfn outside() {}";
-    assert_eq!(
-        app_methods_of(&format!("\n{code}")),
-        BTreeSet::from(["open".to_string(), "helper".to_string()])
-    );
 }

@@ -394,7 +394,7 @@ fn a_write_that_fails_midway_takes_back_the_notes_written_before_it() {
     let log = log(&vault);
     assert!(!log.iter().any(|m| m.contains("import")), "{log:?}");
     // The notes taken back leave search a moment after the graph.
-    h.app().index.wait_searchable().unwrap();
+    h.app().wait_searchable().unwrap();
     let health = h.app().check(None).unwrap();
     assert!(
         health.is_clean(),

@@ -3,7 +3,8 @@
 //! and embedding. The text format itself is tested in `render::metrics`; the route and its
 //! tokens in `tests/http_metrics.rs`.
 
-use engine::metrics::{CallClass, MetricsReport};
+use engine::metrics::CallClass;
+use engine::status::MetricsReport;
 
 use super::*;
 use crate::common::{eventually, model, SLOW};
@@ -109,7 +110,7 @@ fn the_embedding_backlog_counts_the_notes_waiting_for_vectors() {
 
     // The graph writer also commits on its own (the uses of notes), and search follows each
     // commit a moment later: the gauges settle at zero.
-    h.app().index.wait_searchable().unwrap();
+    h.app().wait_searchable().unwrap();
     let caught_up = || {
         let report = h.app().metrics_report().unwrap();
         (report.index_lag_commits, report.search_outbox_notes) == (0, 0)

@@ -5,9 +5,12 @@ use chrono::{DateTime, Utc};
 use super::error::QueryError;
 use super::read::Page;
 use super::scope::ProjectChoice;
-use super::{App, Result};
+use super::Result;
 use crate::config::Project;
 use crate::search::RowKind;
+use crate::Engine;
+use crate::NoteRow;
+use index::Index;
 use index::NoteRecord;
 use note::permalink::observation_permalink;
 
@@ -152,165 +155,168 @@ pub(crate) fn activity_types(types: &[String]) -> Result<Vec<RowKind>> {
         .collect()
 }
 
-impl App {
-    /// Notes of a project updated after `since`, newest first.
-    /// A page of a project's notes with a permalink, newest first: `limit` notes after the
-    /// first `offset`, and whether more follow. For resource listings and completions.
-    pub fn note_page(
-        &self,
-        project: &Project,
-        offset: usize,
-        limit: usize,
-    ) -> Result<(Vec<NoteRecord>, bool)> {
-        let snap = self.index.snapshot()?;
-        let mut notes = Vec::with_capacity(limit.min(1024));
-        let mut skipped = 0;
-        for stamp in snap.newest_first(&project.name)? {
-            let Some(note) = snap.note(&stamp?.id)? else {
-                continue;
-            };
-            if note.permalink.is_none() {
-                continue;
-            }
-            if skipped < offset {
-                skipped += 1;
-                continue;
-            }
-            if notes.len() == limit {
-                return Ok((notes, true));
-            }
-            notes.push(note);
+/// A page of a project's notes with a permalink, newest first: `limit` notes after the
+/// first `offset`, and whether more follow. For resource listings and completions.
+pub(crate) fn note_page(
+    index: &Index,
+    project: &Project,
+    offset: usize,
+    limit: usize,
+) -> Result<(Vec<NoteRow>, bool)> {
+    let snap = index.snapshot()?;
+    let mut notes = Vec::with_capacity(limit.min(1024));
+    let mut skipped = 0;
+    for stamp in snap.newest_first(&project.name)? {
+        let Some(note) = snap.note(&stamp?.id)? else {
+            continue;
+        };
+        if note.permalink.is_none() {
+            continue;
         }
-        Ok((notes, false))
+        if skipped < offset {
+            skipped += 1;
+            continue;
+        }
+        if notes.len() == limit {
+            return Ok((notes, true));
+        }
+        notes.push(NoteRow::from(note));
     }
+    Ok((notes, false))
+}
 
-    /// Every note's last update (ms) by note id, over all projects, from the activity keys
-    /// alone: what a change notifier compares between two commits.
-    pub fn note_stamps(&self) -> Result<std::collections::HashMap<String, i64>> {
-        let snap = self.index.snapshot()?;
-        Ok(snap.stamps()?)
-    }
+/// Every note's last update (ms) by note id, over all projects, from the activity keys
+/// alone: what a change notifier compares between two commits.
+pub(crate) fn note_stamps(index: &Index) -> Result<std::collections::HashMap<String, i64>> {
+    let snap = index.snapshot()?;
+    Ok(snap.stamps()?)
+}
 
-    pub fn notes_updated_since(
-        &self,
-        project: &Project,
-        since: DateTime<Utc>,
-    ) -> Result<Vec<NoteRecord>> {
-        let since_ms = since.timestamp_millis();
-        let snap = self.index.snapshot()?;
-        let mut notes = Vec::new();
-        for stamp in snap.newest_first(&project.name)? {
-            let stamp = stamp?;
-            if stamp.updated_ms <= since_ms {
-                break;
-            }
-            notes.extend(snap.note(&stamp.id)?);
-        }
-        Ok(notes)
-    }
+/// Notes of a project updated after `since`, newest first.
+pub(crate) fn notes_updated_since(
+    index: &Index,
+    project: &Project,
+    since: DateTime<Utc>,
+) -> Result<Vec<NoteRow>> {
+    let records = records_updated_since(index, project, since)?;
+    Ok(records.into_iter().map(NoteRow::from).collect())
+}
 
-    /// Activity rows of the given types, newest first, paginated.
-    pub fn recent_activity(
-        &self,
-        project: &Project,
-        types: &[RowKind],
-        since: DateTime<Utc>,
-        page: usize,
-        page_size: usize,
-    ) -> Result<Activity> {
-        let mut items = Vec::new();
-        let wanted = |kind: RowKind| types.contains(&kind);
-        let now = Utc::now();
-        for note in self.notes_updated_since(project, since)? {
-            // A soft-deleted or expired memory is not activity anyone should be shown.
-            if note::memory::is_hidden(&note.metadata, note.created_ms, now) {
-                continue;
-            }
-            let permalink = note.permalink.clone();
-            let base = ActivityItem {
-                kind: RowKind::Entity,
-                title: note.title.clone(),
-                permalink: permalink.clone(),
-                file_path: note.path.clone(),
-                created_ms: note.created_ms,
-                commit: None,
-                id: note.id.clone(),
-                folder: note.folder().to_string(),
-                updated_ms: note.updated_ms,
-                category: None,
-                content: None,
-                relation: None,
-                note_type: note.note_type.clone(),
-                session: session_of(&note),
-            };
-            if wanted(RowKind::Entity) {
-                items.push(base.clone());
-            }
-            if wanted(RowKind::Observation) {
-                for obs in &note.observations {
-                    items.push(ActivityItem {
-                        kind: RowKind::Observation,
-                        permalink: Some(observation_permalink(
-                            permalink.as_deref().unwrap_or(""),
-                            &obs.category,
-                            &obs.content,
-                        )),
-                        category: Some(obs.category.clone()),
-                        content: Some(obs.content.clone()),
-                        ..base.clone()
-                    });
-                }
-            }
-            if wanted(RowKind::Relation) {
-                for rel in &note.relations {
-                    let target = match &rel.to_id {
-                        Some(id) => self.note_by_id(id)?,
-                        None => None,
-                    };
-                    let shown = target
-                        .as_ref()
-                        .map(|t| t.title.clone())
-                        .unwrap_or_else(|| rel.relation.target.clone());
-                    items.push(ActivityItem {
-                        kind: RowKind::Relation,
-                        permalink: None,
-                        relation: Some((
-                            rel.relation.relation_type.clone(),
-                            shown,
-                            target.is_some(),
-                        )),
-                        ..base.clone()
-                    });
-                }
-            }
+fn records_updated_since(
+    index: &Index,
+    project: &Project,
+    since: DateTime<Utc>,
+) -> Result<Vec<NoteRecord>> {
+    let since_ms = since.timestamp_millis();
+    let snap = index.snapshot()?;
+    let mut notes = Vec::new();
+    for stamp in snap.newest_first(&project.name)? {
+        let stamp = stamp?;
+        if stamp.updated_ms <= since_ms {
+            break;
         }
-        let (mut items, has_more) = Page { page, page_size }.of(items);
-        self.name_commits(project, &mut items)?;
-        Ok(Activity { items, has_more })
+        notes.extend(snap.note(&stamp.id)?);
     }
+    Ok(notes)
+}
 
-    /// Sets each item's commit: the newest commit of its file, when the file is still as that
-    /// commit left it (a change not committed yet has no commit to name).
-    fn name_commits(&self, project: &Project, items: &mut [ActivityItem]) -> Result<()> {
-        if project.git.is_none() || items.is_empty() {
-            return Ok(());
+/// Activity rows of the given types, newest first, paginated.
+pub(crate) fn recent_activity(
+    engine: &Engine,
+    project: &Project,
+    types: &[RowKind],
+    since: DateTime<Utc>,
+    page: usize,
+    page_size: usize,
+) -> Result<Activity> {
+    let mut items = Vec::new();
+    let wanted = |kind: RowKind| types.contains(&kind);
+    let now = Utc::now();
+    for note in records_updated_since(&engine.store.index, project, since)? {
+        // A soft-deleted or expired memory is not activity anyone should be shown.
+        if note::memory::is_hidden(&note.metadata, note.created_ms, now) {
+            continue;
         }
-        self.history.flush();
-        let mut paths: Vec<&str> = items.iter().map(|i| i.file_path.as_str()).collect();
-        paths.sort_unstable();
-        paths.dedup();
-        let found = git::log::latest_commits(&project.path, &paths, COMMIT_SEARCH_DEPTH)?;
-        for item in items.iter_mut() {
-            let Some(version) = found.get(&item.file_path) else {
-                continue;
-            };
-            let current = git::hash_file(&project.path.join(&item.file_path));
-            if current.is_some() && current == version.blob {
-                item.commit = Some(version.commit.chars().take(10).collect());
+        let permalink = note.permalink.clone();
+        let base = ActivityItem {
+            kind: RowKind::Entity,
+            title: note.title.clone(),
+            permalink: permalink.clone(),
+            file_path: note.path.clone(),
+            created_ms: note.created_ms,
+            commit: None,
+            id: note.id.clone(),
+            folder: note.folder().to_string(),
+            updated_ms: note.updated_ms,
+            category: None,
+            content: None,
+            relation: None,
+            note_type: note.note_type.clone(),
+            session: session_of(&note),
+        };
+        if wanted(RowKind::Entity) {
+            items.push(base.clone());
+        }
+        if wanted(RowKind::Observation) {
+            for obs in &note.observations {
+                items.push(ActivityItem {
+                    kind: RowKind::Observation,
+                    permalink: Some(observation_permalink(
+                        permalink.as_deref().unwrap_or(""),
+                        &obs.category,
+                        &obs.content,
+                    )),
+                    category: Some(obs.category.clone()),
+                    content: Some(obs.content.clone()),
+                    ..base.clone()
+                });
             }
         }
-        Ok(())
+        if wanted(RowKind::Relation) {
+            for rel in &note.relations {
+                let target = match &rel.to_id {
+                    Some(id) => crate::notes::note_by_id(&engine.store.index, id)?,
+                    None => None,
+                };
+                let shown = target
+                    .as_ref()
+                    .map(|t| t.title.clone())
+                    .unwrap_or_else(|| rel.relation.target.clone());
+                items.push(ActivityItem {
+                    kind: RowKind::Relation,
+                    permalink: None,
+                    relation: Some((rel.relation.relation_type.clone(), shown, target.is_some())),
+                    ..base.clone()
+                });
+            }
+        }
     }
+    let (mut items, has_more) = Page { page, page_size }.of(items);
+    name_commits(engine, project, &mut items)?;
+    Ok(Activity { items, has_more })
+}
+
+/// Sets each item's commit: the newest commit of its file, when the file is still as that
+/// commit left it (a change not committed yet has no commit to name).
+fn name_commits(engine: &Engine, project: &Project, items: &mut [ActivityItem]) -> Result<()> {
+    if project.git.is_none() || items.is_empty() {
+        return Ok(());
+    }
+    engine.history.flush();
+    let mut paths: Vec<&str> = items.iter().map(|i| i.file_path.as_str()).collect();
+    paths.sort_unstable();
+    paths.dedup();
+    let found = git::log::latest_commits(&project.path, &paths, COMMIT_SEARCH_DEPTH)?;
+    for item in items.iter_mut() {
+        let Some(version) = found.get(&item.file_path) else {
+            continue;
+        };
+        let current = git::hash_file(&project.path.join(&item.file_path));
+        if current.is_some() && current == version.blob {
+            item.commit = Some(version.commit.chars().take(10).collect());
+        }
+    }
+    Ok(())
 }
 
 /// recent_activity's answer: one project's page, or, with no project named and no default
@@ -353,44 +359,44 @@ pub struct ActivityAnswer {
     pub grouped: Option<Grouped>,
 }
 
-impl App {
-    pub fn recent_activity_for(
-        &self,
-        choice: &ProjectChoice,
-        types: &[String],
-        since: DateTime<Utc>,
-        page: usize,
-        page_size: usize,
-        group_by: Option<&str>,
-    ) -> Result<ActivityAnswer> {
-        let types = activity_types(types)?;
-        let group_by = group_by.map(GroupBy::named).transpose()?;
-        let project = if choice.is_explicit() {
-            Some(self.select_project(choice)?)
-        } else {
-            self.project(None).ok().filter(|p| choice.allows(p))
-        };
-        let scope = match project {
-            Some(project) => {
-                let activity = self.recent_activity(&project, &types, since, page, page_size)?;
-                ActivityScope::Project {
-                    project: Box::new(project),
-                    activity,
-                }
+pub(crate) fn recent_activity_for(
+    engine: &Engine,
+    choice: &ProjectChoice,
+    types: &[String],
+    since: DateTime<Utc>,
+    page: usize,
+    page_size: usize,
+    group_by: Option<&str>,
+) -> Result<ActivityAnswer> {
+    let types = activity_types(types)?;
+    let group_by = group_by.map(GroupBy::named).transpose()?;
+    let project = if choice.is_explicit() {
+        Some(crate::scope::select_project(&engine.store, choice)?)
+    } else {
+        crate::scope::project(&engine.store, None)
+            .ok()
+            .filter(|p| choice.allows(p))
+    };
+    let scope = match project {
+        Some(project) => {
+            let activity = recent_activity(engine, &project, &types, since, page, page_size)?;
+            ActivityScope::Project {
+                project: Box::new(project),
+                activity,
             }
-            None => {
-                let mut per_project = Vec::new();
-                for p in self.visible_projects(choice)? {
-                    let activity = self.recent_activity(&p, &types, since, 1, page_size)?;
-                    per_project.push((p.name, activity.items));
-                }
-                ActivityScope::Discovery(per_project)
+        }
+        None => {
+            let mut per_project = Vec::new();
+            for p in crate::scope::visible_projects(&engine.store, choice)? {
+                let activity = recent_activity(engine, &p, &types, since, 1, page_size)?;
+                per_project.push((p.name, activity.items));
             }
-        };
-        let grouped = group_by.map(|by| Grouped {
-            by,
-            groups: group_items(scope.items().map(|(_, item)| item), by),
-        });
-        Ok(ActivityAnswer { scope, grouped })
-    }
+            ActivityScope::Discovery(per_project)
+        }
+    };
+    let grouped = group_by.map(|by| Grouped {
+        by,
+        groups: group_items(scope.items().map(|(_, item)| item), by),
+    });
+    Ok(ActivityAnswer { scope, grouped })
 }

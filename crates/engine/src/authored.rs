@@ -7,7 +7,8 @@
 use std::path::Path;
 
 use super::error::NoteError;
-use super::{App, Result};
+use super::Result;
+use crate::Store;
 use note::redact::Redactions;
 use vault::{self, file::Observed};
 
@@ -25,68 +26,66 @@ impl Authored {
     }
 }
 
-impl App {
-    /// Prepares `text` for the project file `relative`. With `before` (what the file holds, for
-    /// an edit) only what the write adds is replaced: bytes another program wrote stay as they
-    /// are, and the push gate (`crate::git::secrets`) holds them instead.
-    pub(crate) fn author(
-        &self,
-        relative: &str,
-        text: &str,
-        before: Option<&str>,
-    ) -> Result<Authored> {
-        let redactor = self.config().redactor.clone();
-        if let Some(found) = redactor.findings(relative).into_iter().next() {
-            return Err(NoteError::SecretInPath { kind: found.kind }.into());
-        }
-        let redacted = redactor.redact_new(text, before);
-        Ok(Authored {
-            bytes: redacted.text.into_bytes(),
-            redacted: redacted.report,
-        })
+/// Prepares `text` for the project file `relative`. With `before` (what the file holds, for
+/// an edit) only what the write adds is replaced: bytes another program wrote stay as they
+/// are, and the push gate (`crate::git::secrets`) holds them instead.
+pub(crate) fn author(
+    store: &Store,
+    relative: &str,
+    text: &str,
+    before: Option<&str>,
+) -> Result<Authored> {
+    let redactor = store.config().redactor.clone();
+    if let Some(found) = redactor.findings(relative).into_iter().next() {
+        return Err(NoteError::SecretInPath { kind: found.kind }.into());
     }
+    let redacted = redactor.redact_new(text, before);
+    Ok(Authored {
+        bytes: redacted.text.into_bytes(),
+        redacted: redacted.report,
+    })
+}
 
-    /// `author` for bytes that may not be text (a restored version): text is redacted; other
-    /// bytes cannot be, so they are written only if no secret shows in them.
-    pub(crate) fn author_bytes(&self, relative: &str, bytes: &[u8]) -> Result<Authored> {
-        match std::str::from_utf8(bytes) {
-            Ok(text) => self.author(relative, text, None),
-            Err(_) => {
-                let lossy = String::from_utf8_lossy(bytes);
-                let redactor = self.config().redactor.clone();
-                if let Some(found) = redactor.findings(&lossy).into_iter().next() {
-                    return Err(NoteError::SecretInBinary { kind: found.kind }.into());
-                }
-                let mut authored = self.author(relative, "", None)?;
-                authored.bytes = bytes.to_vec();
-                Ok(authored)
+/// `author` for bytes that may not be text (a restored version): text is redacted; other
+/// bytes cannot be, so they are written only if no secret shows in them.
+pub(crate) fn author_bytes(store: &Store, relative: &str, bytes: &[u8]) -> Result<Authored> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => author(store, relative, text, None),
+        Err(_) => {
+            let lossy = String::from_utf8_lossy(bytes);
+            let redactor = store.config().redactor.clone();
+            if let Some(found) = redactor.findings(&lossy).into_iter().next() {
+                return Err(NoteError::SecretInBinary { kind: found.kind }.into());
             }
+            let mut authored = author(store, relative, "", None)?;
+            authored.bytes = bytes.to_vec();
+            Ok(authored)
         }
     }
+}
 
-    /// A title as the name of a file and the permalink made from it: redacted before either
-    /// is derived, since a slug would hide the secret from every later check.
-    pub(crate) fn redact_title(&self, title: &str) -> (String, Redactions) {
-        let redacted = self.config().redactor.redact(title);
-        (redacted.text, redacted.report)
-    }
+/// A title as the name of a file and the permalink made from it: redacted before either
+/// is derived, since a slug would hide the secret from every later check.
+pub(crate) fn redact_title(store: &Store, title: &str) -> (String, Redactions) {
+    let redacted = store.config().redactor.redact(title);
+    (redacted.text, redacted.report)
+}
 
-    /// Every one of `fields` as it will be stored, redacted in place: for input whose parts
-    /// are echoed back (the graph tools' names and observations), so the answer shows what
-    /// the files hold.
-    pub(crate) fn redact_fields<'a>(
-        &self,
-        fields: impl IntoIterator<Item = &'a mut String>,
-    ) -> Redactions {
-        let redactor = self.config().redactor.clone();
-        let mut report = Redactions::default();
-        for field in fields {
-            let redacted = redactor.redact(field);
-            report.merge(&redacted.report);
-            *field = redacted.text;
-        }
-        report
+/// Every one of `fields` as it will be stored, redacted in place: for input whose parts
+/// are echoed back (the graph tools' names and observations), so the answer shows what
+/// the files hold.
+pub(crate) fn redact_fields<'a>(
+    store: &Store,
+    fields: impl IntoIterator<Item = &'a mut String>,
+) -> Redactions {
+    let redactor = store.config().redactor.clone();
+    let mut report = Redactions::default();
+    for field in fields {
+        let redacted = redactor.redact(field);
+        report.merge(&redacted.report);
+        *field = redacted.text;
     }
+    report
 }
 
 /// Writes over the file (or creates it), answering with what a scan would observe.

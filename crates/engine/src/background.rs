@@ -38,13 +38,19 @@ pub fn index_and_watch(
         None => ctx.app.projects(None).unwrap_or_default(),
     };
     for p in &projects {
-        ctx.app.progress.set(&p.name, ProjectSync::Pending);
+        ctx.app
+            .engine
+            .store
+            .progress
+            .set(&p.name, ProjectSync::Pending);
     }
     std::thread::Builder::new()
         .name("gitmem-initial-index".into())
         .spawn(move || {
             for project in &projects {
                 ctx.app
+                    .engine
+                    .store
                     .progress
                     .set(&project.name, ProjectSync::Running { done: 0, total: 0 });
                 let app = ctx.app.clone();
@@ -53,7 +59,9 @@ pub fn index_and_watch(
                     ctx.app
                         .sync_project(project, super::sync::SyncMode::Incremental, &move |e| {
                             if let super::sync::SyncEvent::Indexed { done, total } = e {
-                                app.progress
+                                app.engine
+                                    .store
+                                    .progress
                                     .set(&name, ProjectSync::Running { done, total });
                             }
                         });
@@ -63,6 +71,8 @@ pub fn index_and_watch(
                     Err(e) => {
                         tracing::warn!("indexing project '{}' failed: {e}", project.name);
                         ctx.app
+                            .engine
+                            .store
                             .progress
                             .set(&project.name, ProjectSync::Failed(e.to_string()));
                     }
@@ -75,7 +85,12 @@ pub fn index_and_watch(
             let app = ctx.app.clone();
             let watched = vault::watch::watch(roots, move |name, touched| {
                 if let Ok(project) = app.project(Some(name)) {
-                    if let Err(e) = app.sync_after_event(&project, DELETE_CONFIRMATION, &touched) {
+                    if let Err(e) = crate::sync::sync_after_event(
+                        &app.engine,
+                        &project,
+                        DELETE_CONFIRMATION,
+                        &touched,
+                    ) {
                         tracing::warn!("re-indexing project '{name}' after a change failed: {e}");
                     }
                 }
@@ -83,7 +98,10 @@ pub fn index_and_watch(
             // A file changed between a project's first scan and the watch start sent no
             // event: one more scan (stats only, for files already read) catches it.
             for project in &projects {
-                if matches!(ctx.app.progress.get(&project.name), ProjectSync::Failed(_)) {
+                if matches!(
+                    ctx.app.engine.store.progress.get(&project.name),
+                    ProjectSync::Failed(_)
+                ) {
                     continue;
                 }
                 if let Err(e) =
@@ -94,10 +112,14 @@ pub fn index_and_watch(
                 }
                 // Ready promises that search finds what was indexed; milli commits behind
                 // the graph, and a client that wrote nothing does not wait for it.
-                if let Err(e) = ctx.app.index.wait_searchable() {
+                if let Err(e) = ctx.app.engine.store.index.wait_searchable() {
                     tracing::warn!("waiting for the search index failed: {e}");
                 }
-                ctx.app.progress.set(&project.name, ProjectSync::Done);
+                ctx.app
+                    .engine
+                    .store
+                    .progress
+                    .set(&project.name, ProjectSync::Done);
             }
             match watched {
                 Ok(guard) => Some(guard),
@@ -177,9 +199,9 @@ pub fn poll_links(app: Arc<App>, constrained: Option<String>) {
             let mut last_check = Instant::now() - REGISTRY_CHECK;
             loop {
                 if last_check.elapsed() >= REGISTRY_CHECK
-                    || ctx.app.progress.links_version() != seen_version
+                    || ctx.app.engine.store.progress.links_version() != seen_version
                 {
-                    seen_version = ctx.app.progress.links_version();
+                    seen_version = ctx.app.engine.store.progress.links_version();
                     last_check = Instant::now();
                     refresh(&ctx, &mut schedule, &mut seen, &events_tx);
                 }
@@ -202,7 +224,9 @@ pub fn poll_links(app: Arc<App>, constrained: Option<String>) {
                     let running = running.clone();
                     std::thread::spawn(move || {
                         if let Ok(p) = ctx.app.project(Some(&project)) {
-                            if let Err(e) = ctx.app.rescan_link(&p, &id) {
+                            if let Err(e) =
+                                crate::links::rescan_link(&ctx.app.engine.store, &p, &id)
+                            {
                                 tracing::warn!("rescanning link {id} failed: {e}");
                             }
                         }
@@ -236,12 +260,12 @@ fn refresh(
         None => ctx.app.projects(None).unwrap_or_default(),
     };
     for project in &projects {
-        let mtime = ctx.app.links_registry_mtime(project);
+        let mtime = crate::links::links_registry_mtime(&ctx.app.engine.store, project);
         if seen.get(&project.name) == Some(&mtime) {
             continue;
         }
         seen.insert(project.name.clone(), mtime);
-        let links = ctx.app.links(project).unwrap_or_default();
+        let links = crate::links::links(&ctx.app.engine.store, project).unwrap_or_default();
         schedule.retain(|id, s| s.project != project.name || links.iter().any(|l| &l.id == id));
         for link in links {
             let interval = Duration::from_millis(effective_interval_ms(

@@ -4,7 +4,8 @@
 use serde_json::{json, Value};
 
 use super::scope::ProjectChoice;
-use super::{App, Outcome, OutsideProject, PathArg, Result};
+use super::{Outcome, OutsideProject, PathArg, Result};
+use crate::Engine;
 
 /// A canvas call after argument parsing.
 #[derive(Debug, Clone, Default)]
@@ -51,35 +52,34 @@ fn pretty_two_spaces(value: &Value) -> Vec<u8> {
     text
 }
 
-impl App {
-    pub fn canvas(
-        &self,
-        choice: &ProjectChoice,
-        req: &CanvasRequest,
-    ) -> Result<Outcome<CanvasWritten, OutsideProject>> {
-        let project = self.select_project(choice)?;
-        let (name, path) = req.path();
-        let refused = || {
-            Ok(Outcome::Refused(OutsideProject::new(
-                PathArg::Canvas,
-                &path,
-            )))
-        };
-        if name.contains('/') {
-            return refused();
-        }
-        let Ok(absolute) = self.project_file(&project, &path) else {
-            return refused();
-        };
-        let created = !absolute.exists();
-        let text = pretty_two_spaces(&json!({"nodes": req.nodes, "edges": req.edges}));
-        let authored = self.author(&path, &String::from_utf8_lossy(&text), None)?;
-        super::authored::replace(&absolute, &authored)?;
-        self.index_written_file(&project, &path)?;
-        Ok(Outcome::Done(CanvasWritten {
-            path,
-            created,
-            redacted: authored.redacted,
-        }))
+pub(crate) fn canvas(
+    engine: &Engine,
+    choice: &ProjectChoice,
+    req: &CanvasRequest,
+) -> Result<Outcome<CanvasWritten, OutsideProject>> {
+    let project = crate::scope::select_project(&engine.store, choice)?;
+    let (name, path) = req.path();
+    let refused = || {
+        Ok(Outcome::Refused(OutsideProject::new(
+            PathArg::Canvas,
+            &path,
+        )))
+    };
+    if name.contains('/') {
+        return refused();
     }
+    let Ok(absolute) = crate::mounts::project_file(&engine.store, &project, &path) else {
+        return refused();
+    };
+    let created = !absolute.exists();
+    let text = pretty_two_spaces(&json!({"nodes": req.nodes, "edges": req.edges}));
+    let authored =
+        crate::authored::author(&engine.store, &path, &String::from_utf8_lossy(&text), None)?;
+    super::authored::replace(&absolute, &authored)?;
+    crate::notes::index_written_file(engine, &project, &path)?;
+    Ok(Outcome::Done(CanvasWritten {
+        path,
+        created,
+        redacted: authored.redacted,
+    }))
 }

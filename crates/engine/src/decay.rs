@@ -9,7 +9,8 @@ use serde_json::Value;
 use super::error::MemoryError;
 use super::memory::DeleteMode;
 use super::scope::ProjectChoice;
-use super::{App, Result};
+use super::Result;
+use crate::Engine;
 use index::{NoteKind, NoteRecord};
 use note::memory::is_deleted;
 
@@ -59,69 +60,67 @@ pub(super) fn check_fraction(field: &'static str, value: f64) -> Result<f64> {
     }
 }
 
-impl App {
-    /// memory_prune: every decaying memory whose relevance fell below the threshold is
-    /// soft-deleted (its file kept, every search hiding it), or with `hard` deleted. Memories
-    /// without `decay` are never taken; a soft prune passes over those already deleted.
-    pub fn memory_prune(
-        &self,
-        choice: &ProjectChoice,
-        request: &PruneRequest,
-    ) -> Result<PruneOutcome> {
-        let project = self.select_project(choice)?;
-        let threshold = check_fraction(
-            "threshold",
-            request.threshold.unwrap_or(DEFAULT_PRUNE_THRESHOLD),
-        )?;
-        let now = Utc::now();
-        let mut below: Vec<(NoteRecord, f64)> = Vec::new();
-        let mut kept = 0;
-        for note in self.all_notes(&project)? {
-            if note.kind != NoteKind::Markdown || (!request.hard && is_deleted(&note.metadata)) {
-                continue;
-            }
-            match self.relevance_of(&note, now)? {
-                Some(r) if r < threshold => below.push((note, r)),
-                Some(_) => kept += 1,
-                None => {}
-            }
+/// memory_prune: every decaying memory whose relevance fell below the threshold is
+/// soft-deleted (its file kept, every search hiding it), or with `hard` deleted. Memories
+/// without `decay` are never taken; a soft prune passes over those already deleted.
+pub(crate) fn memory_prune(
+    engine: &Engine,
+    choice: &ProjectChoice,
+    request: &PruneRequest,
+) -> Result<PruneOutcome> {
+    let project = crate::scope::select_project(&engine.store, choice)?;
+    let threshold = check_fraction(
+        "threshold",
+        request.threshold.unwrap_or(DEFAULT_PRUNE_THRESHOLD),
+    )?;
+    let now = Utc::now();
+    let mut below: Vec<(NoteRecord, f64)> = Vec::new();
+    let mut kept = 0;
+    for note in crate::notes::all_notes(&engine.store.index, &project)? {
+        if note.kind != NoteKind::Markdown || (!request.hard && is_deleted(&note.metadata)) {
+            continue;
         }
-        below.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.path.cmp(&b.0.path)));
-        if !request.dry_run {
-            let subject = format!("chore(mem): prune {} memories", below.len());
-            self.history.together(&subject, || -> Result<()> {
-                for (note, _) in &below {
-                    let id = note
-                        .metadata
-                        .get("id")
-                        .and_then(Value::as_str)
-                        .map(String::from)
-                        .or_else(|| note.permalink.clone())
-                        .unwrap_or_else(|| note.id.clone());
-                    // A memory that faded did not change: its update time stays, so a later
-                    // hard prune still finds it below the threshold.
-                    let mode = DeleteMode::of(request.hard);
-                    self.delete_memory_note(&project, note, &id, mode, false)?;
-                }
-                Ok(())
-            })?;
+        match crate::uses::relevance_of(&engine.store.index, &note, now)? {
+            Some(r) if r < threshold => below.push((note, r)),
+            Some(_) => kept += 1,
+            None => {}
         }
-        let pruned = below
-            .into_iter()
-            .map(|(note, relevance)| Pruned {
-                permalink: note.permalink,
-                title: note.title,
-                file_path: note.path,
-                relevance,
-            })
-            .collect();
-        Ok(PruneOutcome {
-            project: project.name,
-            threshold,
-            dry_run: request.dry_run,
-            hard: request.hard,
-            pruned,
-            kept,
-        })
     }
+    below.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.path.cmp(&b.0.path)));
+    if !request.dry_run {
+        let subject = format!("chore(mem): prune {} memories", below.len());
+        engine.history.together(&subject, || -> Result<()> {
+            for (note, _) in &below {
+                let id = note
+                    .metadata
+                    .get("id")
+                    .and_then(Value::as_str)
+                    .map(String::from)
+                    .or_else(|| note.permalink.clone())
+                    .unwrap_or_else(|| note.id.clone());
+                // A memory that faded did not change: its update time stays, so a later
+                // hard prune still finds it below the threshold.
+                let mode = DeleteMode::of(request.hard);
+                crate::memory::delete_memory_note(engine, &project, note, &id, mode, false)?;
+            }
+            Ok(())
+        })?;
+    }
+    let pruned = below
+        .into_iter()
+        .map(|(note, relevance)| Pruned {
+            permalink: note.permalink,
+            title: note.title,
+            file_path: note.path,
+            relevance,
+        })
+        .collect();
+    Ok(PruneOutcome {
+        project: project.name,
+        threshold,
+        dry_run: request.dry_run,
+        hard: request.hard,
+        pruned,
+        kept,
+    })
 }

@@ -6,7 +6,8 @@ use std::collections::BTreeSet;
 use super::error::{PageError, QueryError};
 use super::read::Page;
 use super::scope::ProjectChoice;
-use super::{App, Result};
+use super::Result;
+use crate::Store;
 use index::NoteRecord;
 use vault::path::RelPath;
 
@@ -94,95 +95,92 @@ fn dir_node(path: &str) -> DirectoryNode {
     }
 }
 
-impl App {
-    pub fn list_directory(
-        &self,
-        choice: &ProjectChoice,
-        request: &DirectoryRequest,
-    ) -> Result<DirectoryListing> {
-        let project = &self.select_project(choice)?;
-        if request.page < 1 {
-            return Err(PageError::PageBelowOne(request.page as i64).into());
-        }
-        if !(1..=MAX_PAGE_SIZE).contains(&request.page_size) {
-            return Err(PageError::SizeOutOfRange {
-                max: MAX_PAGE_SIZE,
-                size: request.page_size,
-            }
-            .into());
-        }
-        let dir_name = normalize_dir_name(&request.dir_name);
-        let base = RelPath::parse(dir_name.trim_start_matches('/')).map_err(|_| {
-            super::OutsideProject::new(super::PathArg::Directory, &request.dir_name)
-        })?;
-        let base = base.as_str();
-        let depth = request.depth.max(1);
-        let mut directories: BTreeSet<String> = BTreeSet::new();
-        let mut files = Vec::new();
-        for note in self.notes_under(project, base)? {
-            let relative = if base.is_empty() {
-                note.path.clone()
-            } else {
-                note.path[base.len() + 1..].to_string()
-            };
-            let parts: Vec<&str> = relative.split('/').collect();
-            // Every folder between the listed one and the file, within the depth.
-            for level in 1..parts.len() {
-                if level <= depth {
-                    let folder = parts[..level].join("/");
-                    directories.insert(if base.is_empty() {
-                        folder
-                    } else {
-                        format!("{base}/{folder}")
-                    });
-                }
-            }
-            if parts.len() <= depth {
-                files.push(note);
-            }
-        }
-        let glob = request.glob.as_deref().filter(|g| !g.is_empty());
-        let mut dir_nodes: Vec<DirectoryNode> = directories
-            .iter()
-            .map(|d| dir_node(d))
-            .filter(|n| glob.is_none_or(|g| name_matches(g, &n.name)))
-            .collect();
-        let mut file_nodes: Vec<DirectoryNode> = files
-            .into_iter()
-            .map(file_node)
-            .filter(|n| glob.is_none_or(|g| name_matches(g, &n.name)))
-            .collect();
-        let folded = |s: &str| s.to_lowercase();
-        dir_nodes.sort_by_key(|n| folded(&n.directory_path));
-        match request.sort.as_deref() {
-            None | Some("") => file_nodes.sort_by_key(|n| folded(&n.directory_path)),
-            Some("title_asc") => file_nodes.sort_by_key(|n| folded(n.title())),
-            Some("title_desc") => {
-                file_nodes.sort_by_key(|n| folded(n.title()));
-                file_nodes.reverse();
-                dir_nodes.reverse();
-            }
-            Some("updated_asc") => file_nodes.sort_by_key(DirectoryNode::updated_ms),
-            Some("updated_desc") => file_nodes.sort_by_key(|n| std::cmp::Reverse(n.updated_ms())),
-            Some(other) => return Err(QueryError::InvalidSort(other.to_string()).into()),
-        }
-        let (n_dirs, n_files) = (dir_nodes.len(), file_nodes.len());
-        let all: Vec<DirectoryNode> = dir_nodes.into_iter().chain(file_nodes).collect();
-        let total = all.len();
-        let page = Page {
-            page: request.page,
-            page_size: request.page_size,
-        };
-        let (nodes, has_more) = page.of(all);
-        Ok(DirectoryListing {
-            has_more,
-            nodes,
-            total,
-            dir_name,
-            directories: n_dirs,
-            files: n_files,
-        })
+pub(crate) fn list_directory(
+    store: &Store,
+    choice: &ProjectChoice,
+    request: &DirectoryRequest,
+) -> Result<DirectoryListing> {
+    let project = &crate::scope::select_project(store, choice)?;
+    if request.page < 1 {
+        return Err(PageError::PageBelowOne(request.page as i64).into());
     }
+    if !(1..=MAX_PAGE_SIZE).contains(&request.page_size) {
+        return Err(PageError::SizeOutOfRange {
+            max: MAX_PAGE_SIZE,
+            size: request.page_size,
+        }
+        .into());
+    }
+    let dir_name = normalize_dir_name(&request.dir_name);
+    let base = RelPath::parse(dir_name.trim_start_matches('/'))
+        .map_err(|_| super::OutsideProject::new(super::PathArg::Directory, &request.dir_name))?;
+    let base = base.as_str();
+    let depth = request.depth.max(1);
+    let mut directories: BTreeSet<String> = BTreeSet::new();
+    let mut files = Vec::new();
+    for note in crate::notes::notes_under(&store.index, project, base)? {
+        let relative = if base.is_empty() {
+            note.path.clone()
+        } else {
+            note.path[base.len() + 1..].to_string()
+        };
+        let parts: Vec<&str> = relative.split('/').collect();
+        // Every folder between the listed one and the file, within the depth.
+        for level in 1..parts.len() {
+            if level <= depth {
+                let folder = parts[..level].join("/");
+                directories.insert(if base.is_empty() {
+                    folder
+                } else {
+                    format!("{base}/{folder}")
+                });
+            }
+        }
+        if parts.len() <= depth {
+            files.push(note);
+        }
+    }
+    let glob = request.glob.as_deref().filter(|g| !g.is_empty());
+    let mut dir_nodes: Vec<DirectoryNode> = directories
+        .iter()
+        .map(|d| dir_node(d))
+        .filter(|n| glob.is_none_or(|g| name_matches(g, &n.name)))
+        .collect();
+    let mut file_nodes: Vec<DirectoryNode> = files
+        .into_iter()
+        .map(file_node)
+        .filter(|n| glob.is_none_or(|g| name_matches(g, &n.name)))
+        .collect();
+    let folded = |s: &str| s.to_lowercase();
+    dir_nodes.sort_by_key(|n| folded(&n.directory_path));
+    match request.sort.as_deref() {
+        None | Some("") => file_nodes.sort_by_key(|n| folded(&n.directory_path)),
+        Some("title_asc") => file_nodes.sort_by_key(|n| folded(n.title())),
+        Some("title_desc") => {
+            file_nodes.sort_by_key(|n| folded(n.title()));
+            file_nodes.reverse();
+            dir_nodes.reverse();
+        }
+        Some("updated_asc") => file_nodes.sort_by_key(DirectoryNode::updated_ms),
+        Some("updated_desc") => file_nodes.sort_by_key(|n| std::cmp::Reverse(n.updated_ms())),
+        Some(other) => return Err(QueryError::InvalidSort(other.to_string()).into()),
+    }
+    let (n_dirs, n_files) = (dir_nodes.len(), file_nodes.len());
+    let all: Vec<DirectoryNode> = dir_nodes.into_iter().chain(file_nodes).collect();
+    let total = all.len();
+    let page = Page {
+        page: request.page,
+        page_size: request.page_size,
+    };
+    let (nodes, has_more) = page.of(all);
+    Ok(DirectoryListing {
+        has_more,
+        nodes,
+        total,
+        dir_name,
+        directories: n_dirs,
+        files: n_files,
+    })
 }
 
 #[cfg(test)]

@@ -8,8 +8,9 @@ use super::error::EditInputError;
 use super::notes::{follow_h1, split_identifier_path, Lookup, NoteWritten};
 use super::read::check_identifier;
 use super::scope::ProjectChoice;
-use super::{App, Outcome, OutsideProject, PathArg, Result};
+use super::{Outcome, OutsideProject, PathArg, Result};
 use crate::config::Project;
+use crate::Engine;
 use index::NoteRecord;
 use note::document::Document;
 use note::edit::{self, EditError, EditRequest, Operation};
@@ -130,138 +131,138 @@ impl EditNoteRequest {
     }
 }
 
-impl App {
-    /// edit_note: resolves the note, applies the operation to its file and re-indexes it.
-    pub fn edit_note(
-        &self,
-        choice: &ProjectChoice,
-        req: &EditNoteRequest,
-    ) -> Result<Outcome<NoteEdited, EditRefusal>> {
-        let operation = req.validate()?;
-        super::notes::check_note_size(&req.content)?;
-        let project = self.project_for_identifier(choice, &req.identifier)?;
-        if let Err(refusal) = check_identifier(&req.identifier, PathArg::Identifier) {
-            return Ok(Outcome::Refused(EditRefusal::OutsideProject(refusal)));
-        }
-        let note = match self.resolve(&project, &req.identifier)? {
-            Lookup::Found(note) => Some(*note),
-            Lookup::Ambiguous(notes) => {
-                return Ok(Outcome::Refused(EditRefusal::Ambiguous {
-                    identifier: req.identifier.clone(),
-                    notes: notes.into_iter().map(NoteRow::from).collect(),
-                }))
-            }
-            Lookup::NotFound => self.index_file_if_present(&project, &req.identifier)?,
-        };
-        let outcome = match note {
-            Some(note) => self.edit_existing(&project, &note, req, operation),
-            None => self.create_by_edit(&project, req, operation),
-        };
-        super::refuse_outside(outcome, EditRefusal::OutsideProject)
+/// edit_note: resolves the note, applies the operation to its file and re-indexes it.
+pub(crate) fn edit_note(
+    engine: &Engine,
+    choice: &ProjectChoice,
+    req: &EditNoteRequest,
+) -> Result<Outcome<NoteEdited, EditRefusal>> {
+    let operation = req.validate()?;
+    super::notes::check_note_size(&req.content)?;
+    let project = crate::scope::project_for_identifier(&engine.store, choice, &req.identifier)?;
+    if let Err(refusal) = check_identifier(&req.identifier, PathArg::Identifier) {
+        return Ok(Outcome::Refused(EditRefusal::OutsideProject(refusal)));
     }
+    let note = match crate::notes::resolve(&engine.store.index, &project, &req.identifier)? {
+        Lookup::Found(note) => Some(*note),
+        Lookup::Ambiguous(notes) => {
+            return Ok(Outcome::Refused(EditRefusal::Ambiguous {
+                identifier: req.identifier.clone(),
+                notes: notes.into_iter().map(NoteRow::from).collect(),
+            }))
+        }
+        Lookup::NotFound => crate::notes::index_file_if_present(engine, &project, &req.identifier)?,
+    };
+    let outcome = match note {
+        Some(note) => edit_existing(engine, &project, &note, req, operation),
+        None => create_by_edit(engine, &project, req, operation),
+    };
+    super::refuse_outside(outcome, EditRefusal::OutsideProject)
+}
 
-    /// Applies the edit to the note's current text and writes it only if the file is still that
-    /// text (compare-and-swap). A file an editor changed in between is read again and the edit
-    /// applied to the new text; after a few such races the edit fails rather than overwrite.
-    fn edit_existing(
-        &self,
-        project: &Project,
-        note: &NoteRecord,
-        req: &EditNoteRequest,
-        operation: Operation,
-    ) -> Result<Outcome<NoteEdited, EditRefusal>> {
-        let request = req.edit(operation);
-        for _ in 0..EDIT_ATTEMPTS {
-            let Some(bytes) = self.read_for_edit(project, note)? else {
-                break;
-            };
-            // Edits work on text; a lossy decoding would rewrite every invalid byte of the file.
-            let Ok(text) = std::str::from_utf8(&bytes) else {
-                return Ok(Outcome::Refused(EditRefusal::NotText {
-                    identifier: req.identifier.clone(),
-                }));
-            };
-            let metadata_only = matches!(operation, Operation::Append | Operation::Prepend)
-                && req.content.is_empty()
-                && req.metadata.is_some();
-            let edited = if metadata_only {
-                text.to_string()
-            } else {
-                match edit::apply(text, &request) {
-                    Ok(edited) => edited,
-                    Err(error) => {
-                        return Ok(Outcome::Refused(EditRefusal::NotApplicable {
-                            identifier: req.identifier.clone(),
-                            error,
-                        }))
-                    }
+/// Applies the edit to the note's current text and writes it only if the file is still that
+/// text (compare-and-swap). A file an editor changed in between is read again and the edit
+/// applied to the new text; after a few such races the edit fails rather than overwrite.
+fn edit_existing(
+    engine: &Engine,
+    project: &Project,
+    note: &NoteRecord,
+    req: &EditNoteRequest,
+    operation: Operation,
+) -> Result<Outcome<NoteEdited, EditRefusal>> {
+    let request = req.edit(operation);
+    for _ in 0..EDIT_ATTEMPTS {
+        let Some(bytes) = crate::notes::read_for_edit(&engine.store, project, note)? else {
+            break;
+        };
+        // Edits work on text; a lossy decoding would rewrite every invalid byte of the file.
+        let Ok(text) = std::str::from_utf8(&bytes) else {
+            return Ok(Outcome::Refused(EditRefusal::NotText {
+                identifier: req.identifier.clone(),
+            }));
+        };
+        let metadata_only = matches!(operation, Operation::Append | Operation::Prepend)
+            && req.content.is_empty()
+            && req.metadata.is_some();
+        let edited = if metadata_only {
+            text.to_string()
+        } else {
+            match edit::apply(text, &request) {
+                Ok(edited) => edited,
+                Err(error) => {
+                    return Ok(Outcome::Refused(EditRefusal::NotApplicable {
+                        identifier: req.identifier.clone(),
+                        error,
+                    }))
                 }
-            };
-            let merged = match &req.metadata {
-                Some(meta) => edit::merge_metadata(&edited, meta),
-                None => edited,
-            };
-            let new_text = follow_h1(text, &merged, &note.title);
-            if let Some(written) = self.replace_note_text_if(project, note, &bytes, &new_text)? {
-                return Ok(Outcome::Done(NoteEdited {
-                    written,
-                    operation,
-                    summary: edit::summary(&request),
-                    created: false,
-                }));
             }
-            tracing::info!(path = %note.path, "the note changed while it was edited; editing the new text");
-        }
-        Ok(Outcome::Refused(EditRefusal::KeptChanging {
-            identifier: req.identifier.clone(),
-        }))
-    }
-
-    /// append and prepend create a missing note at the identifier's path.
-    fn create_by_edit(
-        &self,
-        project: &Project,
-        req: &EditNoteRequest,
-        operation: Operation,
-    ) -> Result<Outcome<NoteEdited, EditRefusal>> {
-        if !matches!(operation, Operation::Append | Operation::Prepend) {
-            return Ok(Outcome::Refused(EditRefusal::NotFound {
-                identifier: req.identifier.clone(),
-                project: project.name.clone(),
-            }));
-        }
-        let trimmed = req.identifier.trim();
-        let path_part = trimmed.strip_prefix("memory://").unwrap_or(trimmed);
-        let first = path_part.split('/').next().unwrap_or("");
-        if trimmed.starts_with("memory://")
-            && path_part.contains('/')
-            && self.project(Some(first)).is_err()
-            && first != project.permalink
+        };
+        let merged = match &req.metadata {
+            Some(meta) => edit::merge_metadata(&edited, meta),
+            None => edited,
+        };
+        let new_text = follow_h1(text, &merged, &note.title);
+        if let Some(written) =
+            crate::notes::replace_note_text_if(engine, project, note, &bytes, &new_text)?
         {
-            return Ok(Outcome::Refused(EditRefusal::UnresolvedProjectRoute {
-                identifier: req.identifier.clone(),
-                segment: first.to_string(),
+            return Ok(Outcome::Done(NoteEdited {
+                written,
+                operation,
+                summary: edit::summary(&request),
+                created: false,
             }));
         }
-        let inside_project = path_part
-            .strip_prefix(&format!("{}/", project.permalink))
-            .unwrap_or(path_part);
-        let (dir, title) = split_identifier_path(inside_project);
-        let path = note_file_path(&dir, &title, false);
-        let include = self.config().compat.permalinks_include_project;
-        let permalink = note_permalink(&project.name, &path, include);
-        let metadata = req.metadata.clone().unwrap_or_default();
-        let text =
-            Document::headed(&title, "note", &permalink, &metadata, req.content.as_str()).render();
-        let written = self.create_note_file(project, &path, &text)?;
-        Ok(Outcome::Done(NoteEdited {
-            written,
-            operation,
-            summary: format!(
-                "Created note with {} lines",
-                req.content.split('\n').count()
-            ),
-            created: true,
-        }))
+        tracing::info!(path = %note.path, "the note changed while it was edited; editing the new text");
     }
+    Ok(Outcome::Refused(EditRefusal::KeptChanging {
+        identifier: req.identifier.clone(),
+    }))
+}
+
+/// append and prepend create a missing note at the identifier's path.
+fn create_by_edit(
+    engine: &Engine,
+    project: &Project,
+    req: &EditNoteRequest,
+    operation: Operation,
+) -> Result<Outcome<NoteEdited, EditRefusal>> {
+    if !matches!(operation, Operation::Append | Operation::Prepend) {
+        return Ok(Outcome::Refused(EditRefusal::NotFound {
+            identifier: req.identifier.clone(),
+            project: project.name.clone(),
+        }));
+    }
+    let trimmed = req.identifier.trim();
+    let path_part = trimmed.strip_prefix("memory://").unwrap_or(trimmed);
+    let first = path_part.split('/').next().unwrap_or("");
+    if trimmed.starts_with("memory://")
+        && path_part.contains('/')
+        && crate::scope::project(&engine.store, Some(first)).is_err()
+        && first != project.permalink
+    {
+        return Ok(Outcome::Refused(EditRefusal::UnresolvedProjectRoute {
+            identifier: req.identifier.clone(),
+            segment: first.to_string(),
+        }));
+    }
+    let inside_project = path_part
+        .strip_prefix(&format!("{}/", project.permalink))
+        .unwrap_or(path_part);
+    let (dir, title) = split_identifier_path(inside_project);
+    let path = note_file_path(&dir, &title, false);
+    let include = engine.store.config().compat.permalinks_include_project;
+    let permalink = note_permalink(&project.name, &path, include);
+    let metadata = req.metadata.clone().unwrap_or_default();
+    let text =
+        Document::headed(&title, "note", &permalink, &metadata, req.content.as_str()).render();
+    let written = crate::notes::create_note_file(engine, project, &path, &text)?;
+    Ok(Outcome::Done(NoteEdited {
+        written,
+        operation,
+        summary: format!(
+            "Created note with {} lines",
+            req.content.split('\n').count()
+        ),
+        created: true,
+    }))
 }

@@ -1,8 +1,9 @@
 //! Whether a project's git remote is encrypted, as the memory API reports it on every memory
 //! (`encryption {algo, kid, encrypted}`).
 
-use crate::config::Project;
-use git::crypt;
+use crate::config::{Crypto, Project};
+use git::crypt::{self, CryptError, Keys};
+use git::GitError;
 
 /// How a project's memories travel to its git remote.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -25,4 +26,16 @@ pub(crate) fn encryption_of(project: &Project) -> EncryptionInfo {
         },
         None => EncryptionInfo::default(),
     }
+}
+
+/// The keys a project's pushes and fetches use; None when its remote is not encrypted.
+pub(crate) fn keys_of(project: &Project) -> std::result::Result<Option<Keys>, GitError> {
+    let Some(crypto) = &project.crypto else {
+        return Ok(None);
+    };
+    Ok(Some(load_keys(crypto)?))
+}
+
+pub(crate) fn load_keys(crypto: &Crypto) -> std::result::Result<Keys, CryptError> {
+    Keys::load(&crypto.recipients, &crypto.identity_file)
 }

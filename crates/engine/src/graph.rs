@@ -16,8 +16,10 @@ use serde_json::{Map, Value};
 use super::error::GraphError;
 use super::notes::{WriteNoteRequest, WriteRefusal};
 use super::scope::ProjectChoice;
-use super::{App, Outcome, Result};
+use super::{Outcome, Result};
 use crate::config::Project;
+use crate::{Engine, Store};
+use index::Index;
 use index::{NoteKind, NoteRecord};
 use note::document::Document;
 use note::entity::{
@@ -201,431 +203,444 @@ impl Graph {
     }
 }
 
-impl App {
-    /// The chosen project, and its notes as a graph: where every graph tool starts.
-    pub(super) fn project_graph(&self, choice: &ProjectChoice) -> Result<(Project, Graph)> {
-        self.project_graph_revealing(choice, Reveal::default())
-    }
+/// The chosen project, and its notes as a graph: where every graph tool starts.
+pub(super) fn project_graph(store: &Store, choice: &ProjectChoice) -> Result<(Project, Graph)> {
+    project_graph_revealing(store, choice, Reveal::default())
+}
 
-    /// `project_graph`, with the hidden notes `reveal` asks for among its entities.
-    pub(super) fn project_graph_revealing(
-        &self,
-        choice: &ProjectChoice,
-        reveal: Reveal,
-    ) -> Result<(Project, Graph)> {
-        let project = self.select_project(choice)?;
-        let graph = self.graph(&project, reveal)?;
-        Ok((project, graph))
-    }
+/// `project_graph`, with the hidden notes `reveal` asks for among its entities.
+pub(super) fn project_graph_revealing(
+    store: &Store,
+    choice: &ProjectChoice,
+    reveal: Reveal,
+) -> Result<(Project, Graph)> {
+    let project = crate::scope::select_project(store, choice)?;
+    let graph = graph(&store.index, &project, reveal)?;
+    Ok((project, graph))
+}
 
-    fn graph(&self, project: &Project, reveal: Reveal) -> Result<Graph> {
-        let now = chrono::Utc::now();
-        let shown =
-            |n: &NoteRecord, reveal| !is_hidden_unless(&n.metadata, n.created_ms, now, reveal);
-        let with_superseded = Reveal {
-            superseded: true,
-            ..reveal
-        };
-        let mut notes = Vec::new();
-        let mut superseded = Vec::new();
-        for note in self.all_notes(project)? {
-            if note.kind != NoteKind::Markdown {
-                continue;
-            }
-            if shown(&note, reveal) {
-                notes.push(note);
-            } else if shown(&note, with_superseded) {
-                let by = superseded_by(&note.metadata).unwrap_or_default();
-                superseded.push((note.title.clone(), by.to_string()));
-            }
+fn graph(index: &Index, project: &Project, reveal: Reveal) -> Result<Graph> {
+    let now = chrono::Utc::now();
+    let shown = |n: &NoteRecord, reveal| !is_hidden_unless(&n.metadata, n.created_ms, now, reveal);
+    let with_superseded = Reveal {
+        superseded: true,
+        ..reveal
+    };
+    let mut notes = Vec::new();
+    let mut superseded = Vec::new();
+    for note in crate::notes::all_notes(index, project)? {
+        if note.kind != NoteKind::Markdown {
+            continue;
         }
-        notes.sort_by(|a, b| a.path.cmp(&b.path));
-        let index: HashMap<&str, usize> = notes
-            .iter()
-            .enumerate()
-            .map(|(i, n)| (n.id.as_str(), i))
-            .collect();
-        let edges = notes
-            .iter()
-            .map(|note| {
-                note.relations
-                    .iter()
-                    .map(|stored| {
-                        let target = stored
-                            .to_id
-                            .as_deref()
-                            .and_then(|id| index.get(id))
-                            .copied();
-                        Edge {
-                            relation: GraphRelation {
-                                from: note.title.clone(),
-                                to: target.map_or_else(
-                                    || link_lookup_text(&stored.relation.target).to_string(),
-                                    |t| notes[t].title.clone(),
-                                ),
-                                relation_type: stored.relation.relation_type.clone(),
-                            },
-                            written: stored.relation.target.clone(),
-                            target,
-                        }
-                    })
-                    .collect()
-            })
-            .collect();
-        Ok(Graph {
-            notes,
-            edges,
-            superseded,
-        })
+        if shown(&note, reveal) {
+            notes.push(note);
+        } else if shown(&note, with_superseded) {
+            let by = superseded_by(&note.metadata).unwrap_or_default();
+            superseded.push((note.title.clone(), by.to_string()));
+        }
     }
+    notes.sort_by(|a, b| a.path.cmp(&b.path));
+    let index: HashMap<&str, usize> = notes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.id.as_str(), i))
+        .collect();
+    let edges = notes
+        .iter()
+        .map(|note| {
+            note.relations
+                .iter()
+                .map(|stored| {
+                    let target = stored
+                        .to_id
+                        .as_deref()
+                        .and_then(|id| index.get(id))
+                        .copied();
+                    Edge {
+                        relation: GraphRelation {
+                            from: note.title.clone(),
+                            to: target.map_or_else(
+                                || link_lookup_text(&stored.relation.target).to_string(),
+                                |t| notes[t].title.clone(),
+                            ),
+                            relation_type: stored.relation.relation_type.clone(),
+                        },
+                        written: stored.relation.target.clone(),
+                        target,
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    Ok(Graph {
+        notes,
+        edges,
+        superseded,
+    })
+}
 
-    /// create_entities: a note per new name; names that exist already are left alone and not
-    /// returned.
-    pub fn create_entities(
-        &self,
-        choice: &ProjectChoice,
-        entities: &[Entity],
-    ) -> Result<GraphWrite<Entity>> {
-        let (project, graph) = self.project_graph(choice)?;
-        let mut entities = entities.to_vec();
-        let redacted = self.redact_fields(entities.iter_mut().flat_map(|e| {
+/// create_entities: a note per new name; names that exist already are left alone and not
+/// returned.
+pub(crate) fn create_entities(
+    engine: &Engine,
+    choice: &ProjectChoice,
+    entities: &[Entity],
+) -> Result<GraphWrite<Entity>> {
+    let (project, graph) = project_graph(&engine.store, choice)?;
+    let mut entities = entities.to_vec();
+    let redacted = crate::authored::redact_fields(
+        &engine.store,
+        entities.iter_mut().flat_map(|e| {
             [&mut e.name, &mut e.entity_type]
                 .into_iter()
                 .chain(e.observations.iter_mut())
-        }));
-        if let Some(unnamed) = entities.iter().position(|e| e.name.trim().is_empty()) {
-            return Err(GraphError::UnnamedEntity(unnamed).into());
-        }
-        // Every new entity's file is checked before the first is written, so a bad name
-        // leaves nothing half done.
-        let mut new: Vec<(&Entity, String)> = Vec::new();
-        let mut files: HashSet<String> = HashSet::new();
-        for (i, entity) in entities.iter().enumerate() {
-            let name = entity.name.trim();
-            let taken = graph.find(name).is_some()
-                || new
-                    .iter()
-                    .any(|(e, _)| e.name.trim().eq_ignore_ascii_case(name));
-            if taken {
-                continue;
-            }
-            let folder = entity_type_folder(entity.entity_type.trim());
-            let stem = foreign_file_stem(name).filter(|stem| *stem == sanitize_for_filename(name));
-            let Some(stem) = stem else {
-                return Err(GraphError::UnusableName {
-                    index: i,
-                    name: name.to_string(),
-                }
-                .into());
-            };
-            let path = note_file_path(&folder, &stem, false);
-            if !files.insert(path.to_lowercase()) || self.project_file(&project, &path)?.exists() {
-                return Err(GraphError::PathTaken {
-                    index: i,
-                    name: name.to_string(),
-                    path,
-                }
-                .into());
-            }
-            new.push((entity, folder));
-        }
-        let mut created: Vec<Entity> = Vec::new();
-        for (entity, folder) in new {
-            let name = entity.name.trim();
-            let entity_type = match entity.entity_type.trim() {
-                "" => "entity",
-                given => given,
-            };
-            let mut meta = Map::new();
-            meta.insert("type".into(), Value::String(entity_type.to_string()));
-            let observations: Vec<&str> = entity.observations.iter().map(String::as_str).collect();
-            let content = Document {
-                meta,
-                body: entity_body(name, dedup_observations(&observations), []),
-            };
-            let request = WriteNoteRequest {
-                title: name.to_string(),
-                content: String::new(),
-                directory: folder,
-                tags: None,
-                note_type: None,
-                metadata: None,
-                overwrite: Some(false),
-            };
-            match self.write_note_with(choice, &request, Some(content))? {
-                Outcome::Done(_) => created.push(Entity {
-                    name: name.to_string(),
-                    entity_type: entity_type.to_string(),
-                    observations: dedup_observations(&observations)
-                        .into_iter()
-                        .map(normalized_observation)
-                        .collect(),
-                }),
-                // The graph tools' own documents are never checked against a schema.
-                Outcome::Refused(
-                    WriteRefusal::AlreadyExists { .. } | WriteRefusal::Schema { .. },
-                ) => {}
-                Outcome::Refused(WriteRefusal::OutsideProject(o)) => return Err(o.into()),
-            }
-        }
-        Ok(GraphWrite {
-            written: created,
-            redacted,
-        })
+        }),
+    );
+    if let Some(unnamed) = entities.iter().position(|e| e.name.trim().is_empty()) {
+        return Err(GraphError::UnnamedEntity(unnamed).into());
     }
-
-    /// create_relations: each new relation becomes a list item of its `from` entity; ones
-    /// the graph has already are left out of the answer. Every `from` must be an entity.
-    pub fn create_relations(
-        &self,
-        choice: &ProjectChoice,
-        relations: &[GraphRelation],
-    ) -> Result<GraphWrite<GraphRelation>> {
-        let (project, graph) = self.project_graph(choice)?;
-        let mut relations = relations.to_vec();
-        let redacted = self.redact_fields(
-            relations
-                .iter_mut()
-                .flat_map(|r| [&mut r.from, &mut r.to, &mut r.relation_type]),
-        );
-        let mut by_note: Vec<(&NoteRecord, Vec<GraphRelation>)> = Vec::new();
-        for (i, relation) in relations.iter().enumerate() {
-            for (field, value) in [
-                ("from", &relation.from),
-                ("to", &relation.to),
-                ("relationType", &relation.relation_type),
-            ] {
-                if value.trim().is_empty() {
-                    return Err(GraphError::EmptyRelationField { index: i, field }.into());
-                }
-            }
-            // A [[link]] ends its target at `#` (a heading), `|` (an alias) or `]]`, so such
-            // a target would read back as another entity and could never be deleted.
-            if relation.to.contains(['#', '|', '[', ']']) {
-                return Err(GraphError::UnlinkableTarget {
-                    index: i,
-                    to: relation.to.clone(),
-                }
-                .into());
-            }
-            let (note, relation) =
-                graph
-                    .resolve(relation)
-                    .ok_or_else(|| GraphError::MissingSource {
-                        index: i,
-                        from: relation.from.clone(),
-                    })?;
-            let queued = by_note.iter().flat_map(|(_, r)| r).any(|r| *r == relation);
-            if graph.has_relation(&relation) || queued {
-                continue;
-            }
-            match by_note.iter_mut().find(|(n, _)| n.id == note.id) {
-                Some((_, list)) => list.push(relation),
-                None => by_note.push((note, vec![relation])),
-            }
-        }
-        let mut created = Vec::new();
-        for (note, list) in by_note {
-            let lines: Vec<String> = list
+    // Every new entity's file is checked before the first is written, so a bad name
+    // leaves nothing half done.
+    let mut new: Vec<(&Entity, String)> = Vec::new();
+    let mut files: HashSet<String> = HashSet::new();
+    for (i, entity) in entities.iter().enumerate() {
+        let name = entity.name.trim();
+        let taken = graph.find(name).is_some()
+            || new
                 .iter()
-                .map(|r| relation_line(&r.relation_type, &r.to))
-                .collect();
-            self.rewrite_note(&project, note, |text| Some(append_lines(text, &lines)))?;
-            created.extend(list);
+                .any(|(e, _)| e.name.trim().eq_ignore_ascii_case(name));
+        if taken {
+            continue;
         }
-        Ok(GraphWrite {
-            written: created,
-            redacted,
-        })
-    }
-
-    /// add_observations: appends the observations an entity lacks; every entity must exist.
-    pub fn add_observations(
-        &self,
-        choice: &ProjectChoice,
-        additions: &[EntityObservations],
-    ) -> Result<GraphWrite<ObservationsAdded>> {
-        let (project, graph) = self.project_graph(choice)?;
-        let mut additions = additions.to_vec();
-        let redacted =
-            self.redact_fields(additions.iter_mut().flat_map(|a| a.observations.iter_mut()));
-        let mut plan = Vec::new();
-        for addition in &additions {
-            let note = graph
-                .find(addition.entity_name.trim())
-                .ok_or_else(|| GraphError::EntityNotFound(addition.entity_name.clone()))?;
-            let existing: HashSet<String> = Graph::entity(note).observations.into_iter().collect();
-            let contents: Vec<&str> = addition.observations.iter().map(String::as_str).collect();
-            let new: Vec<&str> = dedup_observations(&contents)
-                .into_iter()
-                .filter(|o| !existing.contains(&normalized_observation(o)))
-                .collect();
-            plan.push((note, addition.entity_name.clone(), new));
-        }
-        let mut results = Vec::new();
-        for (note, entity_name, new) in plan {
-            if !new.is_empty() {
-                let lines: Vec<String> = new.iter().map(|o| observation_line(o)).collect();
-                self.rewrite_note(&project, note, |text| Some(append_lines(text, &lines)))?;
+        let folder = entity_type_folder(entity.entity_type.trim());
+        let stem = foreign_file_stem(name).filter(|stem| *stem == sanitize_for_filename(name));
+        let Some(stem) = stem else {
+            return Err(GraphError::UnusableName {
+                index: i,
+                name: name.to_string(),
             }
-            results.push(ObservationsAdded {
-                entity_name,
-                added_observations: new.into_iter().map(normalized_observation).collect(),
-            });
+            .into());
+        };
+        let path = note_file_path(&folder, &stem, false);
+        if !files.insert(path.to_lowercase())
+            || crate::mounts::project_file(&engine.store, &project, &path)?.exists()
+        {
+            return Err(GraphError::PathTaken {
+                index: i,
+                name: name.to_string(),
+                path,
+            }
+            .into());
         }
-        Ok(GraphWrite {
-            written: results,
-            redacted,
-        })
+        new.push((entity, folder));
     }
+    let mut created: Vec<Entity> = Vec::new();
+    for (entity, folder) in new {
+        let name = entity.name.trim();
+        let entity_type = match entity.entity_type.trim() {
+            "" => "entity",
+            given => given,
+        };
+        let mut meta = Map::new();
+        meta.insert("type".into(), Value::String(entity_type.to_string()));
+        let observations: Vec<&str> = entity.observations.iter().map(String::as_str).collect();
+        let content = Document {
+            meta,
+            body: entity_body(name, dedup_observations(&observations), []),
+        };
+        let request = WriteNoteRequest {
+            title: name.to_string(),
+            content: String::new(),
+            directory: folder,
+            tags: None,
+            note_type: None,
+            metadata: None,
+            overwrite: Some(false),
+        };
+        match crate::notes::write_note_with(engine, choice, &request, Some(content))? {
+            Outcome::Done(_) => created.push(Entity {
+                name: name.to_string(),
+                entity_type: entity_type.to_string(),
+                observations: dedup_observations(&observations)
+                    .into_iter()
+                    .map(normalized_observation)
+                    .collect(),
+            }),
+            // The graph tools' own documents are never checked against a schema.
+            Outcome::Refused(WriteRefusal::AlreadyExists { .. } | WriteRefusal::Schema { .. }) => {}
+            Outcome::Refused(WriteRefusal::OutsideProject(o)) => return Err(o.into()),
+        }
+    }
+    Ok(GraphWrite {
+        written: created,
+        redacted,
+    })
+}
 
-    /// delete_entities: deletes each entity's note and the relation items other notes hold to
-    /// it. Names that are not entities are not refused: they are the answer.
-    pub fn delete_entities(&self, choice: &ProjectChoice, names: &[String]) -> Result<Vec<String>> {
-        let (project, graph) = self.project_graph(choice)?;
-        let mut doomed: Vec<&NoteRecord> = Vec::new();
-        let mut not_found: Vec<String> = Vec::new();
-        for name in names {
-            match graph.find(name.trim()) {
-                Some(note) if !doomed.iter().any(|d| d.id == note.id) => doomed.push(note),
-                Some(_) => {}
-                None => not_found.push(name.clone()),
+/// create_relations: each new relation becomes a list item of its `from` entity; ones
+/// the graph has already are left out of the answer. Every `from` must be an entity.
+pub(crate) fn create_relations(
+    engine: &Engine,
+    choice: &ProjectChoice,
+    relations: &[GraphRelation],
+) -> Result<GraphWrite<GraphRelation>> {
+    let (project, graph) = project_graph(&engine.store, choice)?;
+    let mut relations = relations.to_vec();
+    let redacted = crate::authored::redact_fields(
+        &engine.store,
+        relations
+            .iter_mut()
+            .flat_map(|r| [&mut r.from, &mut r.to, &mut r.relation_type]),
+    );
+    let mut by_note: Vec<(&NoteRecord, Vec<GraphRelation>)> = Vec::new();
+    for (i, relation) in relations.iter().enumerate() {
+        for (field, value) in [
+            ("from", &relation.from),
+            ("to", &relation.to),
+            ("relationType", &relation.relation_type),
+        ] {
+            if value.trim().is_empty() {
+                return Err(GraphError::EmptyRelationField { index: i, field }.into());
             }
         }
-        let doomed_names: HashSet<&str> = doomed.iter().map(|n| n.title.as_str()).collect();
-        for (note, edges) in graph.notes.iter().zip(&graph.edges) {
-            if !doomed_names.contains(note.title.as_str()) {
-                self.remove_edges(&project, note, edges, |r| {
-                    doomed_names.contains(r.to.as_str())
+        // A [[link]] ends its target at `#` (a heading), `|` (an alias) or `]]`, so such
+        // a target would read back as another entity and could never be deleted.
+        if relation.to.contains(['#', '|', '[', ']']) {
+            return Err(GraphError::UnlinkableTarget {
+                index: i,
+                to: relation.to.clone(),
+            }
+            .into());
+        }
+        let (note, relation) =
+            graph
+                .resolve(relation)
+                .ok_or_else(|| GraphError::MissingSource {
+                    index: i,
+                    from: relation.from.clone(),
                 })?;
-            }
+        let queued = by_note.iter().flat_map(|(_, r)| r).any(|r| *r == relation);
+        if graph.has_relation(&relation) || queued {
+            continue;
         }
-        for note in &doomed {
-            self.delete_note_file(&project, note)?;
+        match by_note.iter_mut().find(|(n, _)| n.id == note.id) {
+            Some((_, list)) => list.push(relation),
+            None => by_note.push((note, vec![relation])),
         }
-        Ok(not_found)
     }
+    let mut created = Vec::new();
+    for (note, list) in by_note {
+        let lines: Vec<String> = list
+            .iter()
+            .map(|r| relation_line(&r.relation_type, &r.to))
+            .collect();
+        crate::notes::rewrite_note(engine, &project, note, |text| {
+            Some(append_lines(text, &lines))
+        })?;
+        created.extend(list);
+    }
+    Ok(GraphWrite {
+        written: created,
+        redacted,
+    })
+}
 
-    /// delete_observations: removes the given observations; missing ones are counted out,
-    /// not refused.
-    pub fn delete_observations(
-        &self,
-        choice: &ProjectChoice,
-        deletions: &[EntityObservations],
-    ) -> Result<ObservationsDeleted> {
-        let (project, graph) = self.project_graph(choice)?;
-        let mut outcome = ObservationsDeleted::default();
-        for deletion in deletions {
-            let Some(note) = graph.find(deletion.entity_name.trim()) else {
-                outcome.missing_entities.push(deletion.entity_name.clone());
-                continue;
-            };
-            let doomed: HashSet<String> = deletion
-                .observations
-                .iter()
-                .map(|o| normalized_observation(o))
-                .collect();
-            // The edit may run again on a newer text; the count is the last run's.
-            let removed_here = std::cell::Cell::new(0);
-            self.rewrite_note(&project, note, |text| {
-                let (text, removed) = remove_items(text, |item| match item {
-                    Item::Observation(o) => doomed.contains(&observation_text(o)),
-                    Item::Relation(_) => false,
-                });
-                removed_here.set(removed);
-                (removed > 0).then_some(text)
+/// add_observations: appends the observations an entity lacks; every entity must exist.
+pub(crate) fn add_observations(
+    engine: &Engine,
+    choice: &ProjectChoice,
+    additions: &[EntityObservations],
+) -> Result<GraphWrite<ObservationsAdded>> {
+    let (project, graph) = project_graph(&engine.store, choice)?;
+    let mut additions = additions.to_vec();
+    let redacted = crate::authored::redact_fields(
+        &engine.store,
+        additions.iter_mut().flat_map(|a| a.observations.iter_mut()),
+    );
+    let mut plan = Vec::new();
+    for addition in &additions {
+        let note = graph
+            .find(addition.entity_name.trim())
+            .ok_or_else(|| GraphError::EntityNotFound(addition.entity_name.clone()))?;
+        let existing: HashSet<String> = Graph::entity(note).observations.into_iter().collect();
+        let contents: Vec<&str> = addition.observations.iter().map(String::as_str).collect();
+        let new: Vec<&str> = dedup_observations(&contents)
+            .into_iter()
+            .filter(|o| !existing.contains(&normalized_observation(o)))
+            .collect();
+        plan.push((note, addition.entity_name.clone(), new));
+    }
+    let mut results = Vec::new();
+    for (note, entity_name, new) in plan {
+        if !new.is_empty() {
+            let lines: Vec<String> = new.iter().map(|o| observation_line(o)).collect();
+            crate::notes::rewrite_note(engine, &project, note, |text| {
+                Some(append_lines(text, &lines))
             })?;
-            outcome.deleted += removed_here.get();
         }
-        Ok(outcome)
+        results.push(ObservationsAdded {
+            entity_name,
+            added_observations: new.into_iter().map(normalized_observation).collect(),
+        });
     }
+    Ok(GraphWrite {
+        written: results,
+        redacted,
+    })
+}
 
-    /// delete_relations: removes the given relations' list items; the answer counts those
-    /// the graph had (missing ones are not refused).
-    pub fn delete_relations(
-        &self,
-        choice: &ProjectChoice,
-        relations: &[GraphRelation],
-    ) -> Result<usize> {
-        let (project, graph) = self.project_graph(choice)?;
-        let doomed: HashSet<GraphRelation> = relations
-            .iter()
-            .filter_map(|r| graph.resolve(r).map(|(_, relation)| relation))
-            .collect();
-        let deleted = graph.relations().filter(|r| doomed.contains(r)).count();
-        for (note, edges) in graph.notes.iter().zip(&graph.edges) {
-            self.remove_edges(&project, note, edges, |r| doomed.contains(r))?;
+/// delete_entities: deletes each entity's note and the relation items other notes hold to
+/// it. Names that are not entities are not refused: they are the answer.
+pub(crate) fn delete_entities(
+    engine: &Engine,
+    choice: &ProjectChoice,
+    names: &[String],
+) -> Result<Vec<String>> {
+    let (project, graph) = project_graph(&engine.store, choice)?;
+    let mut doomed: Vec<&NoteRecord> = Vec::new();
+    let mut not_found: Vec<String> = Vec::new();
+    for name in names {
+        match graph.find(name.trim()) {
+            Some(note) if !doomed.iter().any(|d| d.id == note.id) => doomed.push(note),
+            Some(_) => {}
+            None => not_found.push(name.clone()),
         }
-        Ok(deleted)
     }
-
-    /// Removes the relation items of a note whose edges `doomed` picks.
-    fn remove_edges(
-        &self,
-        project: &Project,
-        note: &NoteRecord,
-        edges: &[Edge],
-        doomed: impl Fn(&GraphRelation) -> bool,
-    ) -> Result<()> {
-        let written: HashSet<(&str, &str)> = edges
-            .iter()
-            .filter(|e| doomed(&e.relation))
-            .map(|e| (e.relation.relation_type.as_str(), e.written.as_str()))
-            .collect();
-        if written.is_empty() {
-            return Ok(());
+    let doomed_names: HashSet<&str> = doomed.iter().map(|n| n.title.as_str()).collect();
+    for (note, edges) in graph.notes.iter().zip(&graph.edges) {
+        if !doomed_names.contains(note.title.as_str()) {
+            remove_edges(engine, &project, note, edges, |r| {
+                doomed_names.contains(r.to.as_str())
+            })?;
         }
-        self.rewrite_note(project, note, |text| {
+    }
+    for note in &doomed {
+        crate::notes::delete_note_file(engine, &project, note)?;
+    }
+    Ok(not_found)
+}
+
+/// delete_observations: removes the given observations; missing ones are counted out,
+/// not refused.
+pub(crate) fn delete_observations(
+    engine: &Engine,
+    choice: &ProjectChoice,
+    deletions: &[EntityObservations],
+) -> Result<ObservationsDeleted> {
+    let (project, graph) = project_graph(&engine.store, choice)?;
+    let mut outcome = ObservationsDeleted::default();
+    for deletion in deletions {
+        let Some(note) = graph.find(deletion.entity_name.trim()) else {
+            outcome.missing_entities.push(deletion.entity_name.clone());
+            continue;
+        };
+        let doomed: HashSet<String> = deletion
+            .observations
+            .iter()
+            .map(|o| normalized_observation(o))
+            .collect();
+        // The edit may run again on a newer text; the count is the last run's.
+        let removed_here = std::cell::Cell::new(0);
+        crate::notes::rewrite_note(engine, &project, note, |text| {
             let (text, removed) = remove_items(text, |item| match item {
-                Item::Relation(r) => {
-                    written.contains(&(r.relation_type.as_str(), r.target.as_str()))
-                }
-                Item::Observation(_) => false,
+                Item::Observation(o) => doomed.contains(&observation_text(o)),
+                Item::Relation(_) => false,
             });
+            removed_here.set(removed);
             (removed > 0).then_some(text)
         })?;
-        Ok(())
+        outcome.deleted += removed_here.get();
     }
+    Ok(outcome)
+}
 
-    /// read_graph: every entity and relation of the project (with the hidden notes `reveal`
-    /// asks for).
-    pub fn read_graph(&self, choice: &ProjectChoice, reveal: Reveal) -> Result<KnowledgeGraph> {
-        let (_, graph) = self.project_graph_revealing(choice, reveal)?;
-        Ok(KnowledgeGraph {
-            entities: graph.notes.iter().map(Graph::entity).collect(),
-            relations: graph.relations().collect(),
-        })
+/// delete_relations: removes the given relations' list items; the answer counts those
+/// the graph had (missing ones are not refused).
+pub(crate) fn delete_relations(
+    engine: &Engine,
+    choice: &ProjectChoice,
+    relations: &[GraphRelation],
+) -> Result<usize> {
+    let (project, graph) = project_graph(&engine.store, choice)?;
+    let doomed: HashSet<GraphRelation> = relations
+        .iter()
+        .filter_map(|r| graph.resolve(r).map(|(_, relation)| relation))
+        .collect();
+    let deleted = graph.relations().filter(|r| doomed.contains(r)).count();
+    for (note, edges) in graph.notes.iter().zip(&graph.edges) {
+        remove_edges(engine, &project, note, edges, |r| doomed.contains(r))?;
     }
+    Ok(deleted)
+}
 
-    /// search_nodes: entities whose name, type or an observation contains the query (ignoring
-    /// case), with their relations.
-    pub fn search_nodes(
-        &self,
-        choice: &ProjectChoice,
-        query: &str,
-        reveal: Reveal,
-    ) -> Result<KnowledgeGraph> {
-        let (_, graph) = self.project_graph_revealing(choice, reveal)?;
-        let query = query.to_lowercase();
-        Ok(graph.subgraph(|e| Graph::matches(e, &query)))
+/// Removes the relation items of a note whose edges `doomed` picks.
+fn remove_edges(
+    engine: &Engine,
+    project: &Project,
+    note: &NoteRecord,
+    edges: &[Edge],
+    doomed: impl Fn(&GraphRelation) -> bool,
+) -> Result<()> {
+    let written: HashSet<(&str, &str)> = edges
+        .iter()
+        .filter(|e| doomed(&e.relation))
+        .map(|e| (e.relation.relation_type.as_str(), e.written.as_str()))
+        .collect();
+    if written.is_empty() {
+        return Ok(());
     }
+    crate::notes::rewrite_note(engine, project, note, |text| {
+        let (text, removed) = remove_items(text, |item| match item {
+            Item::Relation(r) => written.contains(&(r.relation_type.as_str(), r.target.as_str())),
+            Item::Observation(_) => false,
+        });
+        (removed > 0).then_some(text)
+    })?;
+    Ok(())
+}
 
-    /// open_nodes: the named entities, with their relations. A superseded note is skipped
-    /// like a name that is none unless `reveal` asks for it.
-    pub fn open_nodes(
-        &self,
-        choice: &ProjectChoice,
-        names: &[String],
-        reveal: Reveal,
-    ) -> Result<KnowledgeGraph> {
-        let (_, graph) = self.project_graph_revealing(choice, reveal)?;
-        let wanted: HashSet<&str> = names
-            .iter()
-            .filter_map(|n| graph.find(n.trim()))
-            .map(|n| n.title.as_str())
-            .collect();
-        Ok(graph.subgraph(|e| wanted.contains(e.name.as_str())))
-    }
+/// read_graph: every entity and relation of the project (with the hidden notes `reveal`
+/// asks for).
+pub(crate) fn read_graph(
+    store: &Store,
+    choice: &ProjectChoice,
+    reveal: Reveal,
+) -> Result<KnowledgeGraph> {
+    let (_, graph) = project_graph_revealing(store, choice, reveal)?;
+    Ok(KnowledgeGraph {
+        entities: graph.notes.iter().map(Graph::entity).collect(),
+        relations: graph.relations().collect(),
+    })
+}
+
+/// search_nodes: entities whose name, type or an observation contains the query (ignoring
+/// case), with their relations.
+pub(crate) fn search_nodes(
+    store: &Store,
+    choice: &ProjectChoice,
+    query: &str,
+    reveal: Reveal,
+) -> Result<KnowledgeGraph> {
+    let (_, graph) = project_graph_revealing(store, choice, reveal)?;
+    let query = query.to_lowercase();
+    Ok(graph.subgraph(|e| Graph::matches(e, &query)))
+}
+
+/// open_nodes: the named entities, with their relations. A superseded note is skipped
+/// like a name that is none unless `reveal` asks for it.
+pub(crate) fn open_nodes(
+    store: &Store,
+    choice: &ProjectChoice,
+    names: &[String],
+    reveal: Reveal,
+) -> Result<KnowledgeGraph> {
+    let (_, graph) = project_graph_revealing(store, choice, reveal)?;
+    let wanted: HashSet<&str> = names
+        .iter()
+        .filter_map(|n| graph.find(n.trim()))
+        .map(|n| n.title.as_str())
+        .collect();
+    Ok(graph.subgraph(|e| wanted.contains(e.name.as_str())))
 }
 
 /// Observations in order without repeats (as they will read back).

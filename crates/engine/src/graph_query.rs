@@ -16,7 +16,8 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use super::error::GraphError;
 use super::graph::{Entity, Graph, GraphRelation, KnowledgeGraph};
 use super::scope::ProjectChoice;
-use super::{App, Result};
+use super::Result;
+use crate::Store;
 
 /// The most hops get_neighbors and extract_subgraph walk.
 pub(crate) const MAX_DEPTH: usize = 16;
@@ -212,274 +213,272 @@ fn endpoints(graph: &Graph, from: &str, to: &str) -> Result<(usize, usize)> {
     Ok((from, to))
 }
 
-impl App {
-    /// find_path: the names along the shortest path between two entities, or None.
-    pub fn find_path(
-        &self,
-        choice: &ProjectChoice,
-        from: &str,
-        to: &str,
-        reveal: Reveal,
-    ) -> Result<Option<Vec<String>>> {
-        let (_, graph) = self.project_graph_revealing(choice, reveal)?;
-        let (from, to) = endpoints(&graph, from, to)?;
-        let path = shortest_path(&graph.undirected(), from, to);
-        Ok(path.map(|p| p.into_iter().map(|i| graph.name(i)).collect()))
-    }
+/// find_path: the names along the shortest path between two entities, or None.
+pub(crate) fn find_path(
+    store: &Store,
+    choice: &ProjectChoice,
+    from: &str,
+    to: &str,
+    reveal: Reveal,
+) -> Result<Option<Vec<String>>> {
+    let (_, graph) = crate::graph::project_graph_revealing(store, choice, reveal)?;
+    let (from, to) = endpoints(&graph, from, to)?;
+    let path = shortest_path(&graph.undirected(), from, to);
+    Ok(path.map(|p| p.into_iter().map(|i| graph.name(i)).collect()))
+}
 
-    /// find_all_paths: the simple paths between two entities, shortest first; `max_depth`
-    /// and `max_paths` are capped at `MAX_PATH_DEPTH` and `MAX_PATHS`.
-    pub fn find_all_paths(
-        &self,
-        choice: &ProjectChoice,
-        from: &str,
-        to: &str,
-        max_depth: usize,
-        max_paths: usize,
-        reveal: Reveal,
-    ) -> Result<Vec<Vec<String>>> {
-        let (_, graph) = self.project_graph_revealing(choice, reveal)?;
-        let (from, to) = endpoints(&graph, from, to)?;
-        if from == to {
-            return Ok(vec![vec![graph.name(from)]]);
-        }
-        let paths = all_paths(
-            &graph.undirected(),
-            from,
-            to,
-            max_depth.min(MAX_PATH_DEPTH),
-            max_paths.min(MAX_PATHS),
-        );
-        Ok(paths
-            .into_iter()
-            .map(|p| p.into_iter().map(|i| graph.name(i)).collect())
-            .collect())
+/// find_all_paths: the simple paths between two entities, shortest first; `max_depth`
+/// and `max_paths` are capped at `MAX_PATH_DEPTH` and `MAX_PATHS`.
+pub(crate) fn find_all_paths(
+    store: &Store,
+    choice: &ProjectChoice,
+    from: &str,
+    to: &str,
+    max_depth: usize,
+    max_paths: usize,
+    reveal: Reveal,
+) -> Result<Vec<Vec<String>>> {
+    let (_, graph) = crate::graph::project_graph_revealing(store, choice, reveal)?;
+    let (from, to) = endpoints(&graph, from, to)?;
+    if from == to {
+        return Ok(vec![vec![graph.name(from)]]);
     }
+    let paths = all_paths(
+        &graph.undirected(),
+        from,
+        to,
+        max_depth.min(MAX_PATH_DEPTH),
+        max_paths.min(MAX_PATHS),
+    );
+    Ok(paths
+        .into_iter()
+        .map(|p| p.into_iter().map(|i| graph.name(i)).collect())
+        .collect())
+}
 
-    /// get_neighbors: the entity and those within `depth` hops along relations of
-    /// `relation_type` (any, if None) in `direction`, with the relations walked.
-    pub fn neighbors(
-        &self,
-        choice: &ProjectChoice,
-        name: &str,
-        direction: Direction,
-        relation_type: Option<&str>,
-        depth: usize,
-        reveal: Reveal,
-    ) -> Result<KnowledgeGraph> {
-        check_depth(depth)?;
-        let (_, graph) = self.project_graph_revealing(choice, reveal)?;
-        let start = graph
-            .index_of(name)
-            .ok_or_else(|| graph.missing(name, GraphError::EntityNotFound))?;
-        let links: Vec<Link> = graph
-            .links()
-            .into_iter()
-            .filter(|l| relation_type.is_none_or(|t| l.relation.relation_type == t))
-            .collect();
-        let mut reached = HashSet::from([start]);
-        let mut walked: HashSet<usize> = HashSet::new();
-        let mut frontier = HashSet::from([start]);
-        for _ in 0..depth {
-            let mut next = HashSet::new();
-            for (i, link) in links.iter().enumerate() {
-                let out = direction != Direction::In && frontier.contains(&link.from);
-                let inward = direction != Direction::Out && frontier.contains(&link.to);
-                for (taken, other) in [(out, link.to), (inward, link.from)] {
-                    if taken {
-                        walked.insert(i);
-                        if reached.insert(other) {
-                            next.insert(other);
-                        }
+/// get_neighbors: the entity and those within `depth` hops along relations of
+/// `relation_type` (any, if None) in `direction`, with the relations walked.
+pub(crate) fn neighbors(
+    store: &Store,
+    choice: &ProjectChoice,
+    name: &str,
+    direction: Direction,
+    relation_type: Option<&str>,
+    depth: usize,
+    reveal: Reveal,
+) -> Result<KnowledgeGraph> {
+    check_depth(depth)?;
+    let (_, graph) = crate::graph::project_graph_revealing(store, choice, reveal)?;
+    let start = graph
+        .index_of(name)
+        .ok_or_else(|| graph.missing(name, GraphError::EntityNotFound))?;
+    let links: Vec<Link> = graph
+        .links()
+        .into_iter()
+        .filter(|l| relation_type.is_none_or(|t| l.relation.relation_type == t))
+        .collect();
+    let mut reached = HashSet::from([start]);
+    let mut walked: HashSet<usize> = HashSet::new();
+    let mut frontier = HashSet::from([start]);
+    for _ in 0..depth {
+        let mut next = HashSet::new();
+        for (i, link) in links.iter().enumerate() {
+            let out = direction != Direction::In && frontier.contains(&link.from);
+            let inward = direction != Direction::Out && frontier.contains(&link.to);
+            for (taken, other) in [(out, link.to), (inward, link.from)] {
+                if taken {
+                    walked.insert(i);
+                    if reached.insert(other) {
+                        next.insert(other);
                     }
                 }
             }
-            if next.is_empty() {
-                break;
-            }
-            frontier = next;
         }
-        let relations = links
+        if next.is_empty() {
+            break;
+        }
+        frontier = next;
+    }
+    let relations = links
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| walked.contains(i))
+        .map(|(_, l)| l.relation.clone())
+        .collect();
+    Ok(graph.part(&reached, relations))
+}
+
+/// extract_subgraph: the named entities (names that are none are skipped) and those within
+/// `depth` hops of them either way, with every relation among them.
+pub(crate) fn extract_subgraph(
+    store: &Store,
+    choice: &ProjectChoice,
+    names: &[String],
+    depth: usize,
+    reveal: Reveal,
+) -> Result<KnowledgeGraph> {
+    check_depth(depth)?;
+    let (_, graph) = crate::graph::project_graph_revealing(store, choice, reveal)?;
+    let adjacent = graph.undirected();
+    let mut frontier: Vec<usize> = names.iter().filter_map(|n| graph.index_of(n)).collect();
+    let mut reached: HashSet<usize> = frontier.iter().copied().collect();
+    for _ in 0..depth {
+        let next: Vec<usize> = frontier
             .iter()
-            .enumerate()
-            .filter(|(i, _)| walked.contains(i))
-            .map(|(_, l)| l.relation.clone())
+            .flat_map(|&i| adjacent[i].iter().copied())
+            .filter(|&n| reached.insert(n))
             .collect();
-        Ok(graph.part(&reached, relations))
-    }
-
-    /// extract_subgraph: the named entities (names that are none are skipped) and those within
-    /// `depth` hops of them either way, with every relation among them.
-    pub fn extract_subgraph(
-        &self,
-        choice: &ProjectChoice,
-        names: &[String],
-        depth: usize,
-        reveal: Reveal,
-    ) -> Result<KnowledgeGraph> {
-        check_depth(depth)?;
-        let (_, graph) = self.project_graph_revealing(choice, reveal)?;
-        let adjacent = graph.undirected();
-        let mut frontier: Vec<usize> = names.iter().filter_map(|n| graph.index_of(n)).collect();
-        let mut reached: HashSet<usize> = frontier.iter().copied().collect();
-        for _ in 0..depth {
-            let next: Vec<usize> = frontier
-                .iter()
-                .flat_map(|&i| adjacent[i].iter().copied())
-                .filter(|&n| reached.insert(n))
-                .collect();
-            if next.is_empty() {
-                break;
-            }
-            frontier = next;
+        if next.is_empty() {
+            break;
         }
-        let relations = graph
-            .links()
-            .iter()
-            .filter(|l| reached.contains(&l.from) && reached.contains(&l.to))
-            .map(|l| l.relation.clone())
-            .collect();
-        Ok(graph.part(&reached, relations))
+        frontier = next;
     }
+    let relations = graph
+        .links()
+        .iter()
+        .filter(|l| reached.contains(&l.from) && reached.contains(&l.to))
+        .map(|l| l.relation.clone())
+        .collect();
+    Ok(graph.part(&reached, relations))
+}
 
-    /// describe_entity: one entity, its relations either way, its neighbours and degree.
-    pub fn describe_entity(
-        &self,
-        choice: &ProjectChoice,
-        name: &str,
-        reveal: Reveal,
-    ) -> Result<EntityDescription> {
-        let (_, graph) = self.project_graph_revealing(choice, reveal)?;
-        let note = graph
-            .find(name.trim())
-            .ok_or_else(|| graph.missing(name, GraphError::EntityNotFound))?;
-        let entity = Graph::entity(note);
-        let relations: Vec<GraphRelation> = graph
-            .relations()
-            .filter(|r| r.from == entity.name || r.to == entity.name)
-            .collect();
-        let mut neighbors: Vec<String> = Vec::new();
-        for r in &relations {
-            let other = if r.from == entity.name {
-                &r.to
-            } else {
-                &r.from
-            };
-            if *other != entity.name && !neighbors.contains(other) {
-                neighbors.push(other.clone());
-            }
-        }
-        Ok(EntityDescription {
-            degree: relations.len(),
-            entity,
-            relations,
-            neighbors,
-        })
-    }
-
-    /// graph_stats: how many entities, relations and observations the graph has.
-    pub fn graph_stats(&self, choice: &ProjectChoice) -> Result<GraphStats> {
-        let (_, graph) = self.project_graph(choice)?;
-        Ok(GraphStats {
-            entities: graph.notes.len(),
-            relations: graph.relations().count(),
-            observations: graph.notes.iter().map(|n| n.observations.len()).sum(),
-        })
-    }
-
-    /// list_entity_types: each entity type with its count, most used first.
-    pub fn list_entity_types(&self, choice: &ProjectChoice) -> Result<Vec<TypeCount>> {
-        let (_, graph) = self.project_graph(choice)?;
-        Ok(ranked(graph.notes.iter().map(|n| n.note_type.clone())))
-    }
-
-    /// list_relation_types: each relation type with its count, most used first.
-    pub fn list_relation_types(&self, choice: &ProjectChoice) -> Result<Vec<TypeCount>> {
-        let (_, graph) = self.project_graph(choice)?;
-        Ok(ranked(graph.relations().map(|r| r.relation_type)))
-    }
-
-    /// search_relations: the relations from, to and of the type given (an empty or absent
-    /// filter matches every relation), at most `MAX_PAGE`.
-    pub fn search_relations(
-        &self,
-        choice: &ProjectChoice,
-        from: Option<&str>,
-        to: Option<&str>,
-        relation_type: Option<&str>,
-    ) -> Result<Vec<GraphRelation>> {
-        let (_, graph) = self.project_graph(choice)?;
-        // A name is the entity it means, else the text a forward link holds.
-        let named = |name: Option<&str>| {
-            name.map(str::trim).filter(|n| !n.is_empty()).map(|n| {
-                graph
-                    .find(n)
-                    .map_or_else(|| n.to_string(), |note| note.title.clone())
-            })
+/// describe_entity: one entity, its relations either way, its neighbours and degree.
+pub(crate) fn describe_entity(
+    store: &Store,
+    choice: &ProjectChoice,
+    name: &str,
+    reveal: Reveal,
+) -> Result<EntityDescription> {
+    let (_, graph) = crate::graph::project_graph_revealing(store, choice, reveal)?;
+    let note = graph
+        .find(name.trim())
+        .ok_or_else(|| graph.missing(name, GraphError::EntityNotFound))?;
+    let entity = Graph::entity(note);
+    let relations: Vec<GraphRelation> = graph
+        .relations()
+        .filter(|r| r.from == entity.name || r.to == entity.name)
+        .collect();
+    let mut neighbors: Vec<String> = Vec::new();
+    for r in &relations {
+        let other = if r.from == entity.name {
+            &r.to
+        } else {
+            &r.from
         };
-        let (from, to) = (named(from), named(to));
-        let relation_type = relation_type.map(str::trim).filter(|t| !t.is_empty());
-        Ok(graph
-            .relations()
-            .filter(|r| from.as_ref().is_none_or(|f| r.from == *f))
-            .filter(|r| to.as_ref().is_none_or(|t| r.to == *t))
-            .filter(|r| relation_type.is_none_or(|t| r.relation_type == t))
-            .take(MAX_PAGE)
-            .collect())
+        if *other != entity.name && !neighbors.contains(other) {
+            neighbors.push(other.clone());
+        }
     }
+    Ok(EntityDescription {
+        degree: relations.len(),
+        entity,
+        relations,
+        neighbors,
+    })
+}
 
-    /// batch_get_entities: each name's entity, or None, in the order given (at most
-    /// `MAX_NAMES`); a superseded note is None unless `reveal` asks for it.
-    pub fn batch_get_entities(
-        &self,
-        choice: &ProjectChoice,
-        names: &[String],
-        reveal: Reveal,
-    ) -> Result<Vec<Option<Entity>>> {
-        let (_, graph) = self.project_graph_revealing(choice, reveal)?;
-        Ok(names
-            .iter()
-            .take(MAX_NAMES)
-            .map(|n| graph.find(n.trim()).map(Graph::entity))
-            .collect())
-    }
+/// graph_stats: how many entities, relations and observations the graph has.
+pub(crate) fn graph_stats(store: &Store, choice: &ProjectChoice) -> Result<GraphStats> {
+    let (_, graph) = crate::graph::project_graph(store, choice)?;
+    Ok(GraphStats {
+        entities: graph.notes.len(),
+        relations: graph.relations().count(),
+        observations: graph.notes.iter().map(|n| n.observations.len()).sum(),
+    })
+}
 
-    /// read_graph a page at a time: the page's entities (at most `MAX_PAGE`, all of them
-    /// by default) and the relations with both ends among them.
-    pub fn read_graph_page(
-        &self,
-        choice: &ProjectChoice,
-        page: &EntityPage,
-        reveal: Reveal,
-    ) -> Result<KnowledgeGraph> {
-        let (_, graph) = self.project_graph_revealing(choice, reveal)?;
-        let picked = paged(&graph, page, MAX_PAGE, |_| true);
-        let names: HashSet<&str> = picked.iter().map(|e| e.name.as_str()).collect();
-        let relations = graph
-            .relations()
-            .filter(|r| names.contains(r.from.as_str()) && names.contains(r.to.as_str()))
-            .collect();
-        Ok(KnowledgeGraph {
-            entities: picked,
-            relations,
+/// list_entity_types: each entity type with its count, most used first.
+pub(crate) fn list_entity_types(store: &Store, choice: &ProjectChoice) -> Result<Vec<TypeCount>> {
+    let (_, graph) = crate::graph::project_graph(store, choice)?;
+    Ok(ranked(graph.notes.iter().map(|n| n.note_type.clone())))
+}
+
+/// list_relation_types: each relation type with its count, most used first.
+pub(crate) fn list_relation_types(store: &Store, choice: &ProjectChoice) -> Result<Vec<TypeCount>> {
+    let (_, graph) = crate::graph::project_graph(store, choice)?;
+    Ok(ranked(graph.relations().map(|r| r.relation_type)))
+}
+
+/// search_relations: the relations from, to and of the type given (an empty or absent
+/// filter matches every relation), at most `MAX_PAGE`.
+pub(crate) fn search_relations(
+    store: &Store,
+    choice: &ProjectChoice,
+    from: Option<&str>,
+    to: Option<&str>,
+    relation_type: Option<&str>,
+) -> Result<Vec<GraphRelation>> {
+    let (_, graph) = crate::graph::project_graph(store, choice)?;
+    // A name is the entity it means, else the text a forward link holds.
+    let named = |name: Option<&str>| {
+        name.map(str::trim).filter(|n| !n.is_empty()).map(|n| {
+            graph
+                .find(n)
+                .map_or_else(|| n.to_string(), |note| note.title.clone())
         })
-    }
+    };
+    let (from, to) = (named(from), named(to));
+    let relation_type = relation_type.map(str::trim).filter(|t| !t.is_empty());
+    Ok(graph
+        .relations()
+        .filter(|r| from.as_ref().is_none_or(|f| r.from == *f))
+        .filter(|r| to.as_ref().is_none_or(|t| r.to == *t))
+        .filter(|r| relation_type.is_none_or(|t| r.relation_type == t))
+        .take(MAX_PAGE)
+        .collect())
+}
 
-    /// search_nodes a page at a time (`SEARCH_PAGE` entities by default), with the
-    /// relations that start or end at the page's entities.
-    pub fn search_nodes_page(
-        &self,
-        choice: &ProjectChoice,
-        query: &str,
-        page: &EntityPage,
-        reveal: Reveal,
-    ) -> Result<KnowledgeGraph> {
-        let (_, graph) = self.project_graph_revealing(choice, reveal)?;
-        let query = query.to_lowercase();
-        let picked = paged(&graph, page, SEARCH_PAGE, |e| Graph::matches(e, &query));
-        let names: HashSet<&str> = picked.iter().map(|e| e.name.as_str()).collect();
-        Ok(graph.subgraph(|e| names.contains(e.name.as_str())))
-    }
+/// batch_get_entities: each name's entity, or None, in the order given (at most
+/// `MAX_NAMES`); a superseded note is None unless `reveal` asks for it.
+pub(crate) fn batch_get_entities(
+    store: &Store,
+    choice: &ProjectChoice,
+    names: &[String],
+    reveal: Reveal,
+) -> Result<Vec<Option<Entity>>> {
+    let (_, graph) = crate::graph::project_graph_revealing(store, choice, reveal)?;
+    Ok(names
+        .iter()
+        .take(MAX_NAMES)
+        .map(|n| graph.find(n.trim()).map(Graph::entity))
+        .collect())
+}
+
+/// read_graph a page at a time: the page's entities (at most `MAX_PAGE`, all of them
+/// by default) and the relations with both ends among them.
+pub(crate) fn read_graph_page(
+    store: &Store,
+    choice: &ProjectChoice,
+    page: &EntityPage,
+    reveal: Reveal,
+) -> Result<KnowledgeGraph> {
+    let (_, graph) = crate::graph::project_graph_revealing(store, choice, reveal)?;
+    let picked = paged(&graph, page, MAX_PAGE, |_| true);
+    let names: HashSet<&str> = picked.iter().map(|e| e.name.as_str()).collect();
+    let relations = graph
+        .relations()
+        .filter(|r| names.contains(r.from.as_str()) && names.contains(r.to.as_str()))
+        .collect();
+    Ok(KnowledgeGraph {
+        entities: picked,
+        relations,
+    })
+}
+
+/// search_nodes a page at a time (`SEARCH_PAGE` entities by default), with the
+/// relations that start or end at the page's entities.
+pub(crate) fn search_nodes_page(
+    store: &Store,
+    choice: &ProjectChoice,
+    query: &str,
+    page: &EntityPage,
+    reveal: Reveal,
+) -> Result<KnowledgeGraph> {
+    let (_, graph) = crate::graph::project_graph_revealing(store, choice, reveal)?;
+    let query = query.to_lowercase();
+    let picked = paged(&graph, page, SEARCH_PAGE, |e| Graph::matches(e, &query));
+    let names: HashSet<&str> = picked.iter().map(|e| e.name.as_str()).collect();
+    Ok(graph.subgraph(|e| names.contains(e.name.as_str())))
 }
 
 /// The entities `keep` picks, of the page's type, from its offset, at most its limit

@@ -1,8 +1,9 @@
 //! `gitmem status --check` and `gitmem repair`: the files, the graph tables and the search
 //! documents compared, and drift between them repaired without touching a user's file.
 
-use super::{App, Result};
+use super::Result;
 use crate::config::Project;
+use crate::{Engine, Store};
 use index::WriteOp;
 use vault::scan::{self, Change, IgnoreRules};
 
@@ -50,73 +51,74 @@ impl Health {
     }
 }
 
-impl App {
-    /// Compares files, graph and search for one project or all. Reads, never writes.
-    pub fn check(&self, project: Option<&str>) -> Result<Health> {
-        let mut health = Health {
-            orphan_search_documents: self.index.orphan_search_docs()?.len(),
-            ..Default::default()
-        };
-        for p in self.projects(project)? {
-            health.projects.push(self.check_project(&p)?);
-        }
-        Ok(health)
+/// Compares files, graph and search for one project or all. Reads, never writes.
+pub(crate) fn check(store: &Store, project: Option<&str>) -> Result<Health> {
+    let mut health = Health {
+        orphan_search_documents: store.index.orphan_search_docs()?.len(),
+        ..Default::default()
+    };
+    for p in crate::scope::projects(store, project)? {
+        health.projects.push(check_project(store, &p)?);
     }
+    Ok(health)
+}
 
-    fn check_project(&self, project: &Project) -> Result<ProjectHealth> {
-        let mut health = ProjectHealth {
-            project: project.name.clone(),
-            interrupted_reindex: self.rebuild_interrupted(project),
-            ..Default::default()
-        };
-        let known = self.known_project_files(project)?;
-        let rules = IgnoreRules::for_project(&project.path)?;
-        let found = scan::scan(&project.path, &rules, &known)?;
-        for change in scan::diff(&known, &found) {
-            match change {
-                Change::Created(path) => health.not_indexed.push(path),
-                Change::Modified(path) => health.changed.push(path),
-                Change::Deleted(path) => health.stale.push(path),
-                Change::Moved { from, to } => {
-                    health.stale.push(from);
-                    health.not_indexed.push(to);
-                }
-                Change::Touched(_) => {}
+fn check_project(store: &Store, project: &Project) -> Result<ProjectHealth> {
+    let mut health = ProjectHealth {
+        project: project.name.clone(),
+        interrupted_reindex: crate::sync::rebuild_interrupted(store, project),
+        ..Default::default()
+    };
+    let known = crate::sync::known_project_files(store, project)?;
+    let rules = IgnoreRules::for_project(&project.path)?;
+    let found = scan::scan(&project.path, &rules, &known)?;
+    for change in scan::diff(&known, &found) {
+        match change {
+            Change::Created(path) => health.not_indexed.push(path),
+            Change::Modified(path) => health.changed.push(path),
+            Change::Deleted(path) => health.stale.push(path),
+            Change::Moved { from, to } => {
+                health.stale.push(from);
+                health.not_indexed.push(to);
             }
+            Change::Touched(_) => {}
         }
-        health.temp_files = found
-            .stale_temp_files
-            .iter()
-            .map(|p| p.display().to_string())
-            .collect();
-        let drift = self.index.search_drift(&project.name)?;
-        health.not_searchable = drift.not_searchable.into_iter().map(|(p, _)| p).collect();
-        health.text_lost = drift.text_lost;
-        health.pending_search = drift.pending;
-        Ok(health)
     }
+    health.temp_files = found
+        .stale_temp_files
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    let drift = store.index.search_drift(&project.name)?;
+    health.not_searchable = drift.not_searchable.into_iter().map(|(p, _)| p).collect();
+    health.text_lost = drift.text_lost;
+    health.pending_search = drift.pending;
+    Ok(health)
+}
 
-    /// Repairs what `check` finds: finishes the search outbox and interrupted reindexes,
-    /// re-indexes notes whose search documents are missing or stale, drops orphan documents,
-    /// reads changed and lost files again and removes leftover temp files. User files are only
-    /// read. Returns the health before and after.
-    pub fn repair(&self, project: Option<&str>) -> Result<(Health, Health)> {
-        let before = self.check(project)?;
-        self.index.recover()?;
-        self.finish_interrupted_rebuilds()?;
-        let mut ids: Vec<String> = self.index.orphan_search_docs()?;
-        for p in self.projects(project)? {
-            let drift = self.index.search_drift(&p.name)?;
-            ids.extend(drift.not_searchable.into_iter().map(|(_, id)| id));
-        }
-        if !ids.is_empty() {
-            self.index.write(vec![WriteOp::RefreshSearchOf { ids }])?;
-            self.index.wait_searchable()?;
-        }
-        for p in self.projects(project)? {
-            self.reread_project(&p)?;
-        }
-        self.index.wait_searchable()?;
-        Ok((before, self.check(project)?))
+/// Repairs what `check` finds: finishes the search outbox and interrupted reindexes,
+/// re-indexes notes whose search documents are missing or stale, drops orphan documents,
+/// reads changed and lost files again and removes leftover temp files. User files are only
+/// read. Returns the health before and after.
+pub(crate) fn repair(engine: &Engine, project: Option<&str>) -> Result<(Health, Health)> {
+    let before = check(&engine.store, project)?;
+    engine.store.index.recover()?;
+    crate::sync::finish_interrupted_rebuilds(engine)?;
+    let mut ids: Vec<String> = engine.store.index.orphan_search_docs()?;
+    for p in crate::scope::projects(&engine.store, project)? {
+        let drift = engine.store.index.search_drift(&p.name)?;
+        ids.extend(drift.not_searchable.into_iter().map(|(_, id)| id));
     }
+    if !ids.is_empty() {
+        engine
+            .store
+            .index
+            .write(vec![WriteOp::RefreshSearchOf { ids }])?;
+        engine.store.index.wait_searchable()?;
+    }
+    for p in crate::scope::projects(&engine.store, project)? {
+        crate::sync::reread_project(engine, &p)?;
+    }
+    engine.store.index.wait_searchable()?;
+    Ok((before, check(&engine.store, project)?))
 }

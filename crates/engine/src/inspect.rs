@@ -8,8 +8,10 @@ use serde_json::{Map, Value};
 use super::read::{check_identifier, ReadRefusal};
 use super::scope::ProjectChoice;
 use super::search::{Explanation, SearchRequest, SearchResponse};
-use super::{App, Outcome, PathArg, Result};
+use super::{Outcome, PathArg, Result};
+use crate::Engine;
 use index::documents::entity_doc_id;
+use index::Index;
 use note::chunk::passages;
 use vault::file::sha256_hex;
 
@@ -110,134 +112,140 @@ pub struct RankedNote {
     pub file_path: Option<String>,
 }
 
-impl App {
-    /// inspect_note: the note `identifier` names, resolved as read_note resolves it, as the
-    /// index sees it.
-    pub fn inspect_note(
-        &self,
-        choice: &ProjectChoice,
-        identifier: &str,
-    ) -> Result<Outcome<NoteInspection, ReadRefusal>> {
-        let project = self.project_for_identifier(choice, identifier)?;
-        if let Err(refusal) = check_identifier(identifier, PathArg::Identifier) {
-            return Ok(Outcome::Refused(ReadRefusal::OutsideProject(refusal)));
-        }
-        let Some(note) = self.find_for_read(&project, identifier)? else {
-            return Ok(Outcome::Refused(ReadRefusal::NotFound {
-                project: project.name,
-                identifier: identifier.to_string(),
-                related: Vec::new(),
-            }));
-        };
-        let file_checksum = self
-            .project_file(&project, &note.path)
-            .and_then(|path| Ok(vault::fs::read(&path)?))
-            .ok()
-            .map(|bytes| sha256_hex(&bytes));
-        let indexed = self.index.indexed_document(&note.id)?.unwrap_or_default();
-        let (indexed_checksum, documents) = (indexed.checksum, Vec::from_iter(indexed.document));
-        let body = documents
-            .first()
-            .and_then(|doc| doc.get("content"))
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        let embedded = self.index.vectors.embedded_note(&project.name, &note.id)?;
-        let stored = embedded.as_ref().map_or(0, |e| e.passages) as usize;
-        let passages = passages(&note.title, body)
-            .into_iter()
-            .enumerate()
-            .map(|(i, passage)| PassageInspection {
-                heading: passage.heading,
-                checksum: sha256_hex(passage.text.as_bytes()),
-                text: passage.text,
-                has_vector: i < stored,
-            })
-            .collect();
-        let vectors = VectorsInspection {
-            model: self.index.vectors.model()?,
-            checksum: embedded.as_ref().map(|e| e.checksum.clone()),
-            passages: embedded.as_ref().map_or(0, |e| e.passages),
-            embedded_ms: embedded.and_then(|e| e.embedded_ms),
-        };
-        Ok(Outcome::Done(NoteInspection {
-            project: project.name,
-            note: note.into(),
-            file_checksum,
-            indexed_checksum,
-            documents,
-            passages,
-            vectors,
-        }))
+/// inspect_note: the note `identifier` names, resolved as read_note resolves it, as the
+/// index sees it.
+pub(crate) fn inspect_note(
+    engine: &Engine,
+    choice: &ProjectChoice,
+    identifier: &str,
+) -> Result<Outcome<NoteInspection, ReadRefusal>> {
+    let project = crate::scope::project_for_identifier(&engine.store, choice, identifier)?;
+    if let Err(refusal) = check_identifier(identifier, PathArg::Identifier) {
+        return Ok(Outcome::Refused(ReadRefusal::OutsideProject(refusal)));
     }
+    let Some(note) = crate::read::find_for_read(engine, &project, identifier)? else {
+        return Ok(Outcome::Refused(ReadRefusal::NotFound {
+            project: project.name,
+            identifier: identifier.to_string(),
+            related: Vec::new(),
+        }));
+    };
+    let file_checksum = crate::mounts::project_file(&engine.store, &project, &note.path)
+        .and_then(|path| Ok(vault::fs::read(&path)?))
+        .ok()
+        .map(|bytes| sha256_hex(&bytes));
+    let indexed = engine
+        .store
+        .index
+        .indexed_document(&note.id)?
+        .unwrap_or_default();
+    let (indexed_checksum, documents) = (indexed.checksum, Vec::from_iter(indexed.document));
+    let body = documents
+        .first()
+        .and_then(|doc| doc.get("content"))
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let embedded = engine
+        .store
+        .index
+        .vectors
+        .embedded_note(&project.name, &note.id)?;
+    let stored = embedded.as_ref().map_or(0, |e| e.passages) as usize;
+    let passages = passages(&note.title, body)
+        .into_iter()
+        .enumerate()
+        .map(|(i, passage)| PassageInspection {
+            heading: passage.heading,
+            checksum: sha256_hex(passage.text.as_bytes()),
+            text: passage.text,
+            has_vector: i < stored,
+        })
+        .collect();
+    let vectors = VectorsInspection {
+        model: engine.store.index.vectors.model()?,
+        checksum: embedded.as_ref().map(|e| e.checksum.clone()),
+        passages: embedded.as_ref().map_or(0, |e| e.passages),
+        embedded_ms: embedded.and_then(|e| e.embedded_ms),
+    };
+    Ok(Outcome::Done(NoteInspection {
+        project: project.name,
+        note: note.into(),
+        file_checksum,
+        indexed_checksum,
+        documents,
+        passages,
+        vectors,
+    }))
+}
 
-    /// inspect_query: search_notes' default search for `query`, with each ranking it fused.
-    pub fn inspect_query(
-        &self,
-        choice: &ProjectChoice,
-        query: &str,
-        limit: usize,
-    ) -> Result<QueryInspection> {
-        let project = self.select_project(choice)?;
-        let request = SearchRequest {
-            query: Some(query.to_string()),
-            page_size: limit,
-            ..Default::default()
-        };
-        let (response, explanation) = self.search_explained(&project, &request, true)?;
-        let rankings = match explanation {
-            Some(explanation) => Some(Rankings {
-                names: self.ranked_notes(&explanation.names, RANKING_DEPTH)?,
-                said: self.ranked_notes(&explanation.said, RANKING_DEPTH)?,
-                lexical: self.ranked_notes(&explanation.lexical, RANKING_DEPTH)?,
-                vector: match &explanation.vector {
-                    super::search::VectorRanking::Ranked(ranking) => {
-                        self.ranked_notes(ranking, RANKING_DEPTH)?
-                    }
-                    _ => Vec::new(),
-                },
-                fused: self.ranked_notes(&explanation.fused, limit)?,
-                explanation,
-            }),
+/// inspect_query: search_notes' default search for `query`, with each ranking it fused.
+pub(crate) fn inspect_query(
+    engine: &Engine,
+    choice: &ProjectChoice,
+    query: &str,
+    limit: usize,
+) -> Result<QueryInspection> {
+    let project = crate::scope::select_project(&engine.store, choice)?;
+    let request = SearchRequest {
+        query: Some(query.to_string()),
+        page_size: limit,
+        ..Default::default()
+    };
+    let (response, explanation) =
+        crate::search::search_explained(engine, &project, &request, true)?;
+    let rankings = match explanation {
+        Some(explanation) => Some(Rankings {
+            names: ranked_notes(&engine.store.index, &explanation.names, RANKING_DEPTH)?,
+            said: ranked_notes(&engine.store.index, &explanation.said, RANKING_DEPTH)?,
+            lexical: ranked_notes(&engine.store.index, &explanation.lexical, RANKING_DEPTH)?,
+            vector: match &explanation.vector {
+                super::search::VectorRanking::Ranked(ranking) => {
+                    ranked_notes(&engine.store.index, ranking, RANKING_DEPTH)?
+                }
+                _ => Vec::new(),
+            },
+            fused: ranked_notes(&engine.store.index, &explanation.fused, limit)?,
+            explanation,
+        }),
+        None => None,
+    };
+    Ok(QueryInspection {
+        project: project.name,
+        query: query.to_string(),
+        rankings,
+        response,
+    })
+}
+
+/// The first `depth` entries of a ranking, with the notes (or rows) they name.
+fn ranked_notes(index: &Index, ranking: &[(String, f64)], depth: usize) -> Result<Vec<RankedNote>> {
+    let top = &ranking[..ranking.len().min(depth)];
+    let ids: Vec<String> = top.iter().map(|(id, _)| id.clone()).collect();
+    let docs = index.search_documents_by_id(&ids)?;
+    let mut out = Vec::with_capacity(top.len());
+    for (i, ((document, score), doc)) in top.iter().zip(docs).enumerate() {
+        let doc = doc.map(|(_, doc)| doc).unwrap_or_default();
+        let field = |name: &str| doc.get(name).and_then(Value::as_str).map(String::from);
+        let note = match field("note_id") {
+            Some(id) => crate::notes::note_by_id(index, &id)?,
             None => None,
         };
-        Ok(QueryInspection {
-            project: project.name,
-            query: query.to_string(),
-            rankings,
-            response,
-        })
+        // A note's own document is titled by the note; an observation's or relation's
+        // by its own title.
+        let own = note
+            .as_ref()
+            .is_some_and(|n| entity_doc_id(&n.id) == *document);
+        out.push(RankedNote {
+            rank: i + 1,
+            score: *score,
+            document: document.clone(),
+            title: match (&note, own) {
+                (Some(n), true) => n.title.clone(),
+                _ => field("title").unwrap_or_default(),
+            },
+            permalink: note.as_ref().and_then(|n| n.permalink.clone()),
+            file_path: note.map(|n| n.path),
+        });
     }
-
-    /// The first `depth` entries of a ranking, with the notes (or rows) they name.
-    fn ranked_notes(&self, ranking: &[(String, f64)], depth: usize) -> Result<Vec<RankedNote>> {
-        let top = &ranking[..ranking.len().min(depth)];
-        let ids: Vec<String> = top.iter().map(|(id, _)| id.clone()).collect();
-        let docs = self.index.search_documents_by_id(&ids)?;
-        let mut out = Vec::with_capacity(top.len());
-        for (i, ((document, score), doc)) in top.iter().zip(docs).enumerate() {
-            let doc = doc.map(|(_, doc)| doc).unwrap_or_default();
-            let field = |name: &str| doc.get(name).and_then(Value::as_str).map(String::from);
-            let note = match field("note_id") {
-                Some(id) => self.note_by_id(&id)?,
-                None => None,
-            };
-            // A note's own document is titled by the note; an observation's or relation's
-            // by its own title.
-            let own = note
-                .as_ref()
-                .is_some_and(|n| entity_doc_id(&n.id) == *document);
-            out.push(RankedNote {
-                rank: i + 1,
-                score: *score,
-                document: document.clone(),
-                title: match (&note, own) {
-                    (Some(n), true) => n.title.clone(),
-                    _ => field("title").unwrap_or_default(),
-                },
-                permalink: note.as_ref().and_then(|n| n.permalink.clone()),
-                file_path: note.map(|n| n.path),
-            });
-        }
-        Ok(out)
-    }
+    Ok(out)
 }

@@ -10,9 +10,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use super::semantic::SemanticStatus;
-use super::{App, Result};
-
 /// Prometheus' default buckets, in seconds: from a cached read to a slow embedding search.
 pub(crate) const BUCKETS: [f64; 11] = [
     0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
@@ -191,39 +188,6 @@ pub struct Counts {
     pub push_failures: u64,
     /// Per HTTP route, in the order of their names.
     pub requests: Vec<(&'static str, Timings)>,
-}
-
-/// Everything `/metrics` reports.
-#[derive(Debug, Clone, PartialEq)]
-pub struct MetricsReport {
-    pub counts: Counts,
-    /// Graph commits of this process that search does not see yet.
-    pub index_lag_commits: u64,
-    /// Notes in the search outbox, of any process.
-    pub search_outbox_notes: u64,
-    /// Notes waiting for the chosen model's vectors; 0 when semantic search is off.
-    pub embedding_backlog_notes: u64,
-}
-
-impl App {
-    /// The counters and gauges of this process now.
-    pub fn metrics_report(&self) -> Result<MetricsReport> {
-        let lag = self.index.search_lag()?;
-        let embedding_backlog_notes = match self.semantic_status()? {
-            SemanticStatus::On {
-                notes,
-                notes_embedded,
-                ..
-            } => notes.saturating_sub(notes_embedded) as u64,
-            _ => 0,
-        };
-        Ok(MetricsReport {
-            counts: self.metrics.counts(),
-            index_lag_commits: lag.commits,
-            search_outbox_notes: lag.outbox_notes,
-            embedding_backlog_notes,
-        })
-    }
 }
 
 #[cfg(test)]

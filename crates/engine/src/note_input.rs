@@ -1,7 +1,8 @@
 //! From file bytes to what the index stores: decoding, parsing, timestamps, warnings.
 
 use crate::config::Project;
-use crate::{App, Result};
+use crate::Result;
+use crate::Store;
 use index::{NoteInput, NoteKind, WriteOp};
 use note::{self, permalink::note_permalink};
 use vault::file::Observed;
@@ -172,34 +173,32 @@ pub(crate) fn from_parsed(
     }
 }
 
-impl App {
-    /// The index operation that reads the project file `relative` as it is now.
-    pub(crate) fn upsert_op(&self, project: &Project, relative: &str) -> Result<WriteOp> {
-        let observed = Observed::read(&self.project_file(project, relative)?)?;
-        Ok(self.upsert_observed(project, relative, &observed, None))
-    }
+/// The index operation that reads the project file `relative` as it is now.
+pub(crate) fn upsert_op(store: &Store, project: &Project, relative: &str) -> Result<WriteOp> {
+    let observed = Observed::read(&crate::mounts::project_file(store, project, relative)?)?;
+    Ok(upsert_observed(store, project, relative, &observed, None))
+}
 
-    /// The index operation for the project file `relative` as `observed` (with its bytes), and
-    /// the parse of those bytes when the caller has one.
-    pub(crate) fn upsert_observed(
-        &self,
-        project: &Project,
-        relative: &str,
-        observed: &Observed,
-        parsed: Option<note::ParsedNote>,
-    ) -> WriteOp {
-        let include_prefix = self.config().compat.permalinks_include_project;
-        let bytes = observed.bytes.as_deref().unwrap_or_default();
-        let input = from_parsed(
-            &project.name,
-            include_prefix,
-            relative,
-            observed,
-            bytes,
-            parsed,
-        );
-        WriteOp::Upsert(Box::new(input))
-    }
+/// The index operation for the project file `relative` as `observed` (with its bytes), and
+/// the parse of those bytes when the caller has one.
+pub(crate) fn upsert_observed(
+    store: &Store,
+    project: &Project,
+    relative: &str,
+    observed: &Observed,
+    parsed: Option<note::ParsedNote>,
+) -> WriteOp {
+    let include_prefix = store.config().compat.permalinks_include_project;
+    let bytes = observed.bytes.as_deref().unwrap_or_default();
+    let input = from_parsed(
+        &project.name,
+        include_prefix,
+        relative,
+        observed,
+        bytes,
+        parsed,
+    );
+    WriteOp::Upsert(Box::new(input))
 }
 
 #[cfg(test)]

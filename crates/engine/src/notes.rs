@@ -9,10 +9,12 @@ use serde_json::{Map, Value};
 use super::error::{InternalError, NoteError};
 use super::git::commits::ChangeKind;
 use super::scope::ProjectChoice;
-use super::{authored, note_input, refuse_outside, App, Outcome, OutsideProject, PathArg, Result};
+use super::{authored, note_input, refuse_outside, Outcome, OutsideProject, PathArg, Result};
 use crate::config::Project;
 use crate::SchemaViolation;
+use crate::{Engine, Store};
 use index::graph::KeyKind;
+use index::Index;
 use index::{NoteKind, NoteRecord, OpOutcome, WriteOp};
 use note::document::Document;
 use note::identifier::{lookup_key, normalize_identifier, permalink_candidates};
@@ -91,611 +93,640 @@ pub struct NoteFile {
     pub chain: Option<crate::CorrectionChain>,
 }
 
-impl App {
-    pub(crate) fn note_by_id(&self, id: &str) -> Result<Option<NoteRecord>> {
-        let snap = self.index.snapshot()?;
-        Ok(snap.note(id)?)
-    }
+pub(crate) fn note_by_id(index: &Index, id: &str) -> Result<Option<NoteRecord>> {
+    let snap = index.snapshot()?;
+    Ok(snap.note(id)?)
+}
 
-    pub(crate) fn note_by_path(&self, project: &Project, path: &str) -> Result<Option<NoteRecord>> {
-        let snap = self.index.snapshot()?;
-        match snap.id_by_path(&project.name, path)? {
-            Some(id) => Ok(snap.note(&id)?),
-            None => Ok(None),
+pub(crate) fn note_by_path(
+    index: &Index,
+    project: &Project,
+    path: &str,
+) -> Result<Option<NoteRecord>> {
+    let snap = index.snapshot()?;
+    match snap.id_by_path(&project.name, path)? {
+        Some(id) => Ok(snap.note(&id)?),
+        None => Ok(None),
+    }
+}
+
+/// Resolves an identifier the way Basic Memory does (compat 4.9): a note UUID, a permalink
+/// (with or without the project prefix, or its slug), a title, a file path (with or without
+/// `.md`), an alias or a file name. Never a fuzzy match.
+pub(crate) fn resolve(index: &Index, project: &Project, identifier: &str) -> Result<Lookup> {
+    let ident = normalize_identifier(identifier);
+    if ident.is_empty() {
+        return Ok(Lookup::NotFound);
+    }
+    let snap = index.snapshot()?;
+    let load = |id: &str| -> Result<Option<NoteRecord>> {
+        Ok(snap.note(id)?.filter(|n| n.project == project.name))
+    };
+    if uuid::Uuid::parse_str(&ident).is_ok() {
+        if let Some(note) = load(&ident.to_lowercase())? {
+            return Ok(Lookup::Found(Box::new(note)));
         }
     }
-
-    /// Resolves an identifier the way Basic Memory does (compat 4.9): a note UUID, a permalink
-    /// (with or without the project prefix, or its slug), a title, a file path (with or without
-    /// `.md`), an alias or a file name. Never a fuzzy match.
-    pub(crate) fn resolve(&self, project: &Project, identifier: &str) -> Result<Lookup> {
-        let ident = normalize_identifier(identifier);
-        if ident.is_empty() {
-            return Ok(Lookup::NotFound);
-        }
-        let snap = self.index.snapshot()?;
-        let load = |id: &str| -> Result<Option<NoteRecord>> {
-            Ok(snap.note(id)?.filter(|n| n.project == project.name))
-        };
-        if uuid::Uuid::parse_str(&ident).is_ok() {
-            if let Some(note) = load(&ident.to_lowercase())? {
+    for candidate in permalink_candidates(&ident, &project.permalink) {
+        if let Some(id) = snap.id_by_permalink(&project.name, &candidate)? {
+            if let Some(note) = load(&id)? {
                 return Ok(Lookup::Found(Box::new(note)));
             }
         }
-        for candidate in permalink_candidates(&ident, &project.permalink) {
-            if let Some(id) = snap.id_by_permalink(&project.name, &candidate)? {
-                if let Some(note) = load(&id)? {
-                    return Ok(Lookup::Found(Box::new(note)));
-                }
+    }
+    for path in [ident.clone(), format!("{ident}.md")] {
+        if let Some(id) = snap.id_by_path(&project.name, &path)? {
+            if let Some(note) = load(&id)? {
+                return Ok(Lookup::Found(Box::new(note)));
             }
         }
-        for path in [ident.clone(), format!("{ident}.md")] {
-            if let Some(id) = snap.id_by_path(&project.name, &path)? {
-                if let Some(note) = load(&id)? {
-                    return Ok(Lookup::Found(Box::new(note)));
-                }
+    }
+    let key = lookup_key(&ident);
+    let matches = snap.ids_by_key(&project.name, &key)?;
+    for kind in [
+        KeyKind::Title,
+        KeyKind::Path,
+        KeyKind::PathWithoutExtension,
+        KeyKind::Alias,
+        KeyKind::FileName,
+    ] {
+        let mut notes: Vec<NoteRecord> = Vec::new();
+        for (k, _, id) in &matches {
+            if *k == kind as u8 {
+                notes.extend(load(id)?);
             }
         }
-        let key = lookup_key(&ident);
-        let matches = snap.ids_by_key(&project.name, &key)?;
-        for kind in [
-            KeyKind::Title,
-            KeyKind::Path,
-            KeyKind::PathWithoutExtension,
-            KeyKind::Alias,
-            KeyKind::FileName,
-        ] {
-            let mut notes: Vec<NoteRecord> = Vec::new();
-            for (k, _, id) in &matches {
-                if *k == kind as u8 {
-                    notes.extend(load(id)?);
+        match notes.len() {
+            0 => continue,
+            1 => return Ok(Lookup::Found(Box::new(notes.remove(0)))),
+            _ => {
+                // An exact (case-sensitive) title wins over case-folded look-alikes.
+                let exact: Vec<_> = notes.iter().filter(|n| n.title == ident).cloned().collect();
+                if exact.len() == 1 {
+                    return Ok(Lookup::Found(Box::new(exact[0].clone())));
                 }
-            }
-            match notes.len() {
-                0 => continue,
-                1 => return Ok(Lookup::Found(Box::new(notes.remove(0)))),
-                _ => {
-                    // An exact (case-sensitive) title wins over case-folded look-alikes.
-                    let exact: Vec<_> =
-                        notes.iter().filter(|n| n.title == ident).cloned().collect();
-                    if exact.len() == 1 {
-                        return Ok(Lookup::Found(Box::new(exact[0].clone())));
-                    }
-                    notes.sort_by_key(|n| n.path.len());
-                    return Ok(Lookup::Ambiguous(notes));
-                }
+                notes.sort_by_key(|n| n.path.len());
+                return Ok(Lookup::Ambiguous(notes));
             }
         }
-        Ok(Lookup::NotFound)
     }
+    Ok(Lookup::NotFound)
+}
 
-    /// Reads a note's file as text.
-    pub(crate) fn read_note_file(&self, project: &Project, note: &NoteRecord) -> Result<NoteFile> {
-        let path = self.project_file(project, &note.path)?;
-        Ok(NoteFile {
-            note: note.clone().into(),
-            text: vault::fs::read_lossy(&path)?,
-            chain: None,
-        })
+/// Reads a note's file as text.
+pub(crate) fn read_note_file(
+    store: &Store,
+    project: &Project,
+    note: &NoteRecord,
+) -> Result<NoteFile> {
+    let path = crate::mounts::project_file(store, project, &note.path)?;
+    Ok(NoteFile {
+        note: note.clone().into(),
+        text: vault::fs::read_lossy(&path)?,
+        chain: None,
+    })
+}
+
+/// Hands a file gitmem just wrote (or found) to the index and waits until the graph has it.
+pub(crate) fn index_written_file(
+    engine: &Engine,
+    project: &Project,
+    relative: &str,
+) -> Result<NoteRecord> {
+    index_file_as(engine, project, relative, ChangeKind::Written)
+}
+
+/// Indexes a file gitmem wrote, recording the change as `kind` in the project's history.
+pub(crate) fn index_file_as(
+    engine: &Engine,
+    project: &Project,
+    relative: &str,
+    kind: ChangeKind,
+) -> Result<NoteRecord> {
+    let op = crate::note_input::upsert_op(&engine.store, project, relative)?;
+    index_op_as(engine, project, relative, op, kind)
+}
+
+/// Hands one upsert of `relative` to the index and records the change as `kind`.
+fn index_op_as(
+    engine: &Engine,
+    project: &Project,
+    relative: &str,
+    op: WriteOp,
+    kind: ChangeKind,
+) -> Result<NoteRecord> {
+    let outcome = engine.store.index.write(vec![op])?;
+    let id = match outcome.into_iter().next() {
+        Some(Ok(OpOutcome::Upserted { id, .. })) => id,
+        Some(Err(e)) => return Err(e.into()),
+        _ => return Err(InternalError::NotIndexed(relative.to_string()).into()),
+    };
+    let note = note_by_id(&engine.store.index, &id)?
+        .ok_or_else(|| InternalError::Vanished(relative.to_string()))?;
+    crate::git::versioned::record_change(engine, project, relative, kind, &note);
+    Ok(note)
+}
+
+fn written(note: &NoteRecord, bytes: &[u8], created: bool) -> NoteWritten {
+    let mut categories: std::collections::BTreeMap<String, usize> = Default::default();
+    for obs in &note.observations {
+        *categories.entry(obs.category.clone()).or_default() += 1;
     }
-
-    /// Hands a file gitmem just wrote (or found) to the index and waits until the graph has it.
-    pub(crate) fn index_written_file(
-        &self,
-        project: &Project,
-        relative: &str,
-    ) -> Result<NoteRecord> {
-        self.index_file_as(project, relative, ChangeKind::Written)
+    NoteWritten {
+        project: note.project.clone(),
+        title: note.title.clone(),
+        permalink: note.permalink.clone(),
+        file_path: note.path.clone(),
+        checksum: short_checksum(bytes),
+        created,
+        id: note.id.clone(),
+        categories: categories.into_iter().collect(),
+        resolved_relations: note.relations.iter().filter(|r| r.to_id.is_some()).count(),
+        unresolved_relations: note.relations.iter().filter(|r| r.to_id.is_none()).count(),
+        tags: note.tags.clone(),
+        redacted: Redactions::default(),
     }
+}
 
-    /// Indexes a file gitmem wrote, recording the change as `kind` in the project's history.
-    pub(crate) fn index_file_as(
-        &self,
-        project: &Project,
-        relative: &str,
-        kind: ChangeKind,
-    ) -> Result<NoteRecord> {
-        let op = self.upsert_op(project, relative)?;
-        self.index_op_as(project, relative, op, kind)
+/// The permalink a new note's file names: `wanted`, suffixed if another note has it. The
+/// graph writer checks it again inside its write transaction, with the same function.
+pub(super) fn free_permalink(
+    index: &Index,
+    project: &Project,
+    wanted: &str,
+    except_id: Option<&str>,
+) -> Result<String> {
+    let snap = index.snapshot()?;
+    Ok(snap.free_permalink(&project.name, wanted, except_id)?)
+}
+
+/// A note whose file name is equivalent to `path`: same path ignoring case, or the same
+/// generated permalink (compat 4.7).
+pub(super) fn equivalent_note(
+    store: &Store,
+    project: &Project,
+    path: &str,
+) -> Result<Option<NoteRecord>> {
+    if let Some(note) = note_by_path(&store.index, project, path)? {
+        return Ok(Some(note));
     }
-
-    /// Hands one upsert of `relative` to the index and records the change as `kind`.
-    fn index_op_as(
-        &self,
-        project: &Project,
-        relative: &str,
-        op: WriteOp,
-        kind: ChangeKind,
-    ) -> Result<NoteRecord> {
-        let outcome = self.index.write(vec![op])?;
-        let id = match outcome.into_iter().next() {
-            Some(Ok(OpOutcome::Upserted { id, .. })) => id,
-            Some(Err(e)) => return Err(e.into()),
-            _ => return Err(InternalError::NotIndexed(relative.to_string()).into()),
-        };
-        let note = self
-            .note_by_id(&id)?
-            .ok_or_else(|| InternalError::Vanished(relative.to_string()))?;
-        self.record_change(project, relative, kind, &note);
-        Ok(note)
-    }
-
-    fn written(&self, note: &NoteRecord, bytes: &[u8], created: bool) -> NoteWritten {
-        let mut categories: std::collections::BTreeMap<String, usize> = Default::default();
-        for obs in &note.observations {
-            *categories.entry(obs.category.clone()).or_default() += 1;
-        }
-        NoteWritten {
-            project: note.project.clone(),
-            title: note.title.clone(),
-            permalink: note.permalink.clone(),
-            file_path: note.path.clone(),
-            checksum: short_checksum(bytes),
-            created,
-            id: note.id.clone(),
-            categories: categories.into_iter().collect(),
-            resolved_relations: note.relations.iter().filter(|r| r.to_id.is_some()).count(),
-            unresolved_relations: note.relations.iter().filter(|r| r.to_id.is_none()).count(),
-            tags: note.tags.clone(),
-            redacted: Redactions::default(),
-        }
-    }
-
-    /// The permalink a new note's file names: `wanted`, suffixed if another note has it. The
-    /// graph writer checks it again inside its write transaction, with the same function.
-    pub(super) fn free_permalink(
-        &self,
-        project: &Project,
-        wanted: &str,
-        except_id: Option<&str>,
-    ) -> Result<String> {
-        let snap = self.index.snapshot()?;
-        Ok(snap.free_permalink(&project.name, wanted, except_id)?)
-    }
-
-    /// A note whose file name is equivalent to `path`: same path ignoring case, or the same
-    /// generated permalink (compat 4.7).
-    pub(super) fn equivalent_note(
-        &self,
-        project: &Project,
-        path: &str,
-    ) -> Result<Option<NoteRecord>> {
-        if let Some(note) = self.note_by_path(project, path)? {
-            return Ok(Some(note));
-        }
-        let include = self.config().compat.permalinks_include_project;
-        let snap = self.index.snapshot()?;
-        for (kind, _, id) in snap.ids_by_key(&project.name, &lookup_key(path))? {
-            if kind == KeyKind::Path as u8 {
-                if let Some(note) = snap.note(&id)? {
-                    return Ok(Some(note));
-                }
-            }
-        }
-        // A note whose own path slugs to the same permalink (`notes/My Note.md` and
-        // `notes/my-note.md`) is a twin; notes keep the permalink of their path unless they
-        // asked for another, so the permalink table finds it.
-        let generated = note_permalink(&project.name, path, include);
-        if let Some(id) = snap.id_by_permalink(&project.name, &generated)? {
+    let include = store.config().compat.permalinks_include_project;
+    let snap = store.index.snapshot()?;
+    for (kind, _, id) in snap.ids_by_key(&project.name, &lookup_key(path))? {
+        if kind == KeyKind::Path as u8 {
             if let Some(note) = snap.note(&id)? {
-                if note.kind == NoteKind::Markdown
-                    && note_permalink(&project.name, &note.path, include) == generated
-                {
-                    return Ok(Some(note));
-                }
+                return Ok(Some(note));
             }
         }
-        Ok(None)
     }
-
-    /// write_note (compat 2.1).
-    pub fn write_note(
-        &self,
-        choice: &ProjectChoice,
-        req: &WriteNoteRequest,
-    ) -> Result<Outcome<NoteWritten, WriteRefusal>> {
-        self.write_note_with(choice, req, None)
-    }
-
-    /// write_note with its content given as a document (the graph tools build theirs), in
-    /// which case `req.content` is not read; `None` parses `req.content`.
-    pub(super) fn write_note_with(
-        &self,
-        choice: &ProjectChoice,
-        req: &WriteNoteRequest,
-        content: Option<Document>,
-    ) -> Result<Outcome<NoteWritten, WriteRefusal>> {
-        let project = self.select_project(choice)?;
-        let directory = if req.directory.trim() == "/" {
-            ""
-        } else {
-            req.directory.as_str()
-        };
-        let Ok(directory) = RelPath::parse(directory) else {
-            return Ok(Outcome::Refused(WriteRefusal::OutsideProject(
-                OutsideProject::new(PathArg::Directory, &req.directory),
-            )));
-        };
-        refuse_outside(
-            self.write_note_in(&project, &directory, req, content),
-            WriteRefusal::OutsideProject,
-        )
-    }
-
-    fn write_note_in(
-        &self,
-        project: &Project,
-        directory: &RelPath,
-        req: &WriteNoteRequest,
-        content: Option<Document>,
-    ) -> Result<Outcome<NoteWritten, WriteRefusal>> {
-        if req.title.trim().is_empty() {
-            return Err(NoteError::EmptyTitle.into());
-        }
-        let (title, mut redacted) = self.redact_title(&req.title);
-        let checks_schema = content.is_none();
-        let content = match content {
-            Some(doc) => doc,
-            None => {
-                check_note_size(&req.content)?;
-                Document::parse_lenient(&req.content)
+    // A note whose own path slugs to the same permalink (`notes/My Note.md` and
+    // `notes/my-note.md`) is a twin; notes keep the permalink of their path unless they
+    // asked for another, so the permalink table finds it.
+    let generated = note_permalink(&project.name, path, include);
+    if let Some(id) = snap.id_by_permalink(&project.name, &generated)? {
+        if let Some(note) = snap.note(&id)? {
+            if note.kind == NoteKind::Markdown
+                && note_permalink(&project.name, &note.path, include) == generated
+            {
+                return Ok(Some(note));
             }
-        };
-        let path = filename::note_file_path(directory.as_str(), &title, false);
-        if filename::sanitize_for_filename(&title).is_empty() {
-            return Err(NoteError::UnusableTitle(title.clone()).into());
         }
-        let absolute = self.project_file(project, &path)?;
-        let include = self.config().compat.permalinks_include_project;
-        let overwrite = req
-            .overwrite
-            .unwrap_or(self.config().compat.write_note_overwrite_default);
+    }
+    Ok(None)
+}
 
-        let existing = self.equivalent_note(project, &path)?;
-        if let Some(existing) = &existing {
-            if !overwrite {
-                let client_permalink = existing
-                    .permalink
-                    .clone()
-                    .map(|p| {
-                        p.strip_prefix(&format!("{}/", project.permalink))
-                            .map(String::from)
-                            .unwrap_or(p)
-                    })
-                    .unwrap_or_else(|| generate_permalink(&path, true));
-                return Ok(Outcome::Refused(WriteRefusal::AlreadyExists {
-                    project: project.name.clone(),
-                    title: title.clone(),
-                    permalink: client_permalink,
-                    existing_path: existing.path.clone(),
-                }));
-            }
-        } else if absolute.exists() && !overwrite {
+/// write_note (compat 2.1).
+pub(crate) fn write_note(
+    engine: &Engine,
+    choice: &ProjectChoice,
+    req: &WriteNoteRequest,
+) -> Result<Outcome<NoteWritten, WriteRefusal>> {
+    write_note_with(engine, choice, req, None)
+}
+
+/// write_note with its content given as a document (the graph tools build theirs), in
+/// which case `req.content` is not read; `None` parses `req.content`.
+pub(super) fn write_note_with(
+    engine: &Engine,
+    choice: &ProjectChoice,
+    req: &WriteNoteRequest,
+    content: Option<Document>,
+) -> Result<Outcome<NoteWritten, WriteRefusal>> {
+    let project = crate::scope::select_project(&engine.store, choice)?;
+    let directory = if req.directory.trim() == "/" {
+        ""
+    } else {
+        req.directory.as_str()
+    };
+    let Ok(directory) = RelPath::parse(directory) else {
+        return Ok(Outcome::Refused(WriteRefusal::OutsideProject(
+            OutsideProject::new(PathArg::Directory, &req.directory),
+        )));
+    };
+    refuse_outside(
+        write_note_in(engine, &project, &directory, req, content),
+        WriteRefusal::OutsideProject,
+    )
+}
+
+fn write_note_in(
+    engine: &Engine,
+    project: &Project,
+    directory: &RelPath,
+    req: &WriteNoteRequest,
+    content: Option<Document>,
+) -> Result<Outcome<NoteWritten, WriteRefusal>> {
+    if req.title.trim().is_empty() {
+        return Err(NoteError::EmptyTitle.into());
+    }
+    let (title, mut redacted) = crate::authored::redact_title(&engine.store, &req.title);
+    let checks_schema = content.is_none();
+    let content = match content {
+        Some(doc) => doc,
+        None => {
+            check_note_size(&req.content)?;
+            Document::parse_lenient(&req.content)
+        }
+    };
+    let path = filename::note_file_path(directory.as_str(), &title, false);
+    if filename::sanitize_for_filename(&title).is_empty() {
+        return Err(NoteError::UnusableTitle(title.clone()).into());
+    }
+    let absolute = crate::mounts::project_file(&engine.store, project, &path)?;
+    let include = engine.store.config().compat.permalinks_include_project;
+    let overwrite = req
+        .overwrite
+        .unwrap_or(engine.store.config().compat.write_note_overwrite_default);
+
+    let existing = equivalent_note(&engine.store, project, &path)?;
+    if let Some(existing) = &existing {
+        if !overwrite {
+            let client_permalink = existing
+                .permalink
+                .clone()
+                .map(|p| {
+                    p.strip_prefix(&format!("{}/", project.permalink))
+                        .map(String::from)
+                        .unwrap_or(p)
+                })
+                .unwrap_or_else(|| generate_permalink(&path, true));
             return Ok(Outcome::Refused(WriteRefusal::AlreadyExists {
                 project: project.name.clone(),
                 title: title.clone(),
-                permalink: generate_permalink(&path, true),
-                existing_path: path.clone(),
+                permalink: client_permalink,
+                existing_path: existing.path.clone(),
             }));
         }
+    } else if absolute.exists() && !overwrite {
+        return Ok(Outcome::Refused(WriteRefusal::AlreadyExists {
+            project: project.name.clone(),
+            title: title.clone(),
+            permalink: generate_permalink(&path, true),
+            existing_path: path.clone(),
+        }));
+    }
 
-        // Front matter: title, type, permalink, then the content's own keys, then metadata,
-        // then tags; an overwrite keeps the old file's other keys.
-        let note_type = content
-            .meta
-            .get("type")
-            .and_then(Value::as_str)
-            .map(String::from)
-            .unwrap_or_else(|| normalize_note_type(req.note_type.as_deref().unwrap_or("note")));
-        let old_meta = match &existing {
-            Some(old) => self.kept_front_matter(project, old)?,
-            None => Map::new(),
-        };
-        let permalink = match &existing {
-            Some(old) if old.permalink.is_some() => old.permalink.clone().unwrap_or_default(),
-            _ => {
-                let wanted = content
-                    .meta
-                    .get("permalink")
-                    .and_then(Value::as_str)
-                    .map(String::from)
-                    .unwrap_or_else(|| note_permalink(&project.name, &path, include));
-                self.free_permalink(project, &wanted, existing.as_ref().map(|n| n.id.as_str()))?
-            }
-        };
-        let mut doc = Document::headed(
-            &title,
-            &note_type,
-            &permalink,
-            old_meta.iter().chain(content.meta.iter()),
-            content.body.trim_start_matches('\n'),
-        );
-        if let Some(metadata) = &req.metadata {
-            for (k, v) in metadata {
-                if !(k == "tags" && req.tags.is_some()) {
-                    doc.insert_other(k, v);
-                }
-            }
-        }
-        if let Some(tags) = &req.tags {
-            let tags = note::parse_tags(&Value::Array(
-                tags.iter().cloned().map(Value::String).collect(),
-            ));
-            doc.meta.remove("tags");
-            doc.meta.insert(
-                "tags".into(),
-                Value::Array(tags.iter().cloned().map(Value::String).collect()),
-            );
-        }
-        let text = doc.render();
-        let parsed = note::parse_note(&path, &text);
-        // The graph tools keep the official memory server's behaviour: no schema is enforced.
-        if checks_schema {
-            if let Some(violation) = self.schema_violation(
+    // Front matter: title, type, permalink, then the content's own keys, then metadata,
+    // then tags; an overwrite keeps the old file's other keys.
+    let note_type = content
+        .meta
+        .get("type")
+        .and_then(Value::as_str)
+        .map(String::from)
+        .unwrap_or_else(|| normalize_note_type(req.note_type.as_deref().unwrap_or("note")));
+    let old_meta = match &existing {
+        Some(old) => kept_front_matter(&engine.store, project, old)?,
+        None => Map::new(),
+    };
+    let permalink = match &existing {
+        Some(old) if old.permalink.is_some() => old.permalink.clone().unwrap_or_default(),
+        _ => {
+            let wanted = content
+                .meta
+                .get("permalink")
+                .and_then(Value::as_str)
+                .map(String::from)
+                .unwrap_or_else(|| note_permalink(&project.name, &path, include));
+            free_permalink(
+                &engine.store.index,
                 project,
-                &parsed.metadata,
-                &parsed.observations,
-                &parsed.relations,
-            )? {
-                return Ok(Outcome::Refused(WriteRefusal::Schema {
-                    title: title.clone(),
-                    violation,
-                }));
+                &wanted,
+                existing.as_ref().map(|n| n.id.as_str()),
+            )?
+        }
+    };
+    let mut doc = Document::headed(
+        &title,
+        &note_type,
+        &permalink,
+        old_meta.iter().chain(content.meta.iter()),
+        content.body.trim_start_matches('\n'),
+    );
+    if let Some(metadata) = &req.metadata {
+        for (k, v) in metadata {
+            if !(k == "tags" && req.tags.is_some()) {
+                doc.insert_other(k, v);
             }
         }
-        let authored = self.author(&path, &text, None)?;
-        // What the index gets is the parse of the bytes placed: the text's, unless redaction
-        // changed them.
-        let parsed = (authored.bytes() == text.as_bytes()).then_some(parsed);
-        let observed = authored::replace(&absolute, &authored)?;
-        redacted.merge(&authored.redacted);
-        if let Some(old) = &existing {
-            if old.path != path {
-                // A file-name twin is replaced by the new name (compat 2.1, overwrite).
-                self.index.write(vec![WriteOp::Move {
-                    project: project.name.clone(),
-                    from: old.path.clone(),
-                    to: path.clone(),
-                }])?;
-                let old_file = self.project_file(project, &old.path)?;
-                if old_file.exists() {
-                    vault::fs::delete_file(&old_file)?;
-                }
-            }
-        }
-        // The index gets the bytes just written, not a second read of the file: they are
-        // what a scan would read, and the stat is the written file's own, so a later change
-        // by another program still shows to the next scan.
-        let op = self.upsert_observed(project, &path, &observed, parsed);
-        let note = self.index_op_as(project, &path, op, ChangeKind::Written)?;
-        let bytes = observed.bytes.as_deref().unwrap_or_default();
-        let written = self.written(&note, bytes, existing.is_none());
-        Ok(Outcome::Done(NoteWritten {
-            redacted,
-            ..written
-        }))
     }
+    if let Some(tags) = &req.tags {
+        let tags = note::parse_tags(&Value::Array(
+            tags.iter().cloned().map(Value::String).collect(),
+        ));
+        doc.meta.remove("tags");
+        doc.meta.insert(
+            "tags".into(),
+            Value::Array(tags.iter().cloned().map(Value::String).collect()),
+        );
+    }
+    let text = doc.render();
+    let parsed = note::parse_note(&path, &text);
+    // The graph tools keep the official memory server's behaviour: no schema is enforced.
+    if checks_schema {
+        if let Some(violation) = crate::schema_notes::schema_violation(
+            &engine.store.index,
+            project,
+            &parsed.metadata,
+            &parsed.observations,
+            &parsed.relations,
+        )? {
+            return Ok(Outcome::Refused(WriteRefusal::Schema {
+                title: title.clone(),
+                violation,
+            }));
+        }
+    }
+    let authored = crate::authored::author(&engine.store, &path, &text, None)?;
+    // What the index gets is the parse of the bytes placed: the text's, unless redaction
+    // changed them.
+    let parsed = (authored.bytes() == text.as_bytes()).then_some(parsed);
+    let observed = authored::replace(&absolute, &authored)?;
+    redacted.merge(&authored.redacted);
+    if let Some(old) = &existing {
+        if old.path != path {
+            // A file-name twin is replaced by the new name (compat 2.1, overwrite).
+            engine.store.index.write(vec![WriteOp::Move {
+                project: project.name.clone(),
+                from: old.path.clone(),
+                to: path.clone(),
+            }])?;
+            let old_file = crate::mounts::project_file(&engine.store, project, &old.path)?;
+            if old_file.exists() {
+                vault::fs::delete_file(&old_file)?;
+            }
+        }
+    }
+    // The index gets the bytes just written, not a second read of the file: they are
+    // what a scan would read, and the stat is the written file's own, so a later change
+    // by another program still shows to the next scan.
+    let op = crate::note_input::upsert_observed(&engine.store, project, &path, &observed, parsed);
+    let note = index_op_as(engine, project, &path, op, ChangeKind::Written)?;
+    let bytes = observed.bytes.as_deref().unwrap_or_default();
+    let written = written(&note, bytes, existing.is_none());
+    Ok(Outcome::Done(NoteWritten {
+        redacted,
+        ..written
+    }))
+}
 
-    /// The front matter of the note an overwrite replaces, whose other keys it keeps. A file
-    /// gone meanwhile has none; front matter that cannot be parsed refuses the overwrite,
-    /// which would otherwise drop those keys.
-    fn kept_front_matter(&self, project: &Project, old: &NoteRecord) -> Result<Map<String, Value>> {
-        let Some(bytes) = vault::fs::read_optional(&self.project_file(project, &old.path)?)? else {
-            return Ok(Map::new());
+/// The front matter of the note an overwrite replaces, whose other keys it keeps. A file
+/// gone meanwhile has none; front matter that cannot be parsed refuses the overwrite,
+/// which would otherwise drop those keys.
+fn kept_front_matter(
+    store: &Store,
+    project: &Project,
+    old: &NoteRecord,
+) -> Result<Map<String, Value>> {
+    let Some(bytes) =
+        vault::fs::read_optional(&crate::mounts::project_file(store, project, &old.path)?)?
+    else {
+        return Ok(Map::new());
+    };
+    Document::parse(&String::from_utf8_lossy(&bytes))
+        .map(|doc| doc.meta)
+        .map_err(|source| {
+            NoteError::FrontMatter {
+                path: old.path.clone(),
+                source,
+            }
+            .into()
+        })
+}
+
+/// The bytes of a note's file for an edit. Bytes that are exactly what the index saw
+/// (size and checksum) are used at once; anything else may be an editor's save in
+/// progress, and is read once the file has been quiet for a moment. `None` when it kept
+/// changing and what could be read is shorter than the note the index knows: a half-written
+/// save must never be the base of an edit.
+pub(crate) fn read_for_edit(
+    store: &Store,
+    project: &Project,
+    note: &NoteRecord,
+) -> Result<Option<Vec<u8>>> {
+    let path = crate::mounts::project_file(store, project, &note.path)?;
+    let bytes = vault::fs::read(&path)?;
+    if bytes.len() as u64 == note.size && vault::file::sha256_hex(&bytes) == note.checksum {
+        return Ok(Some(bytes));
+    }
+    // A file the index knew with content that is empty now is an editor's save caught
+    // between truncating and writing far more often than a note someone emptied: never
+    // edit it (write_note replaces a note that really is meant to be empty).
+    let trusted = |bytes: Vec<u8>| (!bytes.is_empty() || note.size == 0).then_some(bytes);
+    if let Some(bytes) = vault::fs::read_settled(&path)? {
+        return Ok(trusted(bytes));
+    }
+    let bytes = vault::fs::read(&path)?;
+    Ok((bytes.len() as u64 >= note.size)
+        .then_some(bytes)
+        .and_then(trusted))
+}
+
+/// Writes `text` over a note's file if the file still holds `expected`, and re-indexes it;
+/// `None` when the file changed in between.
+pub(crate) fn replace_note_text_if(
+    engine: &Engine,
+    project: &Project,
+    note: &NoteRecord,
+    expected: &[u8],
+    text: &str,
+) -> Result<Option<NoteWritten>> {
+    let absolute = crate::mounts::project_file(&engine.store, project, &note.path)?;
+    let before = String::from_utf8_lossy(expected);
+    let authored = crate::authored::author(&engine.store, &note.path, text, Some(&before))?;
+    if !authored::replace_if(&absolute, expected, &authored)? {
+        return Ok(None);
+    }
+    let updated = index_written_file(engine, project, &note.path)?;
+    let written = written(&updated, authored.bytes(), false);
+    Ok(Some(NoteWritten {
+        redacted: authored.redacted,
+        ..written
+    }))
+}
+
+/// Rewrites a note's text with `change` (None: nothing to change) unless another writer
+/// got there first, in which case the change is made again on what that writer left.
+/// Answers what the redaction filter replaced in the text written.
+pub(crate) fn rewrite_note(
+    engine: &Engine,
+    project: &Project,
+    note: &NoteRecord,
+    change: impl Fn(&str) -> Option<String>,
+) -> Result<Redactions> {
+    try_rewrite_note(engine, project, note, |text| Ok(change(text)))
+}
+
+/// `rewrite_note` with a change that may refuse the text it is given.
+pub(crate) fn try_rewrite_note(
+    engine: &Engine,
+    project: &Project,
+    note: &NoteRecord,
+    change: impl Fn(&str) -> Result<Option<String>>,
+) -> Result<Redactions> {
+    for _ in 0..5 {
+        let Some(current) = note_by_id(&engine.store.index, &note.id)? else {
+            return Ok(Redactions::default());
         };
-        Document::parse(&String::from_utf8_lossy(&bytes))
-            .map(|doc| doc.meta)
-            .map_err(|source| {
-                NoteError::FrontMatter {
-                    path: old.path.clone(),
-                    source,
-                }
-                .into()
-            })
-    }
-
-    /// The bytes of a note's file for an edit. Bytes that are exactly what the index saw
-    /// (size and checksum) are used at once; anything else may be an editor's save in
-    /// progress, and is read once the file has been quiet for a moment. `None` when it kept
-    /// changing and what could be read is shorter than the note the index knows: a half-written
-    /// save must never be the base of an edit.
-    pub(crate) fn read_for_edit(
-        &self,
-        project: &Project,
-        note: &NoteRecord,
-    ) -> Result<Option<Vec<u8>>> {
-        let path = self.project_file(project, &note.path)?;
-        let bytes = vault::fs::read(&path)?;
-        if bytes.len() as u64 == note.size && vault::file::sha256_hex(&bytes) == note.checksum {
-            return Ok(Some(bytes));
+        let Some(bytes) = read_for_edit(&engine.store, project, &current)? else {
+            continue;
+        };
+        let text = String::from_utf8_lossy(&bytes);
+        let Some(changed) = change(&text)?.filter(|c| *c != text) else {
+            return Ok(Redactions::default());
+        };
+        if let Some(written) = replace_note_text_if(engine, project, &current, &bytes, &changed)? {
+            return Ok(written.redacted);
         }
-        // A file the index knew with content that is empty now is an editor's save caught
-        // between truncating and writing far more often than a note someone emptied: never
-        // edit it (write_note replaces a note that really is meant to be empty).
-        let trusted = |bytes: Vec<u8>| (!bytes.is_empty() || note.size == 0).then_some(bytes);
-        if let Some(bytes) = vault::fs::read_settled(&path)? {
-            return Ok(trusted(bytes));
-        }
-        let bytes = vault::fs::read(&path)?;
-        Ok((bytes.len() as u64 >= note.size)
-            .then_some(bytes)
-            .and_then(trusted))
     }
+    Err(InternalError::KeptChanging(note.path.clone()).into())
+}
 
-    /// Writes `text` over a note's file if the file still holds `expected`, and re-indexes it;
-    /// `None` when the file changed in between.
-    pub(crate) fn replace_note_text_if(
-        &self,
-        project: &Project,
-        note: &NoteRecord,
-        expected: &[u8],
-        text: &str,
-    ) -> Result<Option<NoteWritten>> {
-        let absolute = self.project_file(project, &note.path)?;
-        let before = String::from_utf8_lossy(expected);
-        let authored = self.author(&note.path, text, Some(&before))?;
-        if !authored::replace_if(&absolute, expected, &authored)? {
+/// Creates a note at `path` with exactly `text`, for auto-created notes.
+pub(crate) fn create_note_file(
+    engine: &Engine,
+    project: &Project,
+    path: &str,
+    text: &str,
+) -> Result<NoteWritten> {
+    let absolute = crate::mounts::project_file(&engine.store, project, path)?;
+    let authored = crate::authored::author(&engine.store, path, text, None)?;
+    match authored::create(&absolute, &authored) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            return Err(NoteError::AlreadyExists(path.to_string()).into());
+        }
+        Err(e) => return Err(e.into()),
+    }
+    let note = index_written_file(engine, project, path)?;
+    let written = written(&note, authored.bytes(), true);
+    Ok(NoteWritten {
+        redacted: authored.redacted,
+        ..written
+    })
+}
+
+/// Moves one note's file; the note keeps its id, permalink and links.
+pub(crate) fn move_note_file(
+    engine: &Engine,
+    project: &Project,
+    note: &NoteRecord,
+    destination: &str,
+) -> Result<NoteRecord> {
+    let from = crate::mounts::project_file(&engine.store, project, &note.path)?;
+    let to = crate::mounts::project_file(&engine.store, project, destination)?;
+    // A move keeps the text, whoever wrote it; only the new name is gitmem's.
+    crate::authored::author(&engine.store, destination, "", None)?;
+    vault::fs::move_file(&from, &to)?;
+    let outcome = engine.store.index.write(vec![WriteOp::Move {
+        project: project.name.clone(),
+        from: note.path.clone(),
+        to: destination.to_string(),
+    }])?;
+    if let Some(Err(e)) = outcome.into_iter().next() {
+        return Err(e.into());
+    }
+    let moved = note_by_id(&engine.store.index, &note.id)?
+        .ok_or_else(|| InternalError::Vanished(destination.to_string()))?;
+    let from = note.path.clone();
+    crate::git::versioned::record_change(
+        engine,
+        project,
+        destination,
+        ChangeKind::Moved { from },
+        &moved,
+    );
+    Ok(moved)
+}
+
+/// Deletes one note's file and its index entry.
+pub(crate) fn delete_note_file(
+    engine: &Engine,
+    project: &Project,
+    note: &NoteRecord,
+) -> Result<()> {
+    let path = crate::mounts::project_file(&engine.store, project, &note.path)?;
+    match vault::fs::delete_file(&path) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e.into()),
+    }
+    engine.store.index.write(vec![WriteOp::Delete {
+        project: project.name.clone(),
+        path: note.path.clone(),
+    }])?;
+    crate::git::versioned::record_change(engine, project, &note.path, ChangeKind::Deleted, note);
+    Ok(())
+}
+
+/// Every indexed note or file under `folder` (project-relative, `""` = everything).
+pub(crate) fn notes_under(
+    index: &Index,
+    project: &Project,
+    folder: &str,
+) -> Result<Vec<NoteRecord>> {
+    let folder = folder.trim_matches('/');
+    let snap = index.snapshot()?;
+    let mut out = Vec::new();
+    for (path, id) in snap.project_paths(&project.name)? {
+        let inside = folder.is_empty()
+            || path
+                .strip_prefix(folder)
+                .is_some_and(|rest| rest.starts_with('/'));
+        if inside {
+            out.extend(snap.note(&id)?);
+        }
+    }
+    Ok(out)
+}
+
+/// Every note of a project (markdown and other files).
+pub(crate) fn all_notes(index: &Index, project: &Project) -> Result<Vec<NoteRecord>> {
+    notes_under(index, project, "")
+}
+
+/// Indexes a single file that exists on disk but not (yet) in the index.
+pub(crate) fn index_file_if_present(
+    engine: &Engine,
+    project: &Project,
+    identifier: &str,
+) -> Result<Option<NoteRecord>> {
+    let ident = normalize_identifier(identifier);
+    for candidate in [
+        ident.clone(),
+        format!("{ident}.md"),
+        format!("{ident}.markdown"),
+    ] {
+        // Unwrapping a `[[link]]` or a memory:// URL can expose what the identifier's
+        // own check did not see; such a candidate names no file here.
+        if RelPath::parse(&candidate).is_err() {
             return Ok(None);
         }
-        let updated = self.index_written_file(project, &note.path)?;
-        let written = self.written(&updated, authored.bytes(), false);
-        Ok(Some(NoteWritten {
-            redacted: authored.redacted,
-            ..written
-        }))
-    }
-
-    /// Rewrites a note's text with `change` (None: nothing to change) unless another writer
-    /// got there first, in which case the change is made again on what that writer left.
-    /// Answers what the redaction filter replaced in the text written.
-    pub(crate) fn rewrite_note(
-        &self,
-        project: &Project,
-        note: &NoteRecord,
-        change: impl Fn(&str) -> Option<String>,
-    ) -> Result<Redactions> {
-        self.try_rewrite_note(project, note, |text| Ok(change(text)))
-    }
-
-    /// `rewrite_note` with a change that may refuse the text it is given.
-    pub(crate) fn try_rewrite_note(
-        &self,
-        project: &Project,
-        note: &NoteRecord,
-        change: impl Fn(&str) -> Result<Option<String>>,
-    ) -> Result<Redactions> {
-        for _ in 0..5 {
-            let Some(current) = self.note_by_id(&note.id)? else {
-                return Ok(Redactions::default());
-            };
-            let Some(bytes) = self.read_for_edit(project, &current)? else {
-                continue;
-            };
-            let text = String::from_utf8_lossy(&bytes);
-            let Some(changed) = change(&text)?.filter(|c| *c != text) else {
-                return Ok(Redactions::default());
-            };
-            if let Some(written) = self.replace_note_text_if(project, &current, &bytes, &changed)? {
-                return Ok(written.redacted);
-            }
+        let absolute = crate::mounts::project_file(&engine.store, project, &candidate)?;
+        if absolute.is_file() && note_input::is_markdown(&candidate) {
+            return Ok(Some(index_written_file(engine, project, &candidate)?));
         }
-        Err(InternalError::KeptChanging(note.path.clone()).into())
     }
-
-    /// Creates a note at `path` with exactly `text`, for auto-created notes.
-    pub(crate) fn create_note_file(
-        &self,
-        project: &Project,
-        path: &str,
-        text: &str,
-    ) -> Result<NoteWritten> {
-        let absolute = self.project_file(project, path)?;
-        let authored = self.author(path, text, None)?;
-        match authored::create(&absolute, &authored) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                return Err(NoteError::AlreadyExists(path.to_string()).into());
-            }
-            Err(e) => return Err(e.into()),
-        }
-        let note = self.index_written_file(project, path)?;
-        let written = self.written(&note, authored.bytes(), true);
-        Ok(NoteWritten {
-            redacted: authored.redacted,
-            ..written
-        })
-    }
-
-    /// Moves one note's file; the note keeps its id, permalink and links.
-    pub(crate) fn move_note_file(
-        &self,
-        project: &Project,
-        note: &NoteRecord,
-        destination: &str,
-    ) -> Result<NoteRecord> {
-        let from = self.project_file(project, &note.path)?;
-        let to = self.project_file(project, destination)?;
-        // A move keeps the text, whoever wrote it; only the new name is gitmem's.
-        self.author(destination, "", None)?;
-        vault::fs::move_file(&from, &to)?;
-        let outcome = self.index.write(vec![WriteOp::Move {
-            project: project.name.clone(),
-            from: note.path.clone(),
-            to: destination.to_string(),
-        }])?;
-        if let Some(Err(e)) = outcome.into_iter().next() {
-            return Err(e.into());
-        }
-        let moved = self
-            .note_by_id(&note.id)?
-            .ok_or_else(|| InternalError::Vanished(destination.to_string()))?;
-        let from = note.path.clone();
-        self.record_change(project, destination, ChangeKind::Moved { from }, &moved);
-        Ok(moved)
-    }
-
-    /// Deletes one note's file and its index entry.
-    pub(crate) fn delete_note_file(&self, project: &Project, note: &NoteRecord) -> Result<()> {
-        let path = self.project_file(project, &note.path)?;
-        match vault::fs::delete_file(&path) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(e.into()),
-        }
-        self.index.write(vec![WriteOp::Delete {
-            project: project.name.clone(),
-            path: note.path.clone(),
-        }])?;
-        self.record_change(project, &note.path, ChangeKind::Deleted, note);
-        Ok(())
-    }
-
-    /// Every indexed note or file under `folder` (project-relative, `""` = everything).
-    pub(crate) fn notes_under(&self, project: &Project, folder: &str) -> Result<Vec<NoteRecord>> {
-        let folder = folder.trim_matches('/');
-        let snap = self.index.snapshot()?;
-        let mut out = Vec::new();
-        for (path, id) in snap.project_paths(&project.name)? {
-            let inside = folder.is_empty()
-                || path
-                    .strip_prefix(folder)
-                    .is_some_and(|rest| rest.starts_with('/'));
-            if inside {
-                out.extend(snap.note(&id)?);
-            }
-        }
-        Ok(out)
-    }
-
-    /// Every note of a project (markdown and other files).
-    pub(crate) fn all_notes(&self, project: &Project) -> Result<Vec<NoteRecord>> {
-        self.notes_under(project, "")
-    }
-
-    /// Indexes a single file that exists on disk but not (yet) in the index.
-    pub(crate) fn index_file_if_present(
-        &self,
-        project: &Project,
-        identifier: &str,
-    ) -> Result<Option<NoteRecord>> {
-        let ident = normalize_identifier(identifier);
-        for candidate in [
-            ident.clone(),
-            format!("{ident}.md"),
-            format!("{ident}.markdown"),
-        ] {
-            // Unwrapping a `[[link]]` or a memory:// URL can expose what the identifier's
-            // own check did not see; such a candidate names no file here.
-            if RelPath::parse(&candidate).is_err() {
-                return Ok(None);
-            }
-            let absolute = self.project_file(project, &candidate)?;
-            if absolute.is_file() && note_input::is_markdown(&candidate) {
-                return Ok(Some(self.index_written_file(project, &candidate)?));
-            }
-        }
-        Ok(None)
-    }
+    Ok(None)
 }
 
 /// Largest note content a tool writes. Search indexes the first mebibyte of a note anyway;

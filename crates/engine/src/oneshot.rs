@@ -85,13 +85,8 @@ pub struct ModelChanged {
     pub embedded: usize,
 }
 
-impl App {
-    pub fn oneshot<'a>(&'a self, observer: &'a dyn Observer) -> Oneshot<'a> {
-        Oneshot {
-            app: self,
-            observer,
-        }
-    }
+pub(crate) fn oneshot<'a>(app: &'a App, observer: &'a dyn Observer) -> Oneshot<'a> {
+    Oneshot { app, observer }
 }
 
 impl Oneshot<'_> {
@@ -191,7 +186,7 @@ impl Oneshot<'_> {
         exe: &Path,
     ) -> Result<Searched> {
         let project = self.app.project(project)?;
-        let fetching = self.app.fetch_model_in_background(exe);
+        let fetching = crate::models::hub::fetch_model_in_background(&self.app.engine.store, exe);
         let synced = self.sync(&project)?;
         self.embed()?;
         let response = self.app.search(&project, request)?;

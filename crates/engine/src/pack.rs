@@ -12,8 +12,9 @@ use serde_json::{json, Map, Value};
 use super::error::QueryError;
 use super::scope::ProjectChoice;
 use super::search::{SearchRequest, SearchResult};
-use super::{App, Result};
+use super::Result;
 use crate::config::Project;
+use crate::Engine;
 use note::lines::TokenBudget;
 use note::memory::{Reveal, DURABLE_TYPES};
 
@@ -146,99 +147,96 @@ fn entry(row: &SearchResult, text: String) -> Option<PackEntry> {
     })
 }
 
-impl App {
-    /// memory_context for one project.
-    pub fn memory_context(
-        &self,
-        choice: &ProjectChoice,
-        request: &PackRequest,
-    ) -> Result<ContextPack> {
-        let project = self.select_project(choice)?;
-        if !request.task.chars().any(char::is_alphanumeric) {
-            return Err(QueryError::EmptyTask.into());
-        }
-        // Every search of the pack looks within the same notes.
-        let scope = SearchRequest {
-            page_size: SECTION_LIMIT,
-            sessions: request.sessions.clone(),
-            reveal: Reveal {
-                superseded: request.include_superseded,
-                ..Reveal::default()
-            },
-            ..SearchRequest::default()
-        };
-        let mut cited: HashSet<String> = HashSet::new();
-        let mut sections = Vec::new();
-        let facts = self.durable_facts(&project, &request.task, &scope)?;
-        sections.push((PackSection::Facts, keep_new(facts, &mut cited)));
-        let hits = self
-            .pack_search(&project, Some(&request.task), &scope, None)?
+/// memory_context for one project.
+pub(crate) fn memory_context(
+    engine: &Engine,
+    choice: &ProjectChoice,
+    request: &PackRequest,
+) -> Result<ContextPack> {
+    let project = crate::scope::select_project(&engine.store, choice)?;
+    if !request.task.chars().any(char::is_alphanumeric) {
+        return Err(QueryError::EmptyTask.into());
+    }
+    // Every search of the pack looks within the same notes.
+    let scope = SearchRequest {
+        page_size: SECTION_LIMIT,
+        sessions: request.sessions.clone(),
+        reveal: Reveal {
+            superseded: request.include_superseded,
+            ..Reveal::default()
+        },
+        ..SearchRequest::default()
+    };
+    let mut cited: HashSet<String> = HashSet::new();
+    let mut sections = Vec::new();
+    let facts = durable_facts(engine, &project, &request.task, &scope)?;
+    sections.push((PackSection::Facts, keep_new(facts, &mut cited)));
+    let hits = pack_search(engine, &project, Some(&request.task), &scope, None)?
+        .iter()
+        .filter_map(|row| {
+            let text = row.matched_chunk.as_deref().or(row.content.as_deref());
+            entry(row, text.map(summary).unwrap_or_default())
+        })
+        .collect();
+    sections.push((PackSection::Hits, keep_new(hits, &mut cited)));
+    if request.include_recent {
+        let since = Utc::now() - Duration::days(RECENT_DAYS);
+        let mut rows = pack_search(engine, &project, None, &scope, Some(since))?;
+        rows.sort_by_key(|row| std::cmp::Reverse(row.updated_ms));
+        let recent = rows
             .iter()
             .filter_map(|row| {
-                let text = row.matched_chunk.as_deref().or(row.content.as_deref());
-                entry(row, text.map(summary).unwrap_or_default())
+                let day = chrono::DateTime::from_timestamp_millis(row.updated_ms)
+                    .map(|t| format!("updated {}", t.format("%Y-%m-%d")))
+                    .unwrap_or_default();
+                entry(row, day)
             })
             .collect();
-        sections.push((PackSection::Hits, keep_new(hits, &mut cited)));
-        if request.include_recent {
-            let since = Utc::now() - Duration::days(RECENT_DAYS);
-            let mut rows = self.pack_search(&project, None, &scope, Some(since))?;
-            rows.sort_by_key(|row| std::cmp::Reverse(row.updated_ms));
-            let recent = rows
-                .iter()
-                .filter_map(|row| {
-                    let day = chrono::DateTime::from_timestamp_millis(row.updated_ms)
-                        .map(|t| format!("updated {}", t.format("%Y-%m-%d")))
-                        .unwrap_or_default();
-                    entry(row, day)
-                })
-                .collect();
-            sections.push((PackSection::Recent, keep_new(recent, &mut cited)));
-        }
-        Ok(cut_to_budget(project.name.clone(), request, sections))
+        sections.push((PackSection::Recent, keep_new(recent, &mut cited)));
     }
+    Ok(cut_to_budget(project.name.clone(), request, sections))
+}
 
-    /// The durable facts: those the task finds first, then the rest, newest first.
-    fn durable_facts(
-        &self,
-        project: &Project,
-        task: &str,
-        scope: &SearchRequest,
-    ) -> Result<Vec<PackEntry>> {
-        let mut matching = Vec::new();
-        let mut others = Vec::new();
-        for durable in durable_requests(scope) {
-            let with_task = SearchRequest {
-                query: Some(task.to_string()),
-                ..durable.clone()
-            };
-            matching.extend(self.search(project, &with_task)?.results);
-            others.extend(self.search(project, &durable)?.results);
-        }
-        others.sort_by_key(|row| std::cmp::Reverse(row.updated_ms));
-        Ok(matching
-            .iter()
-            .chain(&others)
-            .filter_map(|row| entry(row, row.content.as_deref().map(summary).unwrap_or_default()))
-            .collect())
-    }
-
-    /// One page of notes (not observations or relations) for a pack's section.
-    fn pack_search(
-        &self,
-        project: &Project,
-        query: Option<&str>,
-        scope: &SearchRequest,
-        after: Option<chrono::DateTime<Utc>>,
-    ) -> Result<Vec<SearchResult>> {
-        let request = SearchRequest {
-            query: query.map(String::from),
-            after_date: after,
-            entity_types: vec!["entity".into()],
-            ..scope.clone()
+/// The durable facts: those the task finds first, then the rest, newest first.
+fn durable_facts(
+    engine: &Engine,
+    project: &Project,
+    task: &str,
+    scope: &SearchRequest,
+) -> Result<Vec<PackEntry>> {
+    let mut matching = Vec::new();
+    let mut others = Vec::new();
+    for durable in durable_requests(scope) {
+        let with_task = SearchRequest {
+            query: Some(task.to_string()),
+            ..durable.clone()
         };
-        Ok(self.search(project, &request)?.results)
+        matching.extend(crate::search::search(engine, project, &with_task)?.results);
+        others.extend(crate::search::search(engine, project, &durable)?.results);
     }
+    others.sort_by_key(|row| std::cmp::Reverse(row.updated_ms));
+    Ok(matching
+        .iter()
+        .chain(&others)
+        .filter_map(|row| entry(row, row.content.as_deref().map(summary).unwrap_or_default()))
+        .collect())
+}
+
+/// One page of notes (not observations or relations) for a pack's section.
+fn pack_search(
+    engine: &Engine,
+    project: &Project,
+    query: Option<&str>,
+    scope: &SearchRequest,
+    after: Option<chrono::DateTime<Utc>>,
+) -> Result<Vec<SearchResult>> {
+    let request = SearchRequest {
+        query: query.map(String::from),
+        after_date: after,
+        entity_types: vec!["entity".into()],
+        ..scope.clone()
+    };
+    Ok(crate::search::search(engine, project, &request)?.results)
 }
 
 /// The searches that find durable facts, one per kind (their union is the facts): by type,

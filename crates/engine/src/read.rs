@@ -8,8 +8,9 @@ use super::error::NoteError;
 use super::notes::{Lookup, NoteFile};
 use super::scope::ProjectChoice;
 use super::search::{SearchRequest, SearchResult};
-use super::{App, Outcome, OutsideProject, PathArg, Result};
+use super::{Outcome, OutsideProject, PathArg, Result};
 use crate::config::Project;
+use crate::{Engine, Store};
 use index::NoteRecord;
 use note::frontmatter;
 use note::identifier::normalize_identifier;
@@ -83,86 +84,85 @@ pub(crate) fn check_identifier(
     }
 }
 
-impl App {
-    /// read_note (compat 2.2): strict resolution, then an exact title among title-search hits;
-    /// otherwise a refusal carrying a page of related notes.
-    pub fn read_note(
-        &self,
-        choice: &ProjectChoice,
-        identifier: &str,
-        suggestions: Page,
-    ) -> Result<Outcome<NoteFile, ReadRefusal>> {
-        let project = self.project_for_identifier(choice, identifier)?;
-        if let Err(refusal) = check_identifier(identifier, PathArg::Identifier) {
-            return Ok(Outcome::Refused(ReadRefusal::OutsideProject(refusal)));
-        }
-        if let Some(note) = self.find_for_read(&project, identifier)? {
-            // A note whose file just vanished (renamed or deleted, the watcher not yet done)
-            // reads as not found rather than as a server failure.
-            match self.read_note_file(&project, &note) {
-                Ok(file) => {
-                    self.record_uses(std::slice::from_ref(&note.id));
-                    let chain = self.correction_chain(&project, &note)?;
-                    return Ok(Outcome::Done(NoteFile { chain, ..file }));
-                }
-                Err(e) if e.io_kind() == Some(std::io::ErrorKind::NotFound) => {}
-                Err(e) => return Err(e),
+/// read_note (compat 2.2): strict resolution, then an exact title among title-search hits;
+/// otherwise a refusal carrying a page of related notes.
+pub(crate) fn read_note(
+    engine: &Engine,
+    choice: &ProjectChoice,
+    identifier: &str,
+    suggestions: Page,
+) -> Result<Outcome<NoteFile, ReadRefusal>> {
+    let project = crate::scope::project_for_identifier(&engine.store, choice, identifier)?;
+    if let Err(refusal) = check_identifier(identifier, PathArg::Identifier) {
+        return Ok(Outcome::Refused(ReadRefusal::OutsideProject(refusal)));
+    }
+    if let Some(note) = find_for_read(engine, &project, identifier)? {
+        // A note whose file just vanished (renamed or deleted, the watcher not yet done)
+        // reads as not found rather than as a server failure.
+        match crate::notes::read_note_file(&engine.store, &project, &note) {
+            Ok(file) => {
+                crate::uses::record_uses(&engine.store.index, std::slice::from_ref(&note.id));
+                let chain = crate::correct::correction_chain(&engine.store.index, &project, &note)?;
+                return Ok(Outcome::Done(NoteFile { chain, ..file }));
             }
-        }
-        let request = SearchRequest {
-            query: Some(normalize_identifier(identifier)),
-            page: suggestions.page,
-            page_size: suggestions.page_size,
-            ..Default::default()
-        };
-        let related = self
-            .search(&project, &request)
-            .map(|r| r.results)
-            .unwrap_or_default();
-        Ok(Outcome::Refused(ReadRefusal::NotFound {
-            project: project.name,
-            identifier: identifier.to_string(),
-            related,
-        }))
-    }
-
-    pub(super) fn find_for_read(
-        &self,
-        project: &Project,
-        identifier: &str,
-    ) -> Result<Option<NoteRecord>> {
-        match self.resolve(project, identifier)? {
-            Lookup::Found(note) => return Ok(Some(*note)),
-            Lookup::Ambiguous(mut notes) => return Ok(Some(notes.remove(0))),
-            Lookup::NotFound => {}
-        }
-        let ident = normalize_identifier(identifier);
-        let request = SearchRequest {
-            query: Some(ident.clone()),
-            search_type: Some("title".into()),
-            page_size: 100,
-            ..Default::default()
-        };
-        let Ok(found) = self.search(project, &request) else {
-            return Ok(None);
-        };
-        match found
-            .results
-            .iter()
-            .find(|r| r.title.to_lowercase() == ident.to_lowercase())
-        {
-            Some(hit) => self.note_by_id(&hit.external_id),
-            None => Ok(None),
+            Err(e) if e.io_kind() == Some(std::io::ErrorKind::NotFound) => {}
+            Err(e) => return Err(e),
         }
     }
+    let request = SearchRequest {
+        query: Some(normalize_identifier(identifier)),
+        page: suggestions.page,
+        page_size: suggestions.page_size,
+        ..Default::default()
+    };
+    let related = crate::search::search(engine, &project, &request)
+        .map(|r| r.results)
+        .unwrap_or_default();
+    Ok(Outcome::Refused(ReadRefusal::NotFound {
+        project: project.name,
+        identifier: identifier.to_string(),
+        related,
+    }))
+}
 
-    /// view_note: read_note, titled by the note's front matter (else by the identifier).
-    pub fn view_note(
-        &self,
-        choice: &ProjectChoice,
-        identifier: &str,
-    ) -> Result<Outcome<NoteView, ReadRefusal>> {
-        Ok(match self.read_note(choice, identifier, Page::default())? {
+pub(super) fn find_for_read(
+    engine: &Engine,
+    project: &Project,
+    identifier: &str,
+) -> Result<Option<NoteRecord>> {
+    match crate::notes::resolve(&engine.store.index, project, identifier)? {
+        Lookup::Found(note) => return Ok(Some(*note)),
+        Lookup::Ambiguous(mut notes) => return Ok(Some(notes.remove(0))),
+        Lookup::NotFound => {}
+    }
+    let ident = normalize_identifier(identifier);
+    let request = SearchRequest {
+        query: Some(ident.clone()),
+        search_type: Some("title".into()),
+        page_size: 100,
+        ..Default::default()
+    };
+    let Ok(found) = crate::search::search(engine, project, &request) else {
+        return Ok(None);
+    };
+    match found
+        .results
+        .iter()
+        .find(|r| r.title.to_lowercase() == ident.to_lowercase())
+    {
+        Some(hit) => crate::notes::note_by_id(&engine.store.index, &hit.external_id),
+        None => Ok(None),
+    }
+}
+
+/// view_note: read_note, titled by the note's front matter (else by the identifier).
+pub(crate) fn view_note(
+    engine: &Engine,
+    choice: &ProjectChoice,
+    identifier: &str,
+) -> Result<Outcome<NoteView, ReadRefusal>> {
+    Ok(
+        match read_note(engine, choice, identifier, Page::default())? {
             Outcome::Done(file) => {
                 let title = frontmatter::locate(&file.text)
                     .and_then(|b| frontmatter::parse_yaml(&file.text[b.yaml]).ok())
@@ -174,64 +174,64 @@ impl App {
                 })
             }
             Outcome::Refused(refusal) => Outcome::Refused(refusal),
-        })
-    }
+        },
+    )
+}
 
-    /// fetch of the ChatGPT connector: a document id is a permalink (or any identifier);
-    /// a path-like id is read as a memory:// URL so that its first segment may name a project.
-    pub fn fetch_document(
-        &self,
-        choice: &ProjectChoice,
-        id: &str,
-    ) -> Result<Outcome<NoteFile, ReadRefusal>> {
-        let identifier = if id.contains('/') && !id.starts_with("memory://") {
-            format!("memory://{id}")
-        } else {
-            id.to_string()
-        };
-        self.read_note(choice, &identifier, Page::default())
-    }
+/// fetch of the ChatGPT connector: a document id is a permalink (or any identifier);
+/// a path-like id is read as a memory:// URL so that its first segment may name a project.
+pub(crate) fn fetch_document(
+    engine: &Engine,
+    choice: &ProjectChoice,
+    id: &str,
+) -> Result<Outcome<NoteFile, ReadRefusal>> {
+    let identifier = if id.contains('/') && !id.starts_with("memory://") {
+        format!("memory://{id}")
+    } else {
+        id.to_string()
+    };
+    read_note(engine, choice, &identifier, Page::default())
+}
 
-    /// read_content (compat 2.7): a file's raw content, by path or by any note identifier.
-    pub fn read_content(
-        &self,
-        choice: &ProjectChoice,
-        path: &str,
-    ) -> Result<Outcome<Content, OutsideProject>> {
-        let project = self.project_for_identifier(choice, path)?;
-        if let Err(refusal) = check_identifier(path, PathArg::Path) {
-            return Ok(Outcome::Refused(refusal));
-        }
-        let ident = normalize_identifier(path);
-        let note = match self.note_by_path(&project, &ident)? {
-            Some(n) => Some(n),
-            None => match self.resolve(&project, path)? {
-                Lookup::Found(n) => Some(*n),
-                Lookup::Ambiguous(mut n) => Some(n.remove(0)),
-                Lookup::NotFound => None,
-            },
-        };
-        let (relative, content_type) = match &note {
-            Some(n) => (n.path.clone(), n.content_type.clone()),
-            None => (
-                ident.clone(),
-                super::note_input::content_type(&ident).to_string(),
-            ),
-        };
-        let Ok(file) = self.project_file(&project, &relative) else {
-            return Ok(Outcome::Refused(OutsideProject::new(PathArg::Path, path)));
-        };
-        match vault::fs::read(&file) {
-            Ok(bytes) => {
-                if let Some(note) = &note {
-                    self.record_uses(std::slice::from_ref(&note.id));
-                }
-                Ok(Outcome::Done(super::content::content_of(
-                    bytes,
-                    &content_type,
-                )))
+/// read_content (compat 2.7): a file's raw content, by path or by any note identifier.
+pub(crate) fn read_content(
+    store: &Store,
+    choice: &ProjectChoice,
+    path: &str,
+) -> Result<Outcome<Content, OutsideProject>> {
+    let project = crate::scope::project_for_identifier(store, choice, path)?;
+    if let Err(refusal) = check_identifier(path, PathArg::Path) {
+        return Ok(Outcome::Refused(refusal));
+    }
+    let ident = normalize_identifier(path);
+    let note = match crate::notes::note_by_path(&store.index, &project, &ident)? {
+        Some(n) => Some(n),
+        None => match crate::notes::resolve(&store.index, &project, path)? {
+            Lookup::Found(n) => Some(*n),
+            Lookup::Ambiguous(mut n) => Some(n.remove(0)),
+            Lookup::NotFound => None,
+        },
+    };
+    let (relative, content_type) = match &note {
+        Some(n) => (n.path.clone(), n.content_type.clone()),
+        None => (
+            ident.clone(),
+            super::note_input::content_type(&ident).to_string(),
+        ),
+    };
+    let Ok(file) = crate::mounts::project_file(store, &project, &relative) else {
+        return Ok(Outcome::Refused(OutsideProject::new(PathArg::Path, path)));
+    };
+    match vault::fs::read(&file) {
+        Ok(bytes) => {
+            if let Some(note) = &note {
+                crate::uses::record_uses(&store.index, std::slice::from_ref(&note.id));
             }
-            Err(_) => Err(NoteError::ResourceNotFound(relative).into()),
+            Ok(Outcome::Done(super::content::content_of(
+                bytes,
+                &content_type,
+            )))
         }
+        Err(_) => Err(NoteError::ResourceNotFound(relative).into()),
     }
 }

@@ -4,8 +4,9 @@
 use super::notes::Lookup;
 use super::read::check_identifier;
 use super::scope::ProjectChoice;
-use super::{refuse_outside, App, Outcome, OutsideProject, PathArg, Result};
+use super::{refuse_outside, Outcome, OutsideProject, PathArg, Result};
 use crate::config::Project;
+use crate::Engine;
 use crate::NoteRow;
 use note::identifier::normalize_identifier;
 use vault::path::RelPath;
@@ -125,221 +126,219 @@ fn extension(path: &str) -> Option<String> {
         .map(|i| name[i + 1..].to_lowercase())
 }
 
-impl App {
-    /// move_note: checks the parameters, then moves one note or a folder's notes.
-    pub fn move_note(
-        &self,
-        choice: &ProjectChoice,
-        req: &MoveNoteRequest,
-    ) -> Result<Outcome<Moved, MoveRefusal>> {
-        let destination_path = req
-            .destination_path
-            .as_deref()
-            .filter(|p| !p.trim().is_empty());
-        let destination_folder = req.destination_folder.as_deref();
-        let refused = |r| Ok(Outcome::Refused(r));
-        let requested = match (destination_path, destination_folder) {
-            (Some(_), Some(_)) => return refused(MoveRefusal::BothDestinations),
-            (None, None) => return refused(MoveRefusal::MissingDestination),
-            (None, Some(_)) if req.is_directory => {
-                return refused(MoveRefusal::FolderDestinationForDirectory)
-            }
-            (Some(path), None) | (None, Some(path)) => path,
-        };
-        let Ok(destination) = RelPath::parse(requested.trim()) else {
-            return refused(MoveRefusal::OutsideProject(OutsideProject::new(
-                PathArg::Destination,
-                requested,
-            )));
-        };
-        let project = self.project_for_identifier(choice, &req.identifier)?;
-        if let Some((first, _)) = requested.split_once('/') {
-            if let Ok(other) = self.project(Some(first)) {
-                if other.name != project.name {
-                    return refused(MoveRefusal::CrossProject {
-                        other: first.to_string(),
-                        project: project.name,
-                    });
-                }
+/// move_note: checks the parameters, then moves one note or a folder's notes.
+pub(crate) fn move_note(
+    engine: &Engine,
+    choice: &ProjectChoice,
+    req: &MoveNoteRequest,
+) -> Result<Outcome<Moved, MoveRefusal>> {
+    let destination_path = req
+        .destination_path
+        .as_deref()
+        .filter(|p| !p.trim().is_empty());
+    let destination_folder = req.destination_folder.as_deref();
+    let refused = |r| Ok(Outcome::Refused(r));
+    let requested = match (destination_path, destination_folder) {
+        (Some(_), Some(_)) => return refused(MoveRefusal::BothDestinations),
+        (None, None) => return refused(MoveRefusal::MissingDestination),
+        (None, Some(_)) if req.is_directory => {
+            return refused(MoveRefusal::FolderDestinationForDirectory)
+        }
+        (Some(path), None) | (None, Some(path)) => path,
+    };
+    let Ok(destination) = RelPath::parse(requested.trim()) else {
+        return refused(MoveRefusal::OutsideProject(OutsideProject::new(
+            PathArg::Destination,
+            requested,
+        )));
+    };
+    let project = crate::scope::project_for_identifier(&engine.store, choice, &req.identifier)?;
+    if let Some((first, _)) = requested.split_once('/') {
+        if let Ok(other) = crate::scope::project(&engine.store, Some(first)) {
+            if other.name != project.name {
+                return refused(MoveRefusal::CrossProject {
+                    other: first.to_string(),
+                    project: project.name,
+                });
             }
         }
-        let outcome = if req.is_directory {
-            self.move_folder(&project, &req.identifier, &destination)
-        } else {
-            let into_folder = destination_path.is_none();
-            self.move_one(&project, req, &destination, into_folder)
-        };
-        refuse_outside(outcome, MoveRefusal::OutsideProject)
     }
+    let outcome = if req.is_directory {
+        move_folder(engine, &project, &req.identifier, &destination)
+    } else {
+        let into_folder = destination_path.is_none();
+        move_one(engine, &project, req, &destination, into_folder)
+    };
+    refuse_outside(outcome, MoveRefusal::OutsideProject)
+}
 
-    fn move_folder(
-        &self,
-        project: &Project,
-        identifier: &str,
-        destination: &RelPath,
-    ) -> Result<Outcome<Moved, MoveRefusal>> {
-        let folder = normalize_identifier(identifier)
-            .trim_matches('/')
-            .to_string();
-        let destination = destination.as_str().trim_end_matches('/').to_string();
-        if let Err(refusal) = check_identifier(&folder, PathArg::Identifier) {
-            return Ok(Outcome::Refused(MoveRefusal::OutsideProject(
-                OutsideProject::new(refusal.what, identifier),
-            )));
+fn move_folder(
+    engine: &Engine,
+    project: &Project,
+    identifier: &str,
+    destination: &RelPath,
+) -> Result<Outcome<Moved, MoveRefusal>> {
+    let folder = normalize_identifier(identifier)
+        .trim_matches('/')
+        .to_string();
+    let destination = destination.as_str().trim_end_matches('/').to_string();
+    if let Err(refusal) = check_identifier(&folder, PathArg::Identifier) {
+        return Ok(Outcome::Refused(MoveRefusal::OutsideProject(
+            OutsideProject::new(refusal.what, identifier),
+        )));
+    }
+    let notes = crate::notes::notes_under(&engine.store.index, project, &folder)?;
+    if notes.is_empty() {
+        return Ok(Outcome::Refused(MoveRefusal::NoFilesFound { folder }));
+    }
+    let (mut done, mut failed) = (Vec::new(), Vec::new());
+    for note in &notes {
+        let target = format!("{destination}{}", &note.path[folder.len()..]);
+        match crate::notes::move_note_file(engine, project, note, &target) {
+            Ok(_) => done.push(format!("{} → {target}", note.path)),
+            Err(e) => failed.push(format!("{}: {e}", note.path)),
         }
-        let notes = self.notes_under(project, &folder)?;
-        if notes.is_empty() {
-            return Ok(Outcome::Refused(MoveRefusal::NoFilesFound { folder }));
+    }
+    Ok(Outcome::Done(Moved::Folder(FolderBatch {
+        project: project.name.clone(),
+        folder,
+        destination: Some(destination),
+        total: notes.len(),
+        done,
+        failed,
+    })))
+}
+
+fn move_one(
+    engine: &Engine,
+    project: &Project,
+    req: &MoveNoteRequest,
+    requested: &RelPath,
+    into_folder: bool,
+) -> Result<Outcome<Moved, MoveRefusal>> {
+    let refused = |r| Ok(Outcome::Refused(r));
+    let note = match crate::notes::resolve(&engine.store.index, project, &req.identifier)? {
+        Lookup::Found(n) => *n,
+        Lookup::Ambiguous(mut n) => n.remove(0),
+        Lookup::NotFound => {
+            return refused(MoveRefusal::NotFound {
+                identifier: req.identifier.clone(),
+            })
         }
-        let (mut done, mut failed) = (Vec::new(), Vec::new());
-        for note in &notes {
-            let target = format!("{destination}{}", &note.path[folder.len()..]);
-            match self.move_note_file(project, note, &target) {
-                Ok(_) => done.push(format!("{} → {target}", note.path)),
-                Err(e) => failed.push(format!("{}: {e}", note.path)),
-            }
+    };
+    let destination = if into_folder {
+        let name = note.path.rsplit('/').next().unwrap_or(&note.path);
+        match requested.as_str().trim_end_matches('/') {
+            "" => name.to_string(),
+            folder => format!("{folder}/{name}"),
         }
-        Ok(Outcome::Done(Moved::Folder(FolderBatch {
+    } else {
+        requested.to_string()
+    };
+    if destination == note.path {
+        return refused(MoveRefusal::SameAsSource { destination });
+    }
+    match (extension(&destination), extension(&note.path)) {
+        (None, _) => return refused(MoveRefusal::ExtensionRequired { destination }),
+        (Some(d), Some(s)) if d != s => {
+            return refused(MoveRefusal::ExtensionMismatch {
+                destination: d,
+                source: s,
+            })
+        }
+        _ => {}
+    }
+    if crate::mounts::project_file(&engine.store, project, &destination)?.exists() {
+        return refused(MoveRefusal::DestinationExists { destination });
+    }
+    let moved = crate::notes::move_note_file(engine, project, &note, &destination)?;
+    Ok(Outcome::Done(Moved::Note(Box::new(NoteMoved {
+        project: project.name.clone(),
+        title: note.title,
+        note: moved.into(),
+        destination,
+    }))))
+}
+
+/// delete_note: one note, or every note under a folder.
+pub(crate) fn delete_note(
+    engine: &Engine,
+    choice: &ProjectChoice,
+    req: &DeleteNoteRequest,
+) -> Result<Outcome<Deleted, DeleteRefusal>> {
+    let project = crate::scope::project_for_identifier(&engine.store, choice, &req.identifier)?;
+    if let Err(refusal) = check_identifier(&req.identifier, PathArg::Identifier) {
+        return Ok(Outcome::Refused(DeleteRefusal::OutsideProject(refusal)));
+    }
+    let outcome = if req.is_directory {
+        delete_folder(engine, &project, &req.identifier)
+    } else {
+        delete_one(engine, &project, &req.identifier)
+    };
+    refuse_outside(outcome, DeleteRefusal::OutsideProject)
+}
+
+fn delete_folder(
+    engine: &Engine,
+    project: &Project,
+    identifier: &str,
+) -> Result<Outcome<Deleted, DeleteRefusal>> {
+    let raw = normalize_identifier(identifier);
+    let folder = raw
+        .strip_prefix(&format!("{}/", project.permalink))
+        .unwrap_or(&raw)
+        .trim_matches('/')
+        .to_string();
+    let notes = crate::notes::notes_under(&engine.store.index, project, &folder)?;
+    if notes.is_empty() {
+        return Ok(Outcome::Refused(DeleteRefusal::NoFilesFound {
             project: project.name.clone(),
             folder,
-            destination: Some(destination),
-            total: notes.len(),
-            done,
-            failed,
-        })))
+        }));
     }
-
-    fn move_one(
-        &self,
-        project: &Project,
-        req: &MoveNoteRequest,
-        requested: &RelPath,
-        into_folder: bool,
-    ) -> Result<Outcome<Moved, MoveRefusal>> {
-        let refused = |r| Ok(Outcome::Refused(r));
-        let note = match self.resolve(project, &req.identifier)? {
-            Lookup::Found(n) => *n,
-            Lookup::Ambiguous(mut n) => n.remove(0),
-            Lookup::NotFound => {
-                return refused(MoveRefusal::NotFound {
-                    identifier: req.identifier.clone(),
-                })
-            }
-        };
-        let destination = if into_folder {
-            let name = note.path.rsplit('/').next().unwrap_or(&note.path);
-            match requested.as_str().trim_end_matches('/') {
-                "" => name.to_string(),
-                folder => format!("{folder}/{name}"),
-            }
-        } else {
-            requested.to_string()
-        };
-        if destination == note.path {
-            return refused(MoveRefusal::SameAsSource { destination });
+    let (mut done, mut failed) = (Vec::new(), Vec::new());
+    for note in &notes {
+        match crate::notes::delete_note_file(engine, project, note) {
+            Ok(()) => done.push(note.path.clone()),
+            Err(e) => failed.push(format!("{}: {e}", note.path)),
         }
-        match (extension(&destination), extension(&note.path)) {
-            (None, _) => return refused(MoveRefusal::ExtensionRequired { destination }),
-            (Some(d), Some(s)) if d != s => {
-                return refused(MoveRefusal::ExtensionMismatch {
-                    destination: d,
-                    source: s,
-                })
-            }
-            _ => {}
-        }
-        if self.project_file(project, &destination)?.exists() {
-            return refused(MoveRefusal::DestinationExists { destination });
-        }
-        let moved = self.move_note_file(project, &note, &destination)?;
-        Ok(Outcome::Done(Moved::Note(Box::new(NoteMoved {
-            project: project.name.clone(),
-            title: note.title,
-            note: moved.into(),
-            destination,
-        }))))
     }
+    Ok(Outcome::Done(Deleted::Folder(FolderBatch {
+        project: project.name.clone(),
+        folder,
+        destination: None,
+        total: notes.len(),
+        done,
+        failed,
+    })))
+}
 
-    /// delete_note: one note, or every note under a folder.
-    pub fn delete_note(
-        &self,
-        choice: &ProjectChoice,
-        req: &DeleteNoteRequest,
-    ) -> Result<Outcome<Deleted, DeleteRefusal>> {
-        let project = self.project_for_identifier(choice, &req.identifier)?;
-        if let Err(refusal) = check_identifier(&req.identifier, PathArg::Identifier) {
-            return Ok(Outcome::Refused(DeleteRefusal::OutsideProject(refusal)));
+fn delete_one(
+    engine: &Engine,
+    project: &Project,
+    identifier: &str,
+) -> Result<Outcome<Deleted, DeleteRefusal>> {
+    let note = match crate::notes::resolve(&engine.store.index, project, identifier)? {
+        Lookup::Found(n) => *n,
+        Lookup::Ambiguous(_) => {
+            return Ok(Outcome::Refused(DeleteRefusal::Ambiguous {
+                identifier: identifier.to_string(),
+            }))
         }
-        let outcome = if req.is_directory {
-            self.delete_folder(&project, &req.identifier)
-        } else {
-            self.delete_one(&project, &req.identifier)
-        };
-        refuse_outside(outcome, DeleteRefusal::OutsideProject)
-    }
-
-    fn delete_folder(
-        &self,
-        project: &Project,
-        identifier: &str,
-    ) -> Result<Outcome<Deleted, DeleteRefusal>> {
-        let raw = normalize_identifier(identifier);
-        let folder = raw
-            .strip_prefix(&format!("{}/", project.permalink))
-            .unwrap_or(&raw)
-            .trim_matches('/')
-            .to_string();
-        let notes = self.notes_under(project, &folder)?;
-        if notes.is_empty() {
-            return Ok(Outcome::Refused(DeleteRefusal::NoFilesFound {
-                project: project.name.clone(),
-                folder,
-            }));
-        }
-        let (mut done, mut failed) = (Vec::new(), Vec::new());
-        for note in &notes {
-            match self.delete_note_file(project, note) {
-                Ok(()) => done.push(note.path.clone()),
-                Err(e) => failed.push(format!("{}: {e}", note.path)),
-            }
-        }
-        Ok(Outcome::Done(Deleted::Folder(FolderBatch {
-            project: project.name.clone(),
-            folder,
-            destination: None,
-            total: notes.len(),
-            done,
-            failed,
-        })))
-    }
-
-    fn delete_one(
-        &self,
-        project: &Project,
-        identifier: &str,
-    ) -> Result<Outcome<Deleted, DeleteRefusal>> {
-        let note = match self.resolve(project, identifier)? {
-            Lookup::Found(n) => *n,
-            Lookup::Ambiguous(_) => {
-                return Ok(Outcome::Refused(DeleteRefusal::Ambiguous {
-                    identifier: identifier.to_string(),
-                }))
-            }
-            Lookup::NotFound => return Ok(Outcome::Refused(DeleteRefusal::NotFound)),
-        };
-        match self.delete_note_file(project, &note) {
-            Ok(()) => Ok(Outcome::Done(Deleted::Note(Box::new(note.into())))),
-            Err(e) => {
-                tracing::warn!(
-                    "deleting '{}' of project '{}' failed: {e}",
-                    note.path,
-                    project.name
-                );
-                Ok(Outcome::Refused(DeleteRefusal::Failed {
-                    identifier: identifier.to_string(),
-                    error: e.to_string(),
-                }))
-            }
+        Lookup::NotFound => return Ok(Outcome::Refused(DeleteRefusal::NotFound)),
+    };
+    match crate::notes::delete_note_file(engine, project, &note) {
+        Ok(()) => Ok(Outcome::Done(Deleted::Note(Box::new(note.into())))),
+        Err(e) => {
+            tracing::warn!(
+                "deleting '{}' of project '{}' failed: {e}",
+                note.path,
+                project.name
+            );
+            Ok(Outcome::Refused(DeleteRefusal::Failed {
+                identifier: identifier.to_string(),
+                error: e.to_string(),
+            }))
         }
     }
 }

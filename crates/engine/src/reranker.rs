@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
 use super::models::{models_dir, RerankerChoice};
-use super::App;
+use crate::{Engine, Store};
 use embed::CrossEncoder;
 
 /// How many fused results are reranked when `[search] reranker_candidates` is unset: Basic
@@ -61,97 +61,98 @@ impl From<Failure> for RerankStatus {
     }
 }
 
-impl App {
-    /// How many of the fused results the reranker reorders.
-    pub(crate) fn reranker_candidates(&self) -> usize {
-        self.config()
-            .search
-            .reranker_candidates
-            .unwrap_or(DEFAULT_CANDIDATES)
-    }
+/// How many of the fused results the reranker reorders.
+pub(crate) fn reranker_candidates(store: &Store) -> usize {
+    store
+        .config()
+        .search
+        .reranker_candidates
+        .unwrap_or(DEFAULT_CANDIDATES)
+}
 
-    /// The chosen reranker, loaded; why not when it is chosen and cannot be.
-    fn load_reranker(&self) -> std::result::Result<Option<Arc<CrossEncoder>>, Failure> {
-        let name = match self.reranker_choice() {
-            RerankerChoice::Off => return Ok(None),
-            RerankerChoice::NotInstalled { wanted, hub_id } => {
-                return Err(Failure::NotInstalled {
-                    model: wanted,
-                    hub_id,
-                })
-            }
-            RerankerChoice::Installed(name) => name,
-        };
-        let dir = models_dir(&self.config().root).join(&name);
-        let stamp = vault::fs::modified(&dir.join("gitmem-model.json"));
-        let mut loaded = self
-            .reranking
-            .loaded
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        let current = loaded
-            .as_ref()
-            .filter(|l| l.name == name && l.stamp == stamp);
-        let outcome = match current {
-            Some(l) => l.outcome.clone(),
-            None => {
-                let outcome = CrossEncoder::load(&dir, &name)
-                    .map(Arc::new)
-                    .map_err(|e| e.to_string());
-                *loaded = Some(Loaded {
-                    name: name.clone(),
-                    stamp,
-                    outcome: outcome.clone(),
-                });
-                outcome
-            }
-        };
-        outcome
-            .map(Some)
-            .map_err(|error| Failure::Broken { model: name, error })
-    }
+/// The chosen reranker, loaded; why not when it is chosen and cannot be.
+fn load_reranker(engine: &Engine) -> std::result::Result<Option<Arc<CrossEncoder>>, Failure> {
+    let name = match crate::models::reranker_choice(&engine.store) {
+        RerankerChoice::Off => return Ok(None),
+        RerankerChoice::NotInstalled { wanted, hub_id } => {
+            return Err(Failure::NotInstalled {
+                model: wanted,
+                hub_id,
+            })
+        }
+        RerankerChoice::Installed(name) => name,
+    };
+    let dir = models_dir(&engine.store.config().root).join(&name);
+    let stamp = vault::fs::modified(&dir.join("gitmem-model.json"));
+    let mut loaded = engine
+        .reranking
+        .loaded
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    let current = loaded
+        .as_ref()
+        .filter(|l| l.name == name && l.stamp == stamp);
+    let outcome = match current {
+        Some(l) => l.outcome.clone(),
+        None => {
+            let outcome = CrossEncoder::load(&dir, &name)
+                .map(Arc::new)
+                .map_err(|e| e.to_string());
+            *loaded = Some(Loaded {
+                name: name.clone(),
+                stamp,
+                outcome: outcome.clone(),
+            });
+            outcome
+        }
+    };
+    outcome
+        .map(Some)
+        .map_err(|error| Failure::Broken { model: name, error })
+}
 
-    /// The reranker to use, if one is chosen and works; why not is logged (once).
-    pub(super) fn reranker(&self) -> Option<Arc<CrossEncoder>> {
-        match self.load_reranker() {
-            Ok(reranker) => reranker,
-            Err(Failure::NotInstalled { model, .. }) => {
-                self.reranker_failed(&format!("{model} is not installed"));
-                None
-            }
-            Err(Failure::Broken { model, error }) => {
-                self.reranker_failed(&format!("{model} cannot be loaded: {error}"));
-                None
-            }
+/// The reranker to use, if one is chosen and works; why not is logged (once).
+pub(super) fn reranker(engine: &Engine) -> Option<Arc<CrossEncoder>> {
+    match load_reranker(engine) {
+        Ok(reranker) => reranker,
+        Err(Failure::NotInstalled { model, .. }) => {
+            reranker_failed(engine, &format!("{model} is not installed"));
+            None
+        }
+        Err(Failure::Broken { model, error }) => {
+            reranker_failed(engine, &format!("{model} cannot be loaded: {error}"));
+            None
         }
     }
+}
 
-    /// Logs why the reranker did not rerank (`the reranker ...`), unless that was the last
-    /// thing logged.
-    pub(super) fn reranker_failed(&self, why: &str) {
-        let message = format!("reranking is off: the reranker {why}");
-        let mut logged = self
-            .reranking
-            .logged
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        if logged.as_deref() != Some(message.as_str()) {
-            tracing::warn!("{message}; search answers in its fused order");
-            *logged = Some(message);
-        }
+/// Logs why the reranker did not rerank (`the reranker ...`), unless that was the last
+/// thing logged.
+pub(super) fn reranker_failed(engine: &Engine, why: &str) {
+    let message = format!("reranking is off: the reranker {why}");
+    let mut logged = engine
+        .reranking
+        .logged
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if logged.as_deref() != Some(message.as_str()) {
+        tracing::warn!("{message}; search answers in its fused order");
+        *logged = Some(message);
     }
+}
 
-    pub fn reranker_status(&self) -> RerankStatus {
-        match self.load_reranker() {
-            Ok(None) => RerankStatus::Off,
-            Ok(Some(reranker)) if self.chosen_model().is_some() => RerankStatus::On {
+pub(crate) fn reranker_status(engine: &Engine) -> RerankStatus {
+    match load_reranker(engine) {
+        Ok(None) => RerankStatus::Off,
+        Ok(Some(reranker)) if crate::models::chosen_model(&engine.store).is_some() => {
+            RerankStatus::On {
                 model: reranker.name().to_string(),
-                candidates: self.reranker_candidates(),
-            },
-            Ok(Some(reranker)) => RerankStatus::Idle {
-                model: reranker.name().to_string(),
-            },
-            Err(failure) => failure.into(),
+                candidates: reranker_candidates(&engine.store),
+            }
         }
+        Ok(Some(reranker)) => RerankStatus::Idle {
+            model: reranker.name().to_string(),
+        },
+        Err(failure) => failure.into(),
     }
 }

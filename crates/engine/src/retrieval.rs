@@ -13,8 +13,9 @@ use serde::{Deserialize, Serialize};
 use super::search::{Fusion, SearchRequest};
 use super::semantic::EmbedProgress;
 use super::sync::SyncEvent;
-use super::{App, Result, UserError};
+use super::{Result, UserError};
 use crate::config::Project;
+use crate::Engine;
 
 /// One graded query: paths relative to the project root.
 #[derive(Debug, Clone, Deserialize)]
@@ -240,18 +241,18 @@ pub fn benchmark(
     let root = keep_root.unwrap_or(temporary.path());
     let copy = root.join("projects/main");
     copy_tree(vault, &copy)?;
-    let app = App::open(root)?;
+    let engine = Engine::open(root)?;
     if let Some(source) = model {
-        app.install_model(source, None, &|_| {})?;
+        crate::models::install_model(&engine, source, None, &|_| {})?;
     }
-    let project = app.project(None)?;
-    app.rebuild_project(&project, on_event)?;
-    app.embed_pending(on_embed)?;
+    let project = crate::scope::project(&engine.store, None)?;
+    crate::sync::rebuild_project(&engine, &project, on_event)?;
+    crate::semantic::embed_pending(&engine, on_embed)?;
     let reports = search_types
         .iter()
-        .map(|kind| app.evaluate_retrieval(&project, golden, kind))
+        .map(|kind| evaluate_retrieval(&engine, &project, golden, kind))
         .collect();
-    app.close();
+    engine.close();
     reports
 }
 
@@ -274,85 +275,83 @@ fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
-impl App {
-    /// Runs every golden query through search_notes with default arguments (ten results) in
-    /// `search_type` mode and scores the notes it returned.
-    pub(crate) fn evaluate_retrieval(
-        &self,
-        project: &Project,
-        golden: &[GoldenQuery],
-        search_type: &str,
-    ) -> Result<RetrievalReport> {
-        // `hybrid:score` measures score fusion against the default RRF, `hybrid:w25` RRF with
-        // the vector ranking's votes weighted 0.25.
-        // `+mmr` after any of them (`hybrid+mmr`) diversifies the results.
-        let label = search_type;
-        let (search_type, diversify) = match search_type.strip_suffix("+mmr") {
-            Some(kind) => (kind, true),
-            None => (search_type, false),
-        };
-        let weight = |w: &str| w.strip_prefix('w')?.parse().ok().filter(|&w: &u8| w <= 100);
-        let (kind, fusion) = match search_type.split_once(':') {
-            Some((kind, "score")) => (kind, Fusion::Score),
-            Some((kind, variant)) => match weight(variant) {
-                Some(w) => (kind, Fusion::VectorWeighted(w)),
-                None => (search_type, Fusion::Rrf),
-            },
+/// Runs every golden query through search_notes with default arguments (ten results) in
+/// `search_type` mode and scores the notes it returned.
+pub(crate) fn evaluate_retrieval(
+    engine: &Engine,
+    project: &Project,
+    golden: &[GoldenQuery],
+    search_type: &str,
+) -> Result<RetrievalReport> {
+    // `hybrid:score` measures score fusion against the default RRF, `hybrid:w25` RRF with
+    // the vector ranking's votes weighted 0.25.
+    // `+mmr` after any of them (`hybrid+mmr`) diversifies the results.
+    let label = search_type;
+    let (search_type, diversify) = match search_type.strip_suffix("+mmr") {
+        Some(kind) => (kind, true),
+        None => (search_type, false),
+    };
+    let weight = |w: &str| w.strip_prefix('w')?.parse().ok().filter(|&w: &u8| w <= 100);
+    let (kind, fusion) = match search_type.split_once(':') {
+        Some((kind, "score")) => (kind, Fusion::Score),
+        Some((kind, variant)) => match weight(variant) {
+            Some(w) => (kind, Fusion::VectorWeighted(w)),
             None => (search_type, Fusion::Rrf),
+        },
+        None => (search_type, Fusion::Rrf),
+    };
+    let mut outcomes = Vec::with_capacity(golden.len());
+    let mut latencies = Vec::with_capacity(golden.len());
+    let mut notice = None;
+    for query in golden {
+        let request = SearchRequest {
+            query: Some(query.query.clone()),
+            search_type: Some(kind.to_string()),
+            fusion,
+            diversify,
+            ..SearchRequest::default()
         };
-        let mut outcomes = Vec::with_capacity(golden.len());
-        let mut latencies = Vec::with_capacity(golden.len());
-        let mut notice = None;
-        for query in golden {
-            let request = SearchRequest {
-                query: Some(query.query.clone()),
-                search_type: Some(kind.to_string()),
-                fusion,
-                diversify,
-                ..SearchRequest::default()
-            };
-            let started = Instant::now();
-            let response = self.search(project, &request)?;
-            latencies.push(started.elapsed().as_secs_f64() * 1000.0);
-            notice = notice.or(response.notice);
-            let top: Vec<String> = response.results.into_iter().map(|r| r.file_path).collect();
-            outcomes.push(QueryOutcome {
-                id: query.id.clone(),
-                query: query.query.clone(),
-                category: query.category.clone(),
-                scores: score(&top, query),
-                top,
-            });
-        }
-        let mut categories: BTreeMap<String, Vec<Scores>> = BTreeMap::new();
-        for outcome in &outcomes {
-            categories
-                .entry(outcome.category.clone())
-                .or_default()
-                .push(outcome.scores);
-        }
-        latencies.sort_by(f64::total_cmp);
-        let percentile = |p: f64| -> f64 {
-            if latencies.is_empty() {
-                return 0.0;
-            }
-            let rank = ((p * latencies.len() as f64).ceil() as usize).clamp(1, latencies.len());
-            latencies[rank - 1]
-        };
-        Ok(RetrievalReport {
-            search_type: label.to_string(),
-            notice,
-            queries: outcomes.len(),
-            overall: Scores::mean(outcomes.iter().map(|o| &o.scores)),
-            by_category: categories
-                .iter()
-                .map(|(name, scores)| (name.clone(), Scores::mean(scores)))
-                .collect(),
-            latency_p50_ms: percentile(0.50),
-            latency_p95_ms: percentile(0.95),
-            outcomes,
-        })
+        let started = Instant::now();
+        let response = crate::search::search(engine, project, &request)?;
+        latencies.push(started.elapsed().as_secs_f64() * 1000.0);
+        notice = notice.or(response.notice);
+        let top: Vec<String> = response.results.into_iter().map(|r| r.file_path).collect();
+        outcomes.push(QueryOutcome {
+            id: query.id.clone(),
+            query: query.query.clone(),
+            category: query.category.clone(),
+            scores: score(&top, query),
+            top,
+        });
     }
+    let mut categories: BTreeMap<String, Vec<Scores>> = BTreeMap::new();
+    for outcome in &outcomes {
+        categories
+            .entry(outcome.category.clone())
+            .or_default()
+            .push(outcome.scores);
+    }
+    latencies.sort_by(f64::total_cmp);
+    let percentile = |p: f64| -> f64 {
+        if latencies.is_empty() {
+            return 0.0;
+        }
+        let rank = ((p * latencies.len() as f64).ceil() as usize).clamp(1, latencies.len());
+        latencies[rank - 1]
+    };
+    Ok(RetrievalReport {
+        search_type: label.to_string(),
+        notice,
+        queries: outcomes.len(),
+        overall: Scores::mean(outcomes.iter().map(|o| &o.scores)),
+        by_category: categories
+            .iter()
+            .map(|(name, scores)| (name.clone(), Scores::mean(scores)))
+            .collect(),
+        latency_p50_ms: percentile(0.50),
+        latency_p95_ms: percentile(0.95),
+        outcomes,
+    })
 }
 
 #[cfg(test)]

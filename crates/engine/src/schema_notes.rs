@@ -5,7 +5,8 @@
 use serde_json::{Map, Value};
 
 use crate::config::Project;
-use crate::{App, Result, SchemaViolation};
+use crate::{Result, SchemaViolation};
+use index::Index;
 use index::NoteRecord;
 use note::permalink::{generate_permalink, normalize_note_type};
 use note::schema::validate::{validate_note, NoteValidation};
@@ -15,59 +16,57 @@ use note::schema::{
 };
 use note::{Observation, Relation};
 
-impl App {
-    /// The markdown notes of a project whose type is `note_type` (compared snake-cased), in
-    /// path order, from the graph: a note just written is seen, without waiting for the search
-    /// index (every write_note asks this for the project's schemas).
-    pub(crate) fn notes_of_type(
-        &self,
-        project: &Project,
-        note_type: &str,
-    ) -> Result<Vec<NoteRecord>> {
-        let wanted = normalize_note_type(note_type);
-        let mut notes = Vec::new();
-        let snap = self.index.snapshot()?;
-        for id in self.index.ids_of_type(&project.name, &wanted)? {
-            notes.extend(snap.note(&id)?);
-        }
-        notes.sort_by(|a, b| a.path.cmp(&b.path));
-        Ok(notes)
+/// The markdown notes of a project whose type is `note_type` (compared snake-cased), in
+/// path order, from the graph: a note just written is seen, without waiting for the search
+/// index (every write_note asks this for the project's schemas).
+pub(crate) fn notes_of_type(
+    index: &Index,
+    project: &Project,
+    note_type: &str,
+) -> Result<Vec<NoteRecord>> {
+    let wanted = normalize_note_type(note_type);
+    let mut notes = Vec::new();
+    let snap = index.snapshot()?;
+    for id in index.ids_of_type(&project.name, &wanted)? {
+        notes.extend(snap.note(&id)?);
     }
+    notes.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(notes)
+}
 
-    /// The errors a strict schema finds in a note about to be written (its front matter and
-    /// parsed body); `None` when it has no schema, a lenient one, or one that cannot be read
-    /// (which schema_validate reports: a broken schema note must not block every write), and
-    /// for a schema note, whose `schema:` mapping defines other notes, not itself.
-    pub(crate) fn schema_violation(
-        &self,
-        project: &Project,
-        frontmatter: &Map<String, Value>,
-        observations: &[Observation],
-        relations: &[Relation],
-    ) -> Result<Option<SchemaViolation>> {
-        let is_schema = frontmatter
-            .get("type")
-            .and_then(Value::as_str)
-            .is_some_and(|t| normalize_note_type(t) == "schema");
-        if is_schema {
-            return Ok(None);
-        }
-        let schema_notes = self.notes_of_type(project, "schema")?;
-        let Ok(Some(schema)) = Schemas::new(&schema_notes).resolve(frontmatter) else {
-            return Ok(None);
-        };
-        if schema.mode != ValidationMode::Strict {
-            return Ok(None);
-        }
-        let checked = validate_note("", &schema, observations, relations, frontmatter);
-        if checked.passed {
-            return Ok(None);
-        }
-        Ok(Some(SchemaViolation {
-            schema_entity: checked.schema_entity,
-            errors: checked.errors,
-        }))
+/// The errors a strict schema finds in a note about to be written (its front matter and
+/// parsed body); `None` when it has no schema, a lenient one, or one that cannot be read
+/// (which schema_validate reports: a broken schema note must not block every write), and
+/// for a schema note, whose `schema:` mapping defines other notes, not itself.
+pub(crate) fn schema_violation(
+    index: &Index,
+    project: &Project,
+    frontmatter: &Map<String, Value>,
+    observations: &[Observation],
+    relations: &[Relation],
+) -> Result<Option<SchemaViolation>> {
+    let is_schema = frontmatter
+        .get("type")
+        .and_then(Value::as_str)
+        .is_some_and(|t| normalize_note_type(t) == "schema");
+    if is_schema {
+        return Ok(None);
     }
+    let schema_notes = notes_of_type(index, project, "schema")?;
+    let Ok(Some(schema)) = Schemas::new(&schema_notes).resolve(frontmatter) else {
+        return Ok(None);
+    };
+    if schema.mode != ValidationMode::Strict {
+        return Ok(None);
+    }
+    let checked = validate_note("", &schema, observations, relations, frontmatter);
+    if checked.passed {
+        return Ok(None);
+    }
+    Ok(Some(SchemaViolation {
+        schema_entity: checked.schema_entity,
+        errors: checked.errors,
+    }))
 }
 
 /// The schema notes of a project, and the resolution of a note's schema among them.

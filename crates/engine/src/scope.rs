@@ -2,8 +2,9 @@
 //! `serve --project`, else `project_id`, else `project`, else the default; a `memory://` URL whose
 //! first segment names a project routes there.
 
-use super::{App, Result, UserError};
+use super::{Result, UserError};
 use crate::config::Project;
+use crate::Store;
 use note::permalink::generate_permalink;
 
 /// The project arguments of a call, before they are looked up.
@@ -61,81 +62,93 @@ impl ProjectChoice {
     }
 }
 
-impl App {
-    /// The project a call works in.
-    pub fn select_project(&self, choice: &ProjectChoice) -> Result<Project> {
-        self.select_project_unchecked(choice)
-            .and_then(|p| choice.permitted(p))
-    }
+/// The project a call works in.
+pub(crate) fn select_project(store: &Store, choice: &ProjectChoice) -> Result<Project> {
+    select_project_unchecked(store, choice).and_then(|p| choice.permitted(p))
+}
 
-    fn select_project_unchecked(&self, choice: &ProjectChoice) -> Result<Project> {
-        if let Some(constrained) = &choice.constrained {
-            return self.project(Some(constrained));
-        }
-        match choice.named_project() {
-            Some(name) => self.project(Some(name)),
-            None => self.project(None).map_err(|_| {
-                let available = self
-                    .projects(None)
-                    .unwrap_or_default()
-                    .into_iter()
-                    .map(|p| p.name)
-                    .collect();
-                UserError::NoProjectSelected { available }.into()
-            }),
-        }
+fn select_project_unchecked(store: &Store, choice: &ProjectChoice) -> Result<Project> {
+    if let Some(constrained) = &choice.constrained {
+        return project(store, Some(constrained));
     }
-
-    /// The projects a call may see: the constrained one, else every project.
-    pub fn visible_projects(&self, choice: &ProjectChoice) -> Result<Vec<Project>> {
-        let mut projects = self.projects(choice.constrained.as_deref())?;
-        projects.retain(|p| choice.allows(p));
-        Ok(projects)
-    }
-
-    /// The project of a note identifier: a `memory://` URL may name its project.
-    pub(crate) fn project_for_identifier(
-        &self,
-        choice: &ProjectChoice,
-        identifier: &str,
-    ) -> Result<Project> {
-        match identifier.trim().strip_prefix("memory://") {
-            Some(path) => self.project_for_url(choice, path),
-            None => self.select_project(choice),
-        }
-    }
-
-    /// The project named by the first segment of a memory URL's path, when the call named none.
-    pub(crate) fn project_for_url(&self, choice: &ProjectChoice, path: &str) -> Result<Project> {
-        self.project_for_url_unchecked(choice, path)
-            .and_then(|p| choice.permitted(p))
-    }
-
-    fn project_for_url_unchecked(&self, choice: &ProjectChoice, path: &str) -> Result<Project> {
-        let first = path.split('/').next().unwrap_or("");
-        if let Some(constrained) = &choice.constrained {
-            let constrained = self.project(Some(constrained))?;
-            if let Ok(other) = self.project(Some(first)) {
-                if other.name != constrained.name {
-                    return Err(UserError::ProjectConstrained {
-                        constrained: constrained.name,
-                        requested: other.name,
-                    }
-                    .into());
-                }
-            }
-            return Ok(constrained);
-        }
-        if choice.project.is_none() && choice.project_id.is_none() {
-            let wanted = generate_permalink(first, false);
-            if let Some(p) = self
-                .projects(None)?
+    match choice.named_project() {
+        Some(name) => project(store, Some(name)),
+        None => project(store, None).map_err(|_| {
+            let available = projects(store, None)
+                .unwrap_or_default()
                 .into_iter()
-                .find(|p| p.permalink == wanted)
-            {
-                return Ok(p);
+                .map(|p| p.name)
+                .collect();
+            UserError::NoProjectSelected { available }.into()
+        }),
+    }
+}
+
+/// The projects a call may see: the constrained one, else every project.
+pub(crate) fn visible_projects(store: &Store, choice: &ProjectChoice) -> Result<Vec<Project>> {
+    let mut projects = projects(store, choice.constrained.as_deref())?;
+    projects.retain(|p| choice.allows(p));
+    Ok(projects)
+}
+
+/// The project of a note identifier: a `memory://` URL may name its project.
+pub(crate) fn project_for_identifier(
+    store: &Store,
+    choice: &ProjectChoice,
+    identifier: &str,
+) -> Result<Project> {
+    match identifier.trim().strip_prefix("memory://") {
+        Some(path) => project_for_url(store, choice, path),
+        None => select_project(store, choice),
+    }
+}
+
+/// The project named by the first segment of a memory URL's path, when the call named none.
+pub(crate) fn project_for_url(
+    store: &Store,
+    choice: &ProjectChoice,
+    path: &str,
+) -> Result<Project> {
+    project_for_url_unchecked(store, choice, path).and_then(|p| choice.permitted(p))
+}
+
+fn project_for_url_unchecked(store: &Store, choice: &ProjectChoice, path: &str) -> Result<Project> {
+    let first = path.split('/').next().unwrap_or("");
+    if let Some(constrained) = &choice.constrained {
+        let constrained = project(store, Some(constrained))?;
+        if let Ok(other) = project(store, Some(first)) {
+            if other.name != constrained.name {
+                return Err(UserError::ProjectConstrained {
+                    constrained: constrained.name,
+                    requested: other.name,
+                }
+                .into());
             }
         }
-        self.select_project(choice)
+        return Ok(constrained);
+    }
+    if choice.project.is_none() && choice.project_id.is_none() {
+        let wanted = generate_permalink(first, false);
+        if let Some(p) = projects(store, None)?
+            .into_iter()
+            .find(|p| p.permalink == wanted)
+        {
+            return Ok(p);
+        }
+    }
+    select_project(store, choice)
+}
+
+/// The named project, or the default one.
+pub(crate) fn project(store: &Store, name: Option<&str>) -> Result<Project> {
+    Ok(store.config().project_or_default(name)?.clone())
+}
+
+/// The projects a command addresses: one by name, or all.
+pub(crate) fn projects(store: &Store, name: Option<&str>) -> Result<Vec<Project>> {
+    let config = store.config();
+    match name {
+        Some(n) => Ok(vec![config.project(n)?.clone()]),
+        None => Ok(config.projects().to_vec()),
     }
 }

@@ -2,7 +2,8 @@
 
 use super::error::HeldSecret;
 use super::progress::ProjectSync;
-use super::{App, Result};
+use super::Result;
+use crate::Engine;
 use index::{FileWarning, NoteKind};
 
 #[derive(Debug, Clone)]
@@ -32,59 +33,57 @@ pub struct Status {
     pub reranker: super::reranker::RerankStatus,
 }
 
-impl App {
-    pub fn status(&self, project: Option<&str>) -> Result<Status> {
-        let snap = self.index.snapshot()?;
-        let mut projects = Vec::new();
-        for p in self.projects(project)? {
-            let mut s = ProjectStatus {
-                project: p.name.clone(),
-                path: p.path.display().to_string(),
-                is_default: p.is_default,
-                notes: 0,
-                files: 0,
-                observations: 0,
-                relations: 0,
-                unresolved_relations: 0,
-                last_scan: None,
-                last_scan_ms: None,
-                warnings: Vec::new(),
-                held: self.held_push(&p)?,
+pub(crate) fn status(engine: &Engine, project: Option<&str>) -> Result<Status> {
+    let snap = engine.store.index.snapshot()?;
+    let mut projects = Vec::new();
+    for p in crate::scope::projects(&engine.store, project)? {
+        let mut s = ProjectStatus {
+            project: p.name.clone(),
+            path: p.path.display().to_string(),
+            is_default: p.is_default,
+            notes: 0,
+            files: 0,
+            observations: 0,
+            relations: 0,
+            unresolved_relations: 0,
+            last_scan: None,
+            last_scan_ms: None,
+            warnings: Vec::new(),
+            held: crate::git::secrets::held_push(&p)?,
+        };
+        for (_, id) in snap.project_paths(&p.name)? {
+            let Some(note) = snap.note(&id)? else {
+                continue;
             };
-            for (_, id) in snap.project_paths(&p.name)? {
-                let Some(note) = snap.note(&id)? else {
-                    continue;
-                };
-                match note.kind {
-                    NoteKind::Markdown => s.notes += 1,
-                    NoteKind::File => s.files += 1,
-                }
-                s.observations += note.observations.len() as u64;
-                s.relations += note.relations.len() as u64;
-                s.unresolved_relations +=
-                    note.relations.iter().filter(|r| r.to_id.is_none()).count() as u64;
-                s.warnings.extend(note.warnings.iter().map(|m| FileWarning {
-                    path: note.path.clone(),
-                    message: m.clone(),
-                }));
+            match note.kind {
+                NoteKind::Markdown => s.notes += 1,
+                NoteKind::File => s.files += 1,
             }
-            if let Some(state) = snap.project_state(&p.name)? {
-                s.last_scan = state.last_scan;
-                s.last_scan_ms = state.last_scan_ms;
-                s.warnings.extend(state.warnings);
-            }
-            s.warnings.sort_by(|a, b| a.path.cmp(&b.path));
-            projects.push(s);
+            s.observations += note.observations.len() as u64;
+            s.relations += note.relations.len() as u64;
+            s.unresolved_relations +=
+                note.relations.iter().filter(|r| r.to_id.is_none()).count() as u64;
+            s.warnings.extend(note.warnings.iter().map(|m| FileWarning {
+                path: note.path.clone(),
+                message: m.clone(),
+            }));
         }
-        Ok(Status {
-            version: env!("CARGO_PKG_VERSION"),
-            root: self.config().root.display().to_string(),
-            index_bytes: self.index.disk_size(),
-            projects,
-            semantic: self.semantic_status()?,
-            reranker: self.reranker_status(),
-        })
+        if let Some(state) = snap.project_state(&p.name)? {
+            s.last_scan = state.last_scan;
+            s.last_scan_ms = state.last_scan_ms;
+            s.warnings.extend(state.warnings);
+        }
+        s.warnings.sort_by(|a, b| a.path.cmp(&b.path));
+        projects.push(s);
     }
+    Ok(Status {
+        version: env!("CARGO_PKG_VERSION"),
+        root: engine.store.config().root.display().to_string(),
+        index_bytes: engine.store.index.disk_size(),
+        projects,
+        semantic: crate::semantic::semantic_status(engine)?,
+        reranker: crate::reranker::reranker_status(engine),
+    })
 }
 
 /// sync_status: how far the initial indexing of each visible project got.
@@ -123,53 +122,82 @@ pub struct Diagnostics {
     pub status: Result<Status>,
 }
 
-impl App {
-    pub fn sync_status(&self, project: Option<&str>) -> Result<SyncStatus> {
-        let projects = self
-            .projects(None)?
-            .into_iter()
-            .map(|p| {
-                let state = self.progress.get(&p.name);
-                (p.name, state)
-            })
-            .collect();
-        let active = project
-            .and_then(|name| self.project(Some(name)).ok())
-            .map(|p| (p.name, p.path.display().to_string()));
-        let mut status = SyncStatus {
-            projects,
-            health: None,
-            active,
-            semantic: self.semantic_status()?,
-            reranker: self.reranker_status(),
-            conflicts: Vec::new(),
-            held: Vec::new(),
-        };
-        for project in self.projects(None)? {
-            if project.git.is_some() {
-                for conflict in self.exchange_conflicts(&project)? {
-                    status.conflicts.push((project.name.clone(), conflict));
-                }
-                for held in self.held_push(&project)? {
-                    status.held.push((project.name.clone(), held));
-                }
+pub(crate) fn sync_status(engine: &Engine, project: Option<&str>) -> Result<SyncStatus> {
+    let projects = crate::scope::projects(&engine.store, None)?
+        .into_iter()
+        .map(|p| {
+            let state = engine.store.progress.get(&p.name);
+            (p.name, state)
+        })
+        .collect();
+    let active = project
+        .and_then(|name| crate::scope::project(&engine.store, Some(name)).ok())
+        .map(|p| (p.name, p.path.display().to_string()));
+    let mut status = SyncStatus {
+        projects,
+        health: None,
+        active,
+        semantic: crate::semantic::semantic_status(engine)?,
+        reranker: crate::reranker::reranker_status(engine),
+        conflicts: Vec::new(),
+        held: Vec::new(),
+    };
+    for project in crate::scope::projects(&engine.store, None)? {
+        if project.git.is_some() {
+            for conflict in crate::git::exchange::exchange_conflicts(&engine.store.index, &project)?
+            {
+                status.conflicts.push((project.name.clone(), conflict));
+            }
+            for held in crate::git::secrets::held_push(&project)? {
+                status.held.push((project.name.clone(), held));
             }
         }
-        if status.ready() {
-            status.health = Some(self.check(None)?);
-        }
-        Ok(status)
     }
+    if status.ready() {
+        status.health = Some(crate::health::check(&engine.store, None)?);
+    }
+    Ok(status)
+}
 
-    pub fn diagnostics(&self) -> Diagnostics {
-        let root = self.config().root.clone();
-        let config_path = crate::config::Config::config_path(&root);
-        Diagnostics {
-            root: root.display().to_string(),
-            config_path: config_path.display().to_string(),
-            config_exists: config_path.exists(),
-            config_text: vault::fs::read_text(&config_path).unwrap_or_default(),
-            status: self.status(None),
-        }
+pub(crate) fn diagnostics(engine: &Engine) -> Diagnostics {
+    let root = engine.store.config().root.clone();
+    let config_path = crate::config::Config::config_path(&root);
+    Diagnostics {
+        root: root.display().to_string(),
+        config_path: config_path.display().to_string(),
+        config_exists: config_path.exists(),
+        config_text: vault::fs::read_text(&config_path).unwrap_or_default(),
+        status: status(engine, None),
     }
+}
+
+/// Everything `/metrics` reports.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MetricsReport {
+    pub counts: crate::metrics::Counts,
+    /// Graph commits of this process that search does not see yet.
+    pub index_lag_commits: u64,
+    /// Notes in the search outbox, of any process.
+    pub search_outbox_notes: u64,
+    /// Notes waiting for the chosen model's vectors; 0 when semantic search is off.
+    pub embedding_backlog_notes: u64,
+}
+
+/// The counters and gauges of this process now.
+pub(crate) fn metrics_report(engine: &Engine) -> Result<MetricsReport> {
+    let lag = engine.store.index.search_lag()?;
+    let embedding_backlog_notes = match crate::semantic::semantic_status(engine)? {
+        super::semantic::SemanticStatus::On {
+            notes,
+            notes_embedded,
+            ..
+        } => notes.saturating_sub(notes_embedded) as u64,
+        _ => 0,
+    };
+    Ok(MetricsReport {
+        counts: engine.metrics.counts(),
+        index_lag_commits: lag.commits,
+        search_outbox_notes: lag.outbox_notes,
+        embedding_backlog_notes,
+    })
 }

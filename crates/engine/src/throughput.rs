@@ -9,7 +9,8 @@ use serde::Serialize;
 
 use super::error::ModelError;
 use super::models::models_dir;
-use super::{App, Result};
+use super::Result;
+use crate::Store;
 use embed::{int8_kernel, Backend, Embedder};
 use note::{chunk, frontmatter};
 
@@ -61,78 +62,82 @@ pub struct ThroughputReport {
 /// The seed of the generated passages: the sample vault's, so both read alike.
 const SEED: u64 = vault::generate::DEFAULT_SEED;
 
-impl App {
-    /// Embeds the passages with the f32 forward pass and with the int8 one, `rounds` times
-    /// each; each first warms up on a few passages, so the timed runs measure steady work.
-    pub fn embedding_throughput(&self, spec: &ThroughputSpec) -> Result<ThroughputReport> {
-        let name = match spec.model {
-            Some(name) => name.to_string(),
-            None => self.chosen_model().ok_or(ModelError::NoModel)?,
-        };
-        let dir = models_dir(&self.config().root).join(&name);
-        if !dir.is_dir() {
-            let installed = self.models()?.into_iter().map(|m| m.name).collect();
-            return Err(ModelError::NotInstalled { name, installed }.into());
-        }
-        let texts = match spec.from {
-            Some(folder) => folder_passages(folder)?,
-            None => vault::generate::passages(spec.passages, spec.words, SEED),
-        };
-        let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
-        let mut passes = Vec::new();
-        for (label, backend) in [("f32", Backend::Fused), ("int8", Backend::Int8)] {
-            let started = Instant::now();
-            let embedder = Embedder::load_with(&dir, &name, backend)?;
-            let load_seconds = started.elapsed().as_secs_f64();
-            if embedder.is_static() {
-                return Err(ModelError::Static(name).into());
-            }
-            embedder.embed_passages(&texts[..texts.len().min(16)])?;
-            passes.push((label, embedder, load_seconds, f64::INFINITY));
-        }
-        let tokens = passes[0].1.passage_tokens(&texts)?;
-        let mut vectors = Vec::new();
-        // Rounds alternate the passes, and each keeps its best: work that shares the cores
-        // for a while then slows both alike, or neither.
-        for round in 0..spec.rounds.max(1) {
-            for (_, embedder, _, best) in &mut passes {
-                let started = Instant::now();
-                let made = embedder.embed_passages(&texts)?;
-                *best = best.min(started.elapsed().as_secs_f64().max(1e-9));
-                if round == 0 {
-                    vectors.push(made);
-                }
-            }
-        }
-        let runs = passes
-            .iter()
-            .map(|&(label, _, load_seconds, seconds)| ThroughputRun {
-                backend: label.to_string(),
-                load_seconds,
-                seconds,
-                passages_per_second: texts.len() as f64 / seconds,
-                tokens_per_second: tokens as f64 / seconds,
-            })
+/// Embeds the passages with the f32 forward pass and with the int8 one, `rounds` times
+/// each; each first warms up on a few passages, so the timed runs measure steady work.
+pub(crate) fn embedding_throughput(
+    store: &Store,
+    spec: &ThroughputSpec,
+) -> Result<ThroughputReport> {
+    let name = match spec.model {
+        Some(name) => name.to_string(),
+        None => crate::models::chosen_model(store).ok_or(ModelError::NoModel)?,
+    };
+    let dir = models_dir(&store.config().root).join(&name);
+    if !dir.is_dir() {
+        let installed = crate::models::models(store)?
+            .into_iter()
+            .map(|m| m.name)
             .collect();
-        let cosines: Vec<f64> = vectors[0]
-            .iter()
-            .zip(&vectors[1])
-            .map(|(a, b)| a.iter().zip(b).map(|(x, y)| f64::from(x * y)).sum())
-            .collect();
-        let cosine_mean =
-            (!cosines.is_empty()).then(|| cosines.iter().sum::<f64>() / cosines.len() as f64);
-        Ok(ThroughputReport {
-            model: name,
-            passages: texts.len(),
-            rounds: spec.rounds.max(1),
-            tokens,
-            threads: rayon::current_num_threads(),
-            int8_kernel: int8_kernel().to_string(),
-            runs,
-            cosine_min: cosines.iter().copied().reduce(f64::min),
-            cosine_mean,
-        })
+        return Err(ModelError::NotInstalled { name, installed }.into());
     }
+    let texts = match spec.from {
+        Some(folder) => folder_passages(folder)?,
+        None => vault::generate::passages(spec.passages, spec.words, SEED),
+    };
+    let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let mut passes = Vec::new();
+    for (label, backend) in [("f32", Backend::Fused), ("int8", Backend::Int8)] {
+        let started = Instant::now();
+        let embedder = Embedder::load_with(&dir, &name, backend)?;
+        let load_seconds = started.elapsed().as_secs_f64();
+        if embedder.is_static() {
+            return Err(ModelError::Static(name).into());
+        }
+        embedder.embed_passages(&texts[..texts.len().min(16)])?;
+        passes.push((label, embedder, load_seconds, f64::INFINITY));
+    }
+    let tokens = passes[0].1.passage_tokens(&texts)?;
+    let mut vectors = Vec::new();
+    // Rounds alternate the passes, and each keeps its best: work that shares the cores
+    // for a while then slows both alike, or neither.
+    for round in 0..spec.rounds.max(1) {
+        for (_, embedder, _, best) in &mut passes {
+            let started = Instant::now();
+            let made = embedder.embed_passages(&texts)?;
+            *best = best.min(started.elapsed().as_secs_f64().max(1e-9));
+            if round == 0 {
+                vectors.push(made);
+            }
+        }
+    }
+    let runs = passes
+        .iter()
+        .map(|&(label, _, load_seconds, seconds)| ThroughputRun {
+            backend: label.to_string(),
+            load_seconds,
+            seconds,
+            passages_per_second: texts.len() as f64 / seconds,
+            tokens_per_second: tokens as f64 / seconds,
+        })
+        .collect();
+    let cosines: Vec<f64> = vectors[0]
+        .iter()
+        .zip(&vectors[1])
+        .map(|(a, b)| a.iter().zip(b).map(|(x, y)| f64::from(x * y)).sum())
+        .collect();
+    let cosine_mean =
+        (!cosines.is_empty()).then(|| cosines.iter().sum::<f64>() / cosines.len() as f64);
+    Ok(ThroughputReport {
+        model: name,
+        passages: texts.len(),
+        rounds: spec.rounds.max(1),
+        tokens,
+        threads: rayon::current_num_threads(),
+        int8_kernel: int8_kernel().to_string(),
+        runs,
+        cosine_min: cosines.iter().copied().reduce(f64::min),
+        cosine_mean,
+    })
 }
 
 /// The passages of every markdown file under `folder` (hidden folders left out), each file's

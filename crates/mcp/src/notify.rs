@@ -90,7 +90,7 @@ impl Notifier {
     pub fn start(self: &Arc<Self>, app: Arc<App>, ctx: ToolCtx) {
         let notifier = self.clone();
         tokio::spawn(async move {
-            let mut generation = app.index.graph_generation();
+            let mut generation = app.graph_generation();
             let first = app.clone();
             let mut stamps: Option<HashMap<String, i64>> =
                 tokio::task::spawn_blocking(move || first.note_stamps().ok())
@@ -100,7 +100,7 @@ impl Notifier {
             loop {
                 tokio::time::sleep(POLL).await;
                 let sessions = notifier.live();
-                let now = app.index.graph_generation();
+                let now = app.graph_generation();
                 if sessions.is_empty() || now == generation {
                     generation = now;
                     continue;

@@ -4,7 +4,8 @@
 
 use std::fmt::Write;
 
-use engine::metrics::{CallClass, MetricsReport, Timings};
+use engine::metrics::{CallClass, Timings};
+use engine::status::MetricsReport;
 
 /// The content type of the text format.
 pub const CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";

@@ -318,7 +318,7 @@ struct PendingPush {
 struct PushTarget {
     dir: PathBuf,
     crypto: Option<crate::config::Crypto>,
-    /// Who signs the one commit a squash before the push makes (see `secrets::hold_secrets`).
+    /// Who signs the one commit a squash before the push makes (see `secrets::hold_secrets_in`).
     author: (String, String),
 }
 
@@ -326,7 +326,7 @@ impl PushTarget {
     /// Pushes, unless a commit to push carries secret-shaped text (the push is then held).
     fn push(&self, redactor: &Redactor) -> crate::Result<()> {
         let author = (self.author.0.as_str(), self.author.1.as_str());
-        crate::git::secrets::hold_secrets(&self.dir, redactor, author)?;
+        crate::git::secrets::hold_secrets_in(&self.dir, redactor, author)?;
         let keys = self
             .crypto
             .as_ref()

@@ -8,9 +8,11 @@ use crate::config::{GitSettings, Project};
 use crate::error::{HistoryError, InternalError};
 use crate::git::commits::PathChange;
 use crate::scope::ProjectChoice;
-use crate::{App, Result};
+use crate::Result;
+use crate::{Engine, Store};
 use git::outgoing::Squashed;
 use git::{self, GitError, RemoteChange};
+use index::Index;
 use note::merge::{self, Merged};
 use vault::fs::read_optional;
 use vault::path::RelPath;
@@ -173,209 +175,219 @@ fn remote_settings(project: &Project) -> Result<GitSettings> {
     Ok(git)
 }
 
-impl App {
-    /// `sync push|pull|both`: pending commits are made first; a push the remote refuses
-    /// because it moved on pulls (merging) and pushes again.
-    pub fn exchange(&self, choice: &ProjectChoice, direction: Direction) -> Result<ExchangeReport> {
-        let project = &self.select_project(choice)?;
-        remote_settings(project)?;
-        self.history.flush();
-        let mut report = ExchangeReport {
-            project: project.name.clone(),
-            direction,
-            pull: None,
-            pushed: false,
-            squashed: None,
-        };
-        if direction != Direction::Push {
-            report.pull = Some(self.git_pull(project)?);
-        }
-        if direction != Direction::Pull {
-            let pushed = self.push_merging(project, &mut report);
-            if pushed.is_err() {
-                self.metrics.push_failed();
-            }
-            pushed?;
-            report.pushed = true;
-        }
-        Ok(report)
+/// `sync push|pull|both`: pending commits are made first; a push the remote refuses
+/// because it moved on pulls (merging) and pushes again.
+pub(crate) fn exchange(
+    engine: &Engine,
+    choice: &ProjectChoice,
+    direction: Direction,
+) -> Result<ExchangeReport> {
+    let project = &crate::scope::select_project(&engine.store, choice)?;
+    remote_settings(project)?;
+    engine.history.flush();
+    let mut report = ExchangeReport {
+        project: project.name.clone(),
+        direction,
+        pull: None,
+        pushed: false,
+        squashed: None,
+    };
+    if direction != Direction::Push {
+        report.pull = Some(git_pull(&engine.store, project)?);
     }
-
-    /// Pushes past the push gate; a push the remote refuses because it moved on pulls
-    /// (merging) and pushes again.
-    fn push_merging(&self, project: &Project, report: &mut ExchangeReport) -> Result<()> {
-        report.squashed = self.hold_secrets(project)?;
-        let keys = crate::crypto::keys_of(project)?;
-        match git::remote::push(&project.path, keys.as_ref(), false) {
-            Ok(()) => Ok(()),
-            Err(GitError::Rejected(_)) => {
-                report.pull = Some(self.git_pull(project)?);
-                Ok(git::remote::push(&project.path, keys.as_ref(), false)?)
-            }
-            Err(e) => Err(e.into()),
+    if direction != Direction::Pull {
+        let pushed = push_merging(&engine.store, project, &mut report);
+        if pushed.is_err() {
+            engine.metrics.push_failed();
         }
+        pushed?;
+        report.pushed = true;
     }
+    Ok(report)
+}
 
-    /// Fetches the remote and merges what it has into the work tree, the history and the index.
-    pub(crate) fn git_pull(&self, project: &Project) -> Result<PullReport> {
-        let settings = remote_settings(project)?;
-        let dir = &project.path;
-        let mut report = PullReport::default();
-        let keys = crate::crypto::keys_of(project)?;
-        let Some(theirs) = git::remote::fetch(dir, keys.as_ref())? else {
-            return Ok(report);
-        };
-        let Some(incoming) = git::incoming(dir, theirs)? else {
-            return Ok(report);
-        };
-        let device = settings.device_name();
-        let now = chrono::Utc::now();
-        let mut touched: Vec<PathChange> = Vec::new();
-        for change in &incoming.changes {
-            let base = incoming.read(change.base)?;
-            let theirs = incoming.read(change.theirs)?;
-            let sides = Sides {
-                change,
-                base: base.as_deref(),
-                theirs: theirs.as_deref(),
-            };
-            self.apply_remote_change(project, &sides, &device, now, &mut report, &mut touched)?;
+/// Pushes past the push gate; a push the remote refuses because it moved on pulls
+/// (merging) and pushes again.
+fn push_merging(store: &Store, project: &Project, report: &mut ExchangeReport) -> Result<()> {
+    report.squashed = crate::git::secrets::hold_secrets(store, project)?;
+    let keys = crate::encryption::keys_of(project)?;
+    match git::remote::push(&project.path, keys.as_ref(), false) {
+        Ok(()) => Ok(()),
+        Err(GitError::Rejected(_)) => {
+            report.pull = Some(git_pull(store, project)?);
+            Ok(git::remote::push(&project.path, keys.as_ref(), false)?)
         }
-        let message = merge_message(&report, incoming.changes.len());
-        drop(incoming);
-        let author = (
-            settings.author_name.as_str(),
-            settings.author_email.as_str(),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Fetches the remote and merges what it has into the work tree, the history and the index.
+pub(crate) fn git_pull(store: &Store, project: &Project) -> Result<PullReport> {
+    let settings = remote_settings(project)?;
+    let dir = &project.path;
+    let mut report = PullReport::default();
+    let keys = crate::encryption::keys_of(project)?;
+    let Some(theirs) = git::remote::fetch(dir, keys.as_ref())? else {
+        return Ok(report);
+    };
+    let Some(incoming) = git::incoming(dir, theirs)? else {
+        return Ok(report);
+    };
+    let device = settings.device_name();
+    let now = chrono::Utc::now();
+    let mut touched: Vec<PathChange> = Vec::new();
+    for change in &incoming.changes {
+        let base = incoming.read(change.base)?;
+        let theirs = incoming.read(change.theirs)?;
+        let sides = Sides {
+            change,
+            base: base.as_deref(),
+            theirs: theirs.as_deref(),
+        };
+        apply_remote_change(
+            store,
+            project,
+            &sides,
+            &device,
+            now,
+            &mut report,
+            &mut touched,
+        )?;
+    }
+    let message = merge_message(&report, incoming.changes.len());
+    drop(incoming);
+    let author = (
+        settings.author_name.as_str(),
+        settings.author_email.as_str(),
+    );
+    let paths: Vec<String> = touched.iter().map(|t| t.path.clone()).collect();
+    report.result = match git::finish_merge(dir, &paths, theirs, &message, author)? {
+        git::Merged::FastForward => PullResult::FastForward,
+        git::Merged::Commit(id) => {
+            report.commit = Some(id.to_string());
+            PullResult::Merge
+        }
+    };
+    index_paths(store, project, &touched)?;
+    Ok(report)
+}
+
+/// Brings one path the remote changed into the work tree. The local file is replaced only
+/// if it still holds what the decision was made from (`vault::fs::replace_if_unchanged`),
+/// so a write that lands meanwhile is merged, not lost.
+fn apply_remote_change(
+    store: &Store,
+    project: &Project,
+    sides: &Sides,
+    device: &str,
+    now: chrono::DateTime<chrono::Utc>,
+    report: &mut PullReport,
+    touched: &mut Vec<PathChange>,
+) -> Result<()> {
+    let dir = &project.path;
+    let path = &sides.change.path;
+    // A remote is not trusted with the file system: nothing outside the project, nothing
+    // in `.git` (hooks, config), nothing under a linked folder's mount.
+    let inside = RelPath::parse(path)
+        .and_then(|p| p.resolve_inside(dir))
+        .is_ok()
+        && !path
+            .split('/')
+            .any(|part| part.eq_ignore_ascii_case(".git"))
+        && crate::mounts::mounted(store, project, path).is_none();
+    if !inside {
+        tracing::warn!(
+            "pull of '{}': skipped {path:?}, a path gitmem does not write",
+            project.name
         );
-        let paths: Vec<String> = touched.iter().map(|t| t.path.clone()).collect();
-        report.result = match git::finish_merge(dir, &paths, theirs, &message, author)? {
-            git::Merged::FastForward => PullResult::FastForward,
-            git::Merged::Commit(id) => {
-                report.commit = Some(id.to_string());
-                PullResult::Merge
-            }
-        };
-        self.index_paths(project, &touched)?;
-        Ok(report)
+        report.skipped.push(path.clone());
+        return Ok(());
     }
-
-    /// Brings one path the remote changed into the work tree. The local file is replaced only
-    /// if it still holds what the decision was made from (`vault::fs::replace_if_unchanged`),
-    /// so a write that lands meanwhile is merged, not lost.
-    fn apply_remote_change(
-        &self,
-        project: &Project,
-        sides: &Sides,
-        device: &str,
-        now: chrono::DateTime<chrono::Utc>,
-        report: &mut PullReport,
-        touched: &mut Vec<PathChange>,
-    ) -> Result<()> {
-        let dir = &project.path;
-        let path = &sides.change.path;
-        // A remote is not trusted with the file system: nothing outside the project, nothing
-        // in `.git` (hooks, config), nothing under a linked folder's mount.
-        let inside = RelPath::parse(path)
-            .and_then(|p| p.resolve_inside(dir))
-            .is_ok()
-            && !path
-                .split('/')
-                .any(|part| part.eq_ignore_ascii_case(".git"))
-            && self.mounted(project, path).is_none();
-        if !inside {
-            tracing::warn!(
-                "pull of '{}': skipped {path:?}, a path gitmem does not write",
-                project.name
-            );
-            report.skipped.push(path.clone());
-            return Ok(());
-        }
-        let file = dir.join(path);
-        let changed = |path: &str, present: bool| PathChange {
-            path: path.to_string(),
-            present,
-        };
-        for _ in 0..WRITE_ATTEMPTS {
-            let local = read_optional(&file)?;
-            let action = decide(path, sides.base, local.as_deref(), sides.theirs);
-            let written = match &action {
-                Action::Keep | Action::KeepEdit => true,
-                Action::Write(bytes) => replace(&file, local.as_deref(), bytes)?,
-                Action::Delete => {
-                    vault::fs::delete_file(&file)?;
-                    true
+    let file = dir.join(path);
+    let changed = |path: &str, present: bool| PathChange {
+        path: path.to_string(),
+        present,
+    };
+    for _ in 0..WRITE_ATTEMPTS {
+        let local = read_optional(&file)?;
+        let action = decide(path, sides.base, local.as_deref(), sides.theirs);
+        let written = match &action {
+            Action::Keep | Action::KeepEdit => true,
+            Action::Write(bytes) => replace(&file, local.as_deref(), bytes)?,
+            Action::Delete => {
+                vault::fs::delete_file(&file)?;
+                true
+            }
+            Action::Conflict {
+                local: tagged,
+                copy,
+            } => {
+                let copy_path = merge::conflict_path(path, device, now);
+                let copy = conflict_copy(copy.clone(), &copy_path);
+                vault::fs::atomic_write(&dir.join(&copy_path), &copy)?;
+                if !replace(&file, local.as_deref(), tagged)? {
+                    continue;
                 }
-                Action::Conflict {
-                    local: tagged,
-                    copy,
-                } => {
-                    let copy_path = merge::conflict_path(path, device, now);
-                    let copy = conflict_copy(copy.clone(), &copy_path);
-                    vault::fs::atomic_write(&dir.join(&copy_path), &copy)?;
-                    if !replace(&file, local.as_deref(), tagged)? {
-                        continue;
-                    }
-                    report.conflicts.push(Conflict {
-                        path: path.clone(),
-                        copy: copy_path.clone(),
-                    });
-                    touched.push(changed(&copy_path, true));
-                    true
-                }
-            };
-            if !written {
-                continue;
-            }
-            match action {
-                Action::Keep => {}
-                Action::KeepEdit => report.kept.push(path.clone()),
-                Action::Write(_) => report.updated.push(path.clone()),
-                Action::Delete => report.deleted.push(path.clone()),
-                Action::Conflict { .. } => {}
-            }
-            touched.push(changed(path, file.exists()));
-            return Ok(());
-        }
-        Err(InternalError::KeptChangingInPull(path.to_string()).into())
-    }
-
-    /// Re-indexes exactly these project paths from their files (a pull's changes).
-    fn index_paths(&self, project: &Project, paths: &[PathChange]) -> Result<()> {
-        let rules = vault::scan::IgnoreRules::for_project(&project.path)?;
-        let mut ops = Vec::new();
-        for change in paths {
-            if rules.is_ignored(&change.path, false) {
-                continue;
-            }
-            if change.present {
-                ops.push(self.upsert_op(project, &change.path)?);
-            } else {
-                ops.push(index::WriteOp::Delete {
-                    project: project.name.clone(),
-                    path: change.path.clone(),
+                report.conflicts.push(Conflict {
+                    path: path.clone(),
+                    copy: copy_path.clone(),
                 });
+                touched.push(changed(&copy_path, true));
+                true
             }
+        };
+        if !written {
+            continue;
         }
-        for outcome in self.index.write(ops)? {
-            if let Err(message) = outcome {
-                tracing::warn!("indexing a pulled file failed: {message}");
-            }
+        match action {
+            Action::Keep => {}
+            Action::KeepEdit => report.kept.push(path.clone()),
+            Action::Write(_) => report.updated.push(path.clone()),
+            Action::Delete => report.deleted.push(path.clone()),
+            Action::Conflict { .. } => {}
         }
-        Ok(())
+        touched.push(changed(path, file.exists()));
+        return Ok(());
     }
+    Err(InternalError::KeptChangingInPull(path.to_string()).into())
+}
 
-    /// The notes of `project` that hold an unresolved conflict of a pull, each with its copy.
-    pub(crate) fn exchange_conflicts(&self, project: &Project) -> Result<Vec<Conflict>> {
-        let snap = self.index.snapshot()?;
-        let paths = snap.project_paths(&project.name)?;
-        Ok(paths
-            .into_iter()
-            .filter_map(|(copy, _)| {
-                let path = merge::conflict_origin(&copy)?;
-                Some(Conflict { path, copy })
-            })
-            .collect())
+/// Re-indexes exactly these project paths from their files (a pull's changes).
+fn index_paths(store: &Store, project: &Project, paths: &[PathChange]) -> Result<()> {
+    let rules = vault::scan::IgnoreRules::for_project(&project.path)?;
+    let mut ops = Vec::new();
+    for change in paths {
+        if rules.is_ignored(&change.path, false) {
+            continue;
+        }
+        if change.present {
+            ops.push(crate::note_input::upsert_op(store, project, &change.path)?);
+        } else {
+            ops.push(index::WriteOp::Delete {
+                project: project.name.clone(),
+                path: change.path.clone(),
+            });
+        }
     }
+    for outcome in store.index.write(ops)? {
+        if let Err(message) = outcome {
+            tracing::warn!("indexing a pulled file failed: {message}");
+        }
+    }
+    Ok(())
+}
+
+/// The notes of `project` that hold an unresolved conflict of a pull, each with its copy.
+pub(crate) fn exchange_conflicts(index: &Index, project: &Project) -> Result<Vec<Conflict>> {
+    let snap = index.snapshot()?;
+    let paths = snap.project_paths(&project.name)?;
+    Ok(paths
+        .into_iter()
+        .filter_map(|(copy, _)| {
+            let path = merge::conflict_origin(&copy)?;
+            Some(Conflict { path, copy })
+        })
+        .collect())
 }
 
 /// How often a path is merged again when its file keeps changing under the pull.

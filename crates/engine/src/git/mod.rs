@@ -6,4 +6,4 @@
 pub mod commits;
 pub mod exchange;
 pub mod secrets;
-mod versioned;
+pub(crate) mod versioned;

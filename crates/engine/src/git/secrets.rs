@@ -14,7 +14,8 @@ use crate::config::Project;
 use crate::error::{HeldPush, HeldSecret, HistoryError};
 use crate::git::exchange::{Direction, ExchangeReport};
 use crate::scope::ProjectChoice;
-use crate::{App, Result};
+use crate::Result;
+use crate::{Engine, Store};
 use git::outgoing::{outgoing, outgoing_squashed, squash_outgoing, state_file, Outgoing, Squashed};
 use note::redact::Redactor;
 use vault;
@@ -86,7 +87,7 @@ fn read_allowed(dir: &Path) -> Result<Allowed> {
 /// or the file renamed or deleted), the unpushed commits are squashed into one holding HEAD's
 /// tree, so the versions that carried it never leave the machine. They stay on this device
 /// under `refs/gitmem/unsquashed/`.
-pub(crate) fn hold_secrets(
+pub(crate) fn hold_secrets_in(
     dir: &Path,
     redactor: &Redactor,
     author: (&str, &str),
@@ -127,84 +128,82 @@ pub(crate) fn hold_secrets(
     Err(HistoryError::SecretsHeld(HeldPush(held)).into())
 }
 
-impl App {
-    /// The gate for a project: see [`hold_secrets`].
-    pub(crate) fn hold_secrets(&self, project: &Project) -> Result<Option<Squashed>> {
-        let redactor = self.config().redactor.clone();
-        let Some(git) = &project.git else {
-            return Ok(None);
-        };
-        hold_secrets(
-            &project.path,
-            &redactor,
-            (&git.author_name, &git.author_email),
-        )
-    }
+/// The gate for a project: see [`hold_secrets_in`].
+pub(crate) fn hold_secrets(store: &Store, project: &Project) -> Result<Option<Squashed>> {
+    let redactor = store.config().redactor.clone();
+    let Some(git) = &project.git else {
+        return Ok(None);
+    };
+    hold_secrets_in(
+        &project.path,
+        &redactor,
+        (&git.author_name, &git.author_email),
+    )
+}
 
-    /// What the last push attempt of a versioned project held, as recorded then.
-    pub fn held_push(&self, project: &Project) -> Result<Vec<HeldSecret>> {
-        if project.git.is_none() {
-            return Ok(Vec::new());
-        }
-        let Ok(record) = state_file(&project.path, HELD) else {
-            return Ok(Vec::new());
-        };
-        let Some(bytes) = vault::fs::read_optional(&record)? else {
-            return Ok(Vec::new());
-        };
-        // A record that does not parse says nothing; the next push writes it again.
-        Ok(serde_json::from_slice(&bytes).unwrap_or_default())
+/// What the last push attempt of a versioned project held, as recorded then.
+pub(crate) fn held_push(project: &Project) -> Result<Vec<HeldSecret>> {
+    if project.git.is_none() {
+        return Ok(Vec::new());
     }
+    let Ok(record) = state_file(&project.path, HELD) else {
+        return Ok(Vec::new());
+    };
+    let Some(bytes) = vault::fs::read_optional(&record)? else {
+        return Ok(Vec::new());
+    };
+    // A record that does not parse says nothing; the next push writes it again.
+    Ok(serde_json::from_slice(&bytes).unwrap_or_default())
+}
 
-    /// `gitmem sync push --allow-secrets PATH…`: the versions of these paths that the push
-    /// would send are allowed for good (only these versions), then the sync runs; anything
-    /// else still holds it.
-    pub fn exchange_allowing(
-        &self,
-        choice: &ProjectChoice,
-        direction: Direction,
-        allow: &[String],
-    ) -> Result<ExchangeReport> {
-        if !allow.is_empty() {
-            let project = self.select_project(choice)?;
-            self.history.flush();
-            self.allow_secrets(&project, allow)?;
-        }
-        self.exchange(choice, direction)
+/// `gitmem sync push --allow-secrets PATH…`: the versions of these paths that the push
+/// would send are allowed for good (only these versions), then the sync runs; anything
+/// else still holds it.
+pub(crate) fn exchange_allowing(
+    engine: &Engine,
+    choice: &ProjectChoice,
+    direction: Direction,
+    allow: &[String],
+) -> Result<ExchangeReport> {
+    if !allow.is_empty() {
+        let project = crate::scope::select_project(&engine.store, choice)?;
+        engine.history.flush();
+        allow_secrets(&engine.store, &project, allow)?;
     }
+    crate::git::exchange::exchange(engine, choice, direction)
+}
 
-    fn allow_secrets(&self, project: &Project, paths: &[String]) -> Result<()> {
-        let dir = &project.path;
-        let wanted: Vec<String> = paths
-            .iter()
-            .map(|p| {
-                let p = Path::new(p);
-                let relative = p.strip_prefix(dir).unwrap_or(p);
-                relative
-                    .to_string_lossy()
-                    .trim_start_matches("./")
-                    .to_string()
-            })
-            .collect();
-        let found = outgoing(dir)?;
-        let mut allowed = read_allowed(dir)?;
-        let before = allowed.len();
-        let redactor = self.config().redactor.clone();
-        // A held name is shown redacted, and that is what the user may copy.
-        let named =
-            |path: &String| wanted.contains(path) || wanted.contains(&redactor.redact(path).text);
-        for blob in found.blobs.iter().filter(|b| named(&b.path)) {
-            allowed.insert((blob.path.clone(), blob.blob.to_string()));
-        }
-        if allowed.len() == before {
-            return Ok(());
-        }
-        let mut lines: Vec<String> = allowed
-            .iter()
-            .map(|(path, blob)| format!("{blob} {path}\n"))
-            .collect();
-        lines.sort();
-        vault::fs::atomic_write(&state_file(dir, ALLOWED)?, lines.concat().as_bytes())?;
-        Ok(())
+fn allow_secrets(store: &Store, project: &Project, paths: &[String]) -> Result<()> {
+    let dir = &project.path;
+    let wanted: Vec<String> = paths
+        .iter()
+        .map(|p| {
+            let p = Path::new(p);
+            let relative = p.strip_prefix(dir).unwrap_or(p);
+            relative
+                .to_string_lossy()
+                .trim_start_matches("./")
+                .to_string()
+        })
+        .collect();
+    let found = outgoing(dir)?;
+    let mut allowed = read_allowed(dir)?;
+    let before = allowed.len();
+    let redactor = store.config().redactor.clone();
+    // A held name is shown redacted, and that is what the user may copy.
+    let named =
+        |path: &String| wanted.contains(path) || wanted.contains(&redactor.redact(path).text);
+    for blob in found.blobs.iter().filter(|b| named(&b.path)) {
+        allowed.insert((blob.path.clone(), blob.blob.to_string()));
     }
+    if allowed.len() == before {
+        return Ok(());
+    }
+    let mut lines: Vec<String> = allowed
+        .iter()
+        .map(|(path, blob)| format!("{blob} {path}\n"))
+        .collect();
+    lines.sort();
+    vault::fs::atomic_write(&state_file(dir, ALLOWED)?, lines.concat().as_bytes())?;
+    Ok(())
 }

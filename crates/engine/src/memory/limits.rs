@@ -10,8 +10,9 @@ use chrono::{NaiveDate, SecondsFormat, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::super::error::{InternalError, MemoryError};
-use super::super::{App, Result};
+use super::super::Result;
 use crate::config::Project;
+use crate::{Engine, Store};
 use vault;
 
 const COUNT_FILE: &str = "memory-writes.json";
@@ -44,79 +45,87 @@ fn written_on(path: &Path, today: NaiveDate) -> Result<u64> {
     }
 }
 
-impl App {
-    /// Runs `write`, a memory write of `bytes` bytes of content, if the limits allow it, and
-    /// counts it against the day's limit once it is done.
-    pub(super) fn within_limits<T>(
-        &self,
-        project: &Project,
-        bytes: usize,
-        write: impl FnOnce() -> Result<T>,
-    ) -> Result<T> {
-        self.check_memory_size(bytes)?;
-        self.within_daily_limit(project, bytes, write)
-    }
+/// Runs `write`, a memory write of `bytes` bytes of content, if the limits allow it, and
+/// counts it against the day's limit once it is done.
+pub(super) fn within_limits<T>(
+    engine: &Engine,
+    project: &Project,
+    bytes: usize,
+    write: impl FnOnce() -> Result<T>,
+) -> Result<T> {
+    check_memory_size(&engine.store, bytes)?;
+    within_daily_limit(engine, project, bytes, write)
+}
 
-    /// Refuses one memory's content over `max_memory_size`.
-    pub(super) fn check_memory_size(&self, bytes: usize) -> std::result::Result<(), MemoryError> {
-        let limit = self.config().limits.max_memory_size;
-        match bytes as u64 {
-            size if size > limit => Err(MemoryError::TooLarge { size, limit }),
-            _ => Ok(()),
-        }
+/// Refuses one memory's content over `max_memory_size`.
+pub(super) fn check_memory_size(
+    store: &Store,
+    bytes: usize,
+) -> std::result::Result<(), MemoryError> {
+    let limit = store.config().limits.max_memory_size;
+    match bytes as u64 {
+        size if size > limit => Err(MemoryError::TooLarge { size, limit }),
+        _ => Ok(()),
     }
+}
 
-    /// Runs `write`, memory writes of `bytes` bytes of content in all, if the day's limit
-    /// leaves room for them, and counts them once they are done.
-    pub(super) fn within_daily_limit<T>(
-        &self,
-        project: &Project,
-        bytes: usize,
-        write: impl FnOnce() -> Result<T>,
-    ) -> Result<T> {
-        let size = bytes as u64;
-        let Some(limit) = self.config().limits.max_total_daily.filter(|_| size > 0) else {
-            return write();
-        };
-        // Checked, written and counted under one lock, so two calls cannot both fit the
-        // room that is left for one.
-        let _guard = self.memory_lock.lock().unwrap_or_else(|e| e.into_inner());
-        let path = self
-            .config()
-            .meta_dir()
-            .join(&project.name)
-            .join(COUNT_FILE);
-        let now = Utc::now();
-        let today = now.date_naive();
-        let written = written_on(&path, today)?;
-        if written + size > limit {
-            let resets_at = today
-                .succ_opt()
-                .and_then(|day| day.and_hms_opt(0, 0, 0))
-                .map(|midnight| {
-                    midnight
-                        .and_utc()
-                        .to_rfc3339_opts(SecondsFormat::Secs, true)
-                })
-                .unwrap_or_default();
-            return Err(MemoryError::DailyLimit {
-                size,
-                written,
-                limit,
-                resets_at,
-            }
-            .into());
+/// Runs `write`, memory writes of `bytes` bytes of content in all, if the day's limit
+/// leaves room for them, and counts them once they are done.
+pub(super) fn within_daily_limit<T>(
+    engine: &Engine,
+    project: &Project,
+    bytes: usize,
+    write: impl FnOnce() -> Result<T>,
+) -> Result<T> {
+    let size = bytes as u64;
+    let Some(limit) = engine
+        .store
+        .config()
+        .limits
+        .max_total_daily
+        .filter(|_| size > 0)
+    else {
+        return write();
+    };
+    // Checked, written and counted under one lock, so two calls cannot both fit the
+    // room that is left for one.
+    let _guard = engine.memory_lock.lock().unwrap_or_else(|e| e.into_inner());
+    let path = engine
+        .store
+        .config()
+        .meta_dir()
+        .join(&project.name)
+        .join(COUNT_FILE);
+    let now = Utc::now();
+    let today = now.date_naive();
+    let written = written_on(&path, today)?;
+    if written + size > limit {
+        let resets_at = today
+            .succ_opt()
+            .and_then(|day| day.and_hms_opt(0, 0, 0))
+            .map(|midnight| {
+                midnight
+                    .and_utc()
+                    .to_rfc3339_opts(SecondsFormat::Secs, true)
+            })
+            .unwrap_or_default();
+        return Err(MemoryError::DailyLimit {
+            size,
+            written,
+            limit,
+            resets_at,
         }
-        let done = write()?;
-        let count = DailyWrites {
-            day: today,
-            bytes: written + size,
-        };
-        let json = serde_json::to_vec(&count).map_err(|source| InternalError::Encode {
-            what: "the day's count of memory writes",
-            source,
-        })?;
-        vault::fs::atomic_write(&path, &json)?;
-        Ok(done)
+        .into());
     }
+    let done = write()?;
+    let count = DailyWrites {
+        day: today,
+        bytes: written + size,
+    };
+    let json = serde_json::to_vec(&count).map_err(|source| InternalError::Encode {
+        what: "the day's count of memory writes",
+        source,
+    })?;
+    vault::fs::atomic_write(&path, &json)?;
+    Ok(done)
 }

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{models_dir, ModelChoice, ModelInfo};
 use crate::error::{DownloadError, ModelError, ServiceError, UserError};
-use crate::App;
+use crate::{Engine, Store};
 use vault;
 
 /// Where models come from when neither `[search] hub` nor `HF_ENDPOINT` says otherwise.
@@ -231,140 +231,145 @@ fn fetch_file(
     }
 }
 
-impl App {
-    /// The hub models are fetched from: `[search] hub`, else `HF_ENDPOINT`, else the
-    /// Hugging Face hub.
-    pub(crate) fn hub(&self) -> String {
-        self.config()
-            .search
-            .hub
-            .clone()
-            .or_else(|| std::env::var("HF_ENDPOINT").ok())
-            .filter(|h| !h.trim().is_empty())
-            .unwrap_or_else(|| DEFAULT_HUB.to_string())
-    }
+/// The hub models are fetched from: `[search] hub`, else `HF_ENDPOINT`, else the
+/// Hugging Face hub.
+pub(crate) fn hub(store: &Store) -> String {
+    store
+        .config()
+        .search
+        .hub
+        .clone()
+        .or_else(|| std::env::var("HF_ENDPOINT").ok())
+        .filter(|h| !h.trim().is_empty())
+        .unwrap_or_else(|| DEFAULT_HUB.to_string())
+}
 
-    /// The state of this data root's model fetch, as any process sees it; a fetch whose
-    /// process is gone counts as none, and so does the state of another model than `model`
-    /// (one the configuration chose before).
-    pub(crate) fn fetch_state(&self, model: &str) -> Option<FetchState> {
-        let root = &self.config().root;
-        let text = vault::fs::read_text(&state_file(root)).ok()?;
-        let state: FetchState = serde_json::from_str(&text).ok()?;
-        if state.model() != model {
-            return None;
-        }
-        if matches!(state, FetchState::Fetching { .. }) {
-            // The fetching process holds the lock for as long as it runs.
-            let alive = matches!(vault::fs::try_lock(&lock_file(root)), Ok(None));
-            return alive.then_some(state);
-        }
-        Some(state)
+/// The state of this data root's model fetch, as any process sees it; a fetch whose
+/// process is gone counts as none, and so does the state of another model than `model`
+/// (one the configuration chose before).
+pub(crate) fn fetch_state(store: &Store, model: &str) -> Option<FetchState> {
+    let root = &store.config().root;
+    let text = vault::fs::read_text(&state_file(root)).ok()?;
+    let state: FetchState = serde_json::from_str(&text).ok()?;
+    if state.model() != model {
+        return None;
     }
+    if matches!(state, FetchState::Fetching { .. }) {
+        // The fetching process holds the lock for as long as it runs.
+        let alive = matches!(vault::fs::try_lock(&lock_file(root)), Ok(None));
+        return alive.then_some(state);
+    }
+    Some(state)
+}
 
-    /// Fetches and installs the chosen model when it is a hub model not installed yet: the
-    /// start of `serve`, `reindex` and `search` calls this (in the background), and
-    /// `gitmem model fetch`. Failures are recorded for `status` and returned, never raised:
-    /// search stays lexical, and the next start tries again.
-    pub fn fetch_model(&self, on_progress: &dyn Fn(&Download)) -> ModelFetch {
-        let ModelChoice::ToFetch(model) = self.model_choice() else {
-            return ModelFetch::NotNeeded;
-        };
-        let root = self.config().root.clone();
-        let hub = self.hub();
-        let failed = |error: String| {
-            let state = FetchState::Failed {
-                model: model.clone(),
-                hub: hub.clone(),
-                error: error.clone(),
-            };
-            self.record_fetch(&state);
-            ModelFetch::Failed {
-                model: model.clone(),
-                error,
-            }
-        };
-        if let Err(e) = vault::fs::make_dirs(&models_dir(&root)) {
-            return failed(e.to_string());
-        }
-        let _lock = match vault::fs::try_lock(&lock_file(&root)) {
-            Ok(Some(lock)) => lock,
-            Ok(None) => return ModelFetch::Busy { model },
-            Err(e) => return failed(e.to_string()),
-        };
-        // Another process may have finished the same fetch while this one waited to start.
-        if !matches!(self.model_choice(), ModelChoice::ToFetch(_)) {
-            return ModelFetch::NotNeeded;
-        }
-        let fetching = |progress: Option<Download>| FetchState::Fetching {
+/// Fetches and installs the chosen model when it is a hub model not installed yet: the
+/// start of `serve`, `reindex` and `search` calls this (in the background), and
+/// `gitmem model fetch`. Failures are recorded for `status` and returned, never raised:
+/// search stays lexical, and the next start tries again.
+pub(crate) fn fetch_model(engine: &Engine, on_progress: &dyn Fn(&Download)) -> ModelFetch {
+    let ModelChoice::ToFetch(model) = crate::models::model_choice(&engine.store) else {
+        return ModelFetch::NotNeeded;
+    };
+    let root = engine.store.config().root.clone();
+    let hub = hub(&engine.store);
+    let failed = |error: String| {
+        let state = FetchState::Failed {
             model: model.clone(),
             hub: hub.clone(),
-            progress,
+            error: error.clone(),
         };
-        self.record_fetch(&fetching(None));
-        let last_written = Cell::new(Instant::now());
-        let installed = self.install_model(&model, None, &|download| {
-            on_progress(download);
-            if last_written.get().elapsed() >= STATE_EVERY {
-                self.record_fetch(&fetching(Some(download.clone())));
-                last_written.set(Instant::now());
-            }
-        });
-        match installed {
-            Ok(info) => {
-                if let Err(e) = vault::fs::delete_file(&state_file(&root)) {
-                    tracing::warn!("cannot remove the finished fetch's state file: {e}");
-                }
-                ModelFetch::Fetched(info)
-            }
-            // Status says what to do about it; the download's own words are the reason.
-            Err(ServiceError::User(UserError::Model(ModelError::Download { source, .. }))) => {
-                failed(source.to_string())
-            }
-            Err(e) => failed(e.to_string()),
+        record_fetch(&engine.store, &state);
+        ModelFetch::Failed {
+            model: model.clone(),
+            error,
         }
+    };
+    if let Err(e) = vault::fs::make_dirs(&models_dir(&root)) {
+        return failed(e.to_string());
     }
-
-    fn record_fetch(&self, state: &FetchState) {
-        let path = state_file(&self.config().root);
-        let bytes = serde_json::to_vec(state).expect("a fetch state always serialises");
-        if let Err(e) = vault::fs::atomic_write(&path, &bytes) {
-            tracing::warn!(
-                "cannot record the model fetch's state in {}: {e}",
-                path.display()
-            );
-        }
+    let _lock = match vault::fs::try_lock(&lock_file(&root)) {
+        Ok(Some(lock)) => lock,
+        Ok(None) => return ModelFetch::Busy { model },
+        Err(e) => return failed(e.to_string()),
+    };
+    // Another process may have finished the same fetch while this one waited to start.
+    if !matches!(
+        crate::models::model_choice(&engine.store),
+        ModelChoice::ToFetch(_)
+    ) {
+        return ModelFetch::NotNeeded;
     }
-
-    /// Starts `gitmem model fetch` as a process of its own, which outlives this one, when the
-    /// chosen model is still to be fetched and no other process is fetching it: a one-shot
-    /// `gitmem search` answers at once and leaves the fetch running. `exe` is the gitmem
-    /// binary. Returns the model being fetched.
-    pub(crate) fn fetch_model_in_background(&self, exe: &Path) -> Option<String> {
-        let ModelChoice::ToFetch(model) = self.model_choice() else {
-            return None;
-        };
-        if offline_by_environment() {
-            return None;
+    let fetching = |progress: Option<Download>| FetchState::Fetching {
+        model: model.clone(),
+        hub: hub.clone(),
+        progress,
+    };
+    record_fetch(&engine.store, &fetching(None));
+    let last_written = Cell::new(Instant::now());
+    let installed = crate::models::install_model(engine, &model, None, &|download| {
+        on_progress(download);
+        if last_written.get().elapsed() >= STATE_EVERY {
+            record_fetch(&engine.store, &fetching(Some(download.clone())));
+            last_written.set(Instant::now());
         }
-        let root = &self.config().root;
-        if matches!(self.fetch_state(&model), Some(FetchState::Fetching { .. })) {
-            return Some(model);
-        }
-        let started = std::process::Command::new(exe)
-            .arg("--root")
-            .arg(root)
-            .args(["model", "fetch"])
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn();
-        match started {
-            Ok(_) => Some(model),
-            Err(e) => {
-                tracing::warn!("cannot start fetching {model} in the background: {e}");
-                None
+    });
+    match installed {
+        Ok(info) => {
+            if let Err(e) = vault::fs::delete_file(&state_file(&root)) {
+                tracing::warn!("cannot remove the finished fetch's state file: {e}");
             }
+            ModelFetch::Fetched(info)
+        }
+        // Status says what to do about it; the download's own words are the reason.
+        Err(ServiceError::User(UserError::Model(ModelError::Download { source, .. }))) => {
+            failed(source.to_string())
+        }
+        Err(e) => failed(e.to_string()),
+    }
+}
+
+fn record_fetch(store: &Store, state: &FetchState) {
+    let path = state_file(&store.config().root);
+    let bytes = serde_json::to_vec(state).expect("a fetch state always serialises");
+    if let Err(e) = vault::fs::atomic_write(&path, &bytes) {
+        tracing::warn!(
+            "cannot record the model fetch's state in {}: {e}",
+            path.display()
+        );
+    }
+}
+
+/// Starts `gitmem model fetch` as a process of its own, which outlives this one, when the
+/// chosen model is still to be fetched and no other process is fetching it: a one-shot
+/// `gitmem search` answers at once and leaves the fetch running. `exe` is the gitmem
+/// binary. Returns the model being fetched.
+pub(crate) fn fetch_model_in_background(store: &Store, exe: &Path) -> Option<String> {
+    let ModelChoice::ToFetch(model) = crate::models::model_choice(store) else {
+        return None;
+    };
+    if offline_by_environment() {
+        return None;
+    }
+    let root = &store.config().root;
+    if matches!(
+        fetch_state(store, &model),
+        Some(FetchState::Fetching { .. })
+    ) {
+        return Some(model);
+    }
+    let started = std::process::Command::new(exe)
+        .arg("--root")
+        .arg(root)
+        .args(["model", "fetch"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn();
+    match started {
+        Ok(_) => Some(model),
+        Err(e) => {
+            tracing::warn!("cannot start fetching {model} in the background: {e}");
+            None
         }
     }
 }

@@ -6,7 +6,8 @@ use super::super::error::PosixError;
 use super::super::notes::NoteFile;
 use super::super::scope::ProjectChoice;
 use super::super::search::{SearchRequest, SearchResponse};
-use super::super::{App, Result};
+use super::super::Result;
+use crate::Engine;
 
 /// The project whose notes are the manual's other pages.
 pub(crate) const MANUAL_PROJECT: &str = "manual";
@@ -99,57 +100,57 @@ pub(crate) fn bundled_page(reference: &str) -> Option<&'static ManPage> {
         .find(|p| p.name == name && section.is_none_or(|s| s == p.section))
 }
 
-impl App {
-    /// man: the index, one page, or a search of the manual project's `manpage` notes.
-    pub fn man(
-        &self,
-        choice: &ProjectChoice,
-        page: Option<&str>,
-        query: Option<&str>,
-    ) -> Result<Manual> {
-        if page.is_some() && query.is_some() {
-            return Err(PosixError::PageAndQuery.into());
-        }
-        if let Some(bundled) = page.and_then(bundled_page) {
-            return Ok(Manual::Bundled(bundled));
-        }
-        let ((Some(asked), None) | (None, Some(asked))) = (page, query) else {
-            return Ok(Manual::Index(PAGES));
-        };
-        let named = choice.project.is_some() || choice.project_id.is_some();
-        let manual = ProjectChoice {
-            project: Some(MANUAL_PROJECT.to_string()),
-            ..choice.clone()
-        };
-        let manual = if named { choice } else { &manual };
-        let project = match self.select_project(manual) {
-            Ok(project) => project,
-            Err(e) if !named && e.is_project_choice() => {
-                return Err(match query {
-                    Some(_) => PosixError::NoManualProject(MANUAL_PROJECT.to_string()),
-                    None => PosixError::NoManualEntry(asked.to_string()),
-                }
-                .into())
-            }
-            Err(e) => return Err(e),
-        };
-        if query.is_none() {
-            return match self.resolve(&project, asked)? {
-                super::super::notes::Lookup::Found(note) => Ok(Manual::Note(Box::new(
-                    self.read_note_file(&project, &note)?,
-                ))),
-                _ => Err(PosixError::NoManualEntry(asked.to_string()).into()),
-            };
-        }
-        let request = SearchRequest {
-            query: Some(asked.to_string()),
-            search_type: Some("text".into()),
-            note_types: vec!["manpage".into()],
-            entity_types: vec!["entity".into()],
-            ..Default::default()
-        };
-        Ok(Manual::Search(self.search(&project, &request)?))
+/// man: the index, one page, or a search of the manual project's `manpage` notes.
+pub(crate) fn man(
+    engine: &Engine,
+    choice: &ProjectChoice,
+    page: Option<&str>,
+    query: Option<&str>,
+) -> Result<Manual> {
+    if page.is_some() && query.is_some() {
+        return Err(PosixError::PageAndQuery.into());
     }
+    if let Some(bundled) = page.and_then(bundled_page) {
+        return Ok(Manual::Bundled(bundled));
+    }
+    let ((Some(asked), None) | (None, Some(asked))) = (page, query) else {
+        return Ok(Manual::Index(PAGES));
+    };
+    let named = choice.project.is_some() || choice.project_id.is_some();
+    let manual = ProjectChoice {
+        project: Some(MANUAL_PROJECT.to_string()),
+        ..choice.clone()
+    };
+    let manual = if named { choice } else { &manual };
+    let project = match crate::scope::select_project(&engine.store, manual) {
+        Ok(project) => project,
+        Err(e) if !named && e.is_project_choice() => {
+            return Err(match query {
+                Some(_) => PosixError::NoManualProject(MANUAL_PROJECT.to_string()),
+                None => PosixError::NoManualEntry(asked.to_string()),
+            }
+            .into())
+        }
+        Err(e) => return Err(e),
+    };
+    if query.is_none() {
+        return match crate::notes::resolve(&engine.store.index, &project, asked)? {
+            super::super::notes::Lookup::Found(note) => Ok(Manual::Note(Box::new(
+                crate::notes::read_note_file(&engine.store, &project, &note)?,
+            ))),
+            _ => Err(PosixError::NoManualEntry(asked.to_string()).into()),
+        };
+    }
+    let request = SearchRequest {
+        query: Some(asked.to_string()),
+        search_type: Some("text".into()),
+        note_types: vec!["manpage".into()],
+        entity_types: vec!["entity".into()],
+        ..Default::default()
+    };
+    Ok(Manual::Search(crate::search::search(
+        engine, &project, &request,
+    )?))
 }
 
 #[cfg(test)]

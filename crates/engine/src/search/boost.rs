@@ -6,8 +6,9 @@
 use chrono::{DateTime, Utc};
 
 use super::super::error::QueryError;
-use super::{App, Result};
+use super::Result;
 use index::documents::note_id_of_doc;
+use index::Index;
 use index::NoteRecord;
 use note::memory::{decayed, importance, meta_time, recency_half_life_days};
 
@@ -49,46 +50,44 @@ fn factor(weight: f64) -> f64 {
     FLOOR + (1.0 - FLOOR) * weight.clamp(0.0, 1.0)
 }
 
-impl App {
-    /// Multiplies each fused score by the boosts' factors and sorts again; notes of equal
-    /// boosted score keep their order.
-    pub(super) fn boost(&self, fused: &mut [(String, f64)], boost: Boost) -> Result<()> {
-        if boost.is_none() {
-            return Ok(());
-        }
-        let now = Utc::now();
-        for (doc_id, score) in fused.iter_mut() {
-            let Some(note) = note_id_of_doc(doc_id)
-                .map(|id| self.note_by_id(&id))
-                .transpose()?
-                .flatten()
-            else {
-                continue;
-            };
-            *score *= self.boost_factor(&note, boost, now)?;
-        }
-        fused.sort_by(|a, b| b.1.total_cmp(&a.1));
-        Ok(())
+/// Multiplies each fused score by the boosts' factors and sorts again; notes of equal
+/// boosted score keep their order.
+pub(super) fn boost(index: &Index, fused: &mut [(String, f64)], boost: Boost) -> Result<()> {
+    if boost.is_none() {
+        return Ok(());
     }
+    let now = Utc::now();
+    for (doc_id, score) in fused.iter_mut() {
+        let Some(note) = note_id_of_doc(doc_id)
+            .map(|id| crate::notes::note_by_id(index, &id))
+            .transpose()?
+            .flatten()
+        else {
+            continue;
+        };
+        *score *= boost_factor(index, &note, boost, now)?;
+    }
+    fused.sort_by(|a, b| b.1.total_cmp(&a.1));
+    Ok(())
+}
 
-    fn boost_factor(&self, note: &NoteRecord, boost: Boost, now: DateTime<Utc>) -> Result<f64> {
-        let mut f = 1.0;
-        if boost.recency {
-            let updated = meta_time(&note.metadata, "updated_at")
-                .map_or(note.updated_ms, |t| t.timestamp_millis());
-            let half_life = recency_half_life_days(&note.note_type) * DAY_MS;
-            let age = now.timestamp_millis() - updated;
-            f *= factor(decayed(1.0, age, half_life as i64));
-        }
-        if boost.score {
-            let weight = match self.relevance_of(note, now)? {
-                Some(relevance) => relevance,
-                None => importance(&note.metadata),
-            };
-            f *= factor(weight);
-        }
-        Ok(f)
+fn boost_factor(index: &Index, note: &NoteRecord, boost: Boost, now: DateTime<Utc>) -> Result<f64> {
+    let mut f = 1.0;
+    if boost.recency {
+        let updated = meta_time(&note.metadata, "updated_at")
+            .map_or(note.updated_ms, |t| t.timestamp_millis());
+        let half_life = recency_half_life_days(&note.note_type) * DAY_MS;
+        let age = now.timestamp_millis() - updated;
+        f *= factor(decayed(1.0, age, half_life as i64));
     }
+    if boost.score {
+        let weight = match crate::uses::relevance_of(index, note, now)? {
+            Some(relevance) => relevance,
+            None => importance(&note.metadata),
+        };
+        f *= factor(weight);
+    }
+    Ok(f)
 }
 
 #[cfg(test)]

@@ -9,8 +9,9 @@ use std::collections::{HashMap, HashSet};
 
 use super::rerank::candidate_text;
 use super::rows::str_field;
-use super::{App, Result};
+use super::Result;
 use index::terms::terms;
+use index::Index;
 
 /// MMR's trade-off: the share of relevance against novelty. 0.7 is the usual choice when the
 /// source server gives none (docs/compat-tools.md, "Diversity").
@@ -71,93 +72,89 @@ fn jaccard(a: &HashSet<String>, b: &HashSet<String>) -> f64 {
     a.intersection(b).count() as f64 / union as f64
 }
 
-impl App {
-    /// Reorders the first `places` of `fused` (document ids, best first) by MMR over the
-    /// first `pool`; the rest keep their order below. Scores are capped at the one above, so
-    /// that results merged by score across projects keep this order.
-    pub(super) fn diversify(
-        &self,
-        project: &str,
-        fused: &mut Vec<(String, f64)>,
-        best_passages: &HashMap<String, u32>,
-        terms_of_query: &[String],
-        pool: usize,
-        places: usize,
-    ) -> Result<()> {
-        let pool = pool.min(fused.len());
-        if pool < 2 {
-            return Ok(());
+/// Reorders the first `places` of `fused` (document ids, best first) by MMR over the
+/// first `pool`; the rest keep their order below. Scores are capped at the one above, so
+/// that results merged by score across projects keep this order.
+pub(super) fn diversify(
+    index: &Index,
+    project: &str,
+    fused: &mut Vec<(String, f64)>,
+    best_passages: &HashMap<String, u32>,
+    terms_of_query: &[String],
+    pool: usize,
+    places: usize,
+) -> Result<()> {
+    let pool = pool.min(fused.len());
+    if pool < 2 {
+        return Ok(());
+    }
+    let ids: Vec<String> = fused[..pool].iter().map(|(id, _)| id.clone()).collect();
+    let docs = index.search_documents_by_id(&ids)?;
+    let note_ids: Vec<Option<&str>> = docs
+        .iter()
+        .map(|d| d.as_ref().and_then(|(_, doc)| str_field(doc, "note_id")))
+        .collect();
+    let vectors: Option<Vec<Vec<f32>>> = match note_ids.iter().copied().collect::<Option<Vec<_>>>()
+    {
+        Some(notes) => {
+            let asked: Vec<(&str, Option<u32>)> = notes
+                .iter()
+                .map(|&n| (n, best_passages.get(n).copied()))
+                .collect();
+            index
+                .vectors
+                .directions(project, &asked)?
+                .into_iter()
+                .collect()
         }
-        let ids: Vec<String> = fused[..pool].iter().map(|(id, _)| id.clone()).collect();
-        let docs = self.index.search_documents_by_id(&ids)?;
-        let note_ids: Vec<Option<&str>> = docs
-            .iter()
-            .map(|d| d.as_ref().and_then(|(_, doc)| str_field(doc, "note_id")))
-            .collect();
-        let vectors: Option<Vec<Vec<f32>>> =
-            match note_ids.iter().copied().collect::<Option<Vec<_>>>() {
-                Some(notes) => {
-                    let asked: Vec<(&str, Option<u32>)> = notes
-                        .iter()
-                        .map(|&n| (n, best_passages.get(n).copied()))
-                        .collect();
-                    self.index
-                        .vectors
-                        .directions(project, &asked)?
+        None => None,
+    };
+    let relevance: Vec<f64> = fused[..pool].iter().map(|(_, s)| *s).collect();
+    let order = match vectors {
+        Some(vectors) => mmr_order(
+            &relevance,
+            |a, b| {
+                vectors[a]
+                    .iter()
+                    .zip(&vectors[b])
+                    .map(|(x, y)| f64::from(x * y))
+                    .sum()
+            },
+            LAMBDA,
+            places,
+        ),
+        None => {
+            let words: Vec<HashSet<String>> = docs
+                .iter()
+                .map(|d| match d {
+                    Some((_, doc)) => terms(&candidate_text(doc, best_passages, terms_of_query))
                         .into_iter()
-                        .collect()
-                }
-                None => None,
-            };
-        let relevance: Vec<f64> = fused[..pool].iter().map(|(_, s)| *s).collect();
-        let order = match vectors {
-            Some(vectors) => mmr_order(
+                        .collect(),
+                    None => HashSet::new(),
+                })
+                .collect();
+            mmr_order(
                 &relevance,
-                |a, b| {
-                    vectors[a]
-                        .iter()
-                        .zip(&vectors[b])
-                        .map(|(x, y)| f64::from(x * y))
-                        .sum()
-                },
+                |a, b| jaccard(&words[a], &words[b]),
                 LAMBDA,
                 places,
-            ),
-            None => {
-                let words: Vec<HashSet<String>> = docs
-                    .iter()
-                    .map(|d| match d {
-                        Some((_, doc)) => {
-                            terms(&candidate_text(doc, best_passages, terms_of_query))
-                                .into_iter()
-                                .collect()
-                        }
-                        None => HashSet::new(),
-                    })
-                    .collect();
-                mmr_order(
-                    &relevance,
-                    |a, b| jaccard(&words[a], &words[b]),
-                    LAMBDA,
-                    places,
-                )
-            }
-        };
-        let mut head: Vec<(String, f64)> = order.iter().map(|&i| fused[i].clone()).collect();
-        let picked: HashSet<usize> = order.into_iter().collect();
-        head.extend(
-            (0..pool)
-                .filter(|i| !picked.contains(i))
-                .map(|i| fused[i].clone()),
-        );
-        fused.splice(..pool, head);
-        let mut above = f64::INFINITY;
-        for (_, score) in fused.iter_mut() {
-            *score = score.min(above);
-            above = *score;
+            )
         }
-        Ok(())
+    };
+    let mut head: Vec<(String, f64)> = order.iter().map(|&i| fused[i].clone()).collect();
+    let picked: HashSet<usize> = order.into_iter().collect();
+    head.extend(
+        (0..pool)
+            .filter(|i| !picked.contains(i))
+            .map(|i| fused[i].clone()),
+    );
+    fused.splice(..pool, head);
+    let mut above = f64::INFINITY;
+    for (_, score) in fused.iter_mut() {
+        *score = score.min(above);
+        above = *score;
     }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -7,9 +7,10 @@ use std::sync::{Mutex, OnceLock};
 
 use super::names::{name_ranking, NAMING_FIELDS};
 use super::ranked::{evidence_sum, Passing, Ranking};
-use super::{App, Result};
+use super::Result;
 use index::documents::entity_doc_id;
 use index::query::Query;
+use index::Index;
 
 /// Where the body ranking looks: the project, the query's terms, and the notes the filters
 /// let through.
@@ -92,60 +93,56 @@ fn side_by_side<T: Send>(jobs: Vec<Job<'_, T>>) -> Vec<Result<T>> {
         .collect()
 }
 
-impl App {
-    /// The query ranked by what a note is named (title, aliases, tags, path) and by what it
-    /// says, its body relevance (BM25). The two scores add up ([`evidence_sum`]), so a note
-    /// whose title names the topic rises above a long note that mentions every word in passing,
-    /// and a body that alone holds the rare word rises above titles that hold common ones.
-    /// milli's buckets do not add a third vote: on long notes they tie or follow chance, and a
-    /// second body vote outweighed the title (docs/search-quality.md).
-    pub(super) fn lexical_ranking(
-        &self,
-        query: &Query,
-        body: BodyScope,
-        window: usize,
-    ) -> Result<Lexical> {
-        // One more than the window: a ranking that fills it has matches beyond the window.
-        let depth = window + 1;
-        // The costliest piece first, so that the last one a thread starts is a short one.
-        let mut jobs: Vec<Job<'_, Piece>> = Vec::new();
-        jobs.push(Box::new(move || {
-            let allowed = body.passing.notes()?;
-            let keep = |id: &str| allowed.as_ref().is_none_or(|a| a.contains(id));
-            let snap = self.index.snapshot()?;
-            let said = snap
-                .rank_by_terms(body.project, body.terms, keep, depth)?
-                .into_iter()
-                .map(|(id, score)| (entity_doc_id(&id), score))
-                .collect();
-            Ok(Piece::Said(said))
-        }));
-        jobs.push(Box::new(move || {
-            let fields: Vec<String> = NAMING_FIELDS.iter().map(|f| f.to_string()).collect();
-            let names = self
-                .index
-                .naming(query.filter.as_deref(), &fields, |naming| {
-                    name_ranking(naming, query, depth)
-                })?;
-            Ok(Piece::Names(names))
-        }));
-        let mut names = Vec::new();
-        let mut said = Vec::new();
-        for piece in side_by_side(jobs) {
-            match piece? {
-                Piece::Names(ranking) => names = ranking,
-                Piece::Said(ranking) => said = ranking,
-            }
+/// The query ranked by what a note is named (title, aliases, tags, path) and by what it
+/// says, its body relevance (BM25). The two scores add up ([`evidence_sum`]), so a note
+/// whose title names the topic rises above a long note that mentions every word in passing,
+/// and a body that alone holds the rare word rises above titles that hold common ones.
+/// milli's buckets do not add a third vote: on long notes they tie or follow chance, and a
+/// second body vote outweighed the title (docs/search-quality.md).
+pub(super) fn lexical_ranking(
+    index: &Index,
+    query: &Query,
+    body: BodyScope,
+    window: usize,
+) -> Result<Lexical> {
+    // One more than the window: a ranking that fills it has matches beyond the window.
+    let depth = window + 1;
+    // The costliest piece first, so that the last one a thread starts is a short one.
+    let mut jobs: Vec<Job<'_, Piece>> = Vec::new();
+    jobs.push(Box::new(move || {
+        let allowed = body.passing.notes()?;
+        let keep = |id: &str| allowed.as_ref().is_none_or(|a| a.contains(id));
+        let snap = index.snapshot()?;
+        let said = snap
+            .rank_by_terms(body.project, body.terms, keep, depth)?
+            .into_iter()
+            .map(|(id, score)| (entity_doc_id(&id), score))
+            .collect();
+        Ok(Piece::Said(said))
+    }));
+    jobs.push(Box::new(move || {
+        let fields: Vec<String> = NAMING_FIELDS.iter().map(|f| f.to_string()).collect();
+        let names = index.naming(query.filter.as_deref(), &fields, |naming| {
+            name_ranking(naming, query, depth)
+        })?;
+        Ok(Piece::Names(names))
+    }));
+    let mut names = Vec::new();
+    let mut said = Vec::new();
+    for piece in side_by_side(jobs) {
+        match piece? {
+            Piece::Names(ranking) => names = ranking,
+            Piece::Said(ranking) => said = ranking,
         }
-        let fused = evidence_sum(&[&names, &said]);
-        Ok(Lexical {
-            total: fused.len() as u64,
-            complete: names.len() < depth && said.len() < depth,
-            names,
-            said,
-            fused,
-        })
     }
+    let fused = evidence_sum(&[&names, &said]);
+    Ok(Lexical {
+        total: fused.len() as u64,
+        complete: names.len() < depth && said.len() < depth,
+        names,
+        said,
+        fused,
+    })
 }
 
 #[cfg(test)]

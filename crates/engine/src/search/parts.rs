@@ -9,10 +9,11 @@ use serde_json::json;
 
 use super::query::any_of;
 use super::rows::str_field;
-use super::{App, Result};
+use super::Result;
 use index::model::NoteRecord;
 use index::query::{Hit, Matching, Query};
 use index::terms::{each_word, term, words_and_terms};
+use index::Index;
 
 /// How many of the best notes a part search reads, in milli's order. Beyond them it stops, and
 /// its total becomes a lower bound: a common word at 100,000 notes would otherwise read every
@@ -232,78 +233,76 @@ impl PartsFound {
     }
 }
 
-impl App {
-    /// The parts `asked` of the notes `base` finds (its filter; its text and `matching` for each
-    /// of `queries`, united), ranked by how many query words their own text holds, then how
-    /// many as written, then by their note's place in milli's ranking and their place in the
-    /// note. An empty query finds every part asked for, newest note first.
-    pub(super) fn find_parts(
-        &self,
-        base: &Query,
-        queries: &[(String, Matching)],
-        asked: PartsAsked,
-    ) -> Result<PartsFound> {
-        let filter = match (&base.filter, asked.note_filter()) {
-            (Some(f), Some(c)) => Some(format!("{f} AND {c}")),
-            (f, c) => f.clone().or(c),
-        };
-        let mut notes: Vec<String> = Vec::new();
-        let mut seen = std::collections::HashSet::new();
-        let mut exact = true;
-        for (text, matching) in queries {
-            let found = self.index.search(&Query {
-                text: text.clone(),
-                filter: filter.clone(),
-                offset: 0,
-                limit: PART_NOTES,
-                matching: *matching,
-                fields: None,
-                newest_first: text.trim().is_empty(),
-                load_only: Some(&["note_id"]),
-            })?;
-            exact &= found.total as usize <= PART_NOTES;
-            for hit in &found.hits {
-                if let Some(id) = str_field(&hit.doc, "note_id") {
-                    if seen.insert(id.to_string()) {
-                        notes.push(id.to_string());
-                    }
+/// The parts `asked` of the notes `base` finds (its filter; its text and `matching` for each
+/// of `queries`, united), ranked by how many query words their own text holds, then how
+/// many as written, then by their note's place in milli's ranking and their place in the
+/// note. An empty query finds every part asked for, newest note first.
+pub(super) fn find_parts(
+    index: &Index,
+    base: &Query,
+    queries: &[(String, Matching)],
+    asked: PartsAsked,
+) -> Result<PartsFound> {
+    let filter = match (&base.filter, asked.note_filter()) {
+        (Some(f), Some(c)) => Some(format!("{f} AND {c}")),
+        (f, c) => f.clone().or(c),
+    };
+    let mut notes: Vec<String> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut exact = true;
+    for (text, matching) in queries {
+        let found = index.search(&Query {
+            text: text.clone(),
+            filter: filter.clone(),
+            offset: 0,
+            limit: PART_NOTES,
+            matching: *matching,
+            fields: None,
+            newest_first: text.trim().is_empty(),
+            load_only: Some(&["note_id"]),
+        })?;
+        exact &= found.total as usize <= PART_NOTES;
+        for hit in &found.hits {
+            if let Some(id) = str_field(&hit.doc, "note_id") {
+                if seen.insert(id.to_string()) {
+                    notes.push(id.to_string());
                 }
             }
         }
-        let words: Vec<PartWords> = queries
-            .iter()
-            .map(|(text, matching)| PartWords::new(text, *matching))
-            .collect();
-        let asked_words = words.iter().map(|w| w.terms.len()).max().unwrap_or(0);
-        let snap = self.index.snapshot()?;
-        let mut found: Vec<(Held, usize, usize, Part, f64)> = Vec::new();
-        for (rank, id) in notes.iter().enumerate() {
-            let Some(note) = snap.note(id)? else {
+    }
+    let words: Vec<PartWords> = queries
+        .iter()
+        .map(|(text, matching)| PartWords::new(text, *matching))
+        .collect();
+    let asked_words = words.iter().map(|w| w.terms.len()).max().unwrap_or(0);
+    let snap = index.snapshot()?;
+    let mut found: Vec<(Held, usize, usize, Part, f64)> = Vec::new();
+    for (rank, id) in notes.iter().enumerate() {
+        let Some(note) = snap.note(id)? else {
+            continue;
+        };
+        for (order, (part, text)) in asked.of_note(&note).into_iter().enumerate() {
+            let Some(held) = words.iter().filter_map(|w| w.held(&text)).max() else {
                 continue;
             };
-            for (order, (part, text)) in asked.of_note(&note).into_iter().enumerate() {
-                let Some(held) = words.iter().filter_map(|w| w.held(&text)).max() else {
-                    continue;
-                };
-                let score = if asked_words == 0 {
-                    0.0
-                } else {
-                    held.words as f64 / asked_words as f64
-                };
-                found.push((held, rank, order, part, score));
-            }
+            let score = if asked_words == 0 {
+                0.0
+            } else {
+                held.words as f64 / asked_words as f64
+            };
+            found.push((held, rank, order, part, score));
         }
-        found.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
-        Ok(PartsFound {
-            total: found.len() as u64,
-            exact,
-            found: found
-                .into_iter()
-                .map(|(_, rank, _, part, score)| (rank, part, score))
-                .collect(),
-            notes,
-        })
     }
+    found.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+    Ok(PartsFound {
+        total: found.len() as u64,
+        exact,
+        found: found
+            .into_iter()
+            .map(|(_, rank, _, part, score)| (rank, part, score))
+            .collect(),
+        notes,
+    })
 }
 
 /// A part as a search hit: the fields a row is built from.

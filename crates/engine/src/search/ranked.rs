@@ -12,11 +12,13 @@ use std::sync::{Arc, Mutex};
 use super::lexical::{BodyScope, Lexical};
 use super::query::ParsedQuery;
 use super::rows::str_field;
-use super::{App, Fusion, Result, SearchMode, SearchRequest};
+use super::{Fusion, Result, SearchMode, SearchRequest};
 use crate::config::Project;
+use crate::Engine;
 use index::documents::entity_doc_id;
 use index::query::{Hit, Query};
 use index::vectors::VectorHit;
+use index::Index;
 
 /// RRF's constant: how much the first ranks count over the next ones (the usual 60).
 const RRF_K: f64 = 60.0;
@@ -138,7 +140,7 @@ fn score_fusion(lexical: &[(String, f64)], vector: &[(String, f64)]) -> Vec<(Str
 /// The notes the filters let through (all when unfiltered), computed once by whichever
 /// ranking asks first, so that the work runs beside the other ranking's and not before both.
 pub(super) struct Passing<'a> {
-    app: &'a App,
+    index: &'a Index,
     query: &'a Query,
     filtered: bool,
     notes: Mutex<Option<Arc<HashSet<String>>>>,
@@ -151,7 +153,7 @@ impl Passing<'_> {
         }
         let mut notes = self.notes.lock().unwrap_or_else(|e| e.into_inner());
         if notes.is_none() {
-            *notes = Some(Arc::new(self.app.notes_passing(self.query)?));
+            *notes = Some(Arc::new(notes_passing(self.index, self.query)?));
         }
         Ok(notes.clone())
     }
@@ -182,7 +184,7 @@ pub(super) struct RankedRun {
 pub type Ranking = Vec<(String, f64)>;
 
 /// Every ranking a ranked search fused and the fused order, as the search ran them: what
-/// `inspect query` shows. Filled by [`App::search_ranked`] itself when asked, so it cannot
+/// `inspect query` shows. Filled by [`search_ranked`] itself when asked, so it cannot
 /// drift from what search_notes does.
 #[derive(Debug, Clone)]
 pub struct Explanation {
@@ -225,197 +227,198 @@ pub enum FusedBy {
     },
 }
 
-impl App {
-    /// A natural-language query in `run.mode` (text, vector or hybrid). `query` carries the
-    /// stopword-free text, filters and page; `parsed` the query as asked, which the model
-    /// reads whole, and its terms.
-    pub(super) fn search_ranked(
-        &self,
-        project: &Project,
-        request: &SearchRequest,
-        query: &Query,
-        parsed: &ParsedQuery,
-        run: RankedRun,
-    ) -> Result<Ranked> {
-        let RankedRun {
-            mode,
-            filtered,
-            explain,
-        } = run;
-        // Hybrid and vector results are reranked when a reranker is chosen, text results never
-        // (as in Basic Memory): the fusion must reach as deep as the reranker reads.
-        let reranking = mode != SearchMode::Text && self.config().search.reranker.is_some();
-        let rerank_depth = if reranking {
-            self.reranker_candidates()
+/// A natural-language query in `run.mode` (text, vector or hybrid). `query` carries the
+/// stopword-free text, filters and page; `parsed` the query as asked, which the model
+/// reads whole, and its terms.
+pub(super) fn search_ranked(
+    engine: &Engine,
+    project: &Project,
+    request: &SearchRequest,
+    query: &Query,
+    parsed: &ParsedQuery,
+    run: RankedRun,
+) -> Result<Ranked> {
+    let RankedRun {
+        mode,
+        filtered,
+        explain,
+    } = run;
+    // Hybrid and vector results are reranked when a reranker is chosen, text results never
+    // (as in Basic Memory): the fusion must reach as deep as the reranker reads.
+    let reranking = mode != SearchMode::Text && engine.store.config().search.reranker.is_some();
+    let rerank_depth = if reranking {
+        crate::reranker::reranker_candidates(&engine.store)
+    } else {
+        0
+    };
+    let window = (query.offset + query.limit)
+        .max(FUSION_DEPTH)
+        .max(rerank_depth);
+    let passing = Passing {
+        index: &engine.store.index,
+        query,
+        filtered,
+        notes: Mutex::new(None),
+    };
+    // The query's embedding (milliseconds of model work) and the text rankings (a few
+    // milli searches) do not depend on each other: run them side by side.
+    // The side thread is the same client (read-your-writes).
+    let client = index::horizon::current();
+    let (lexical, vector) = std::thread::scope(|scope| {
+        let vector = (mode != SearchMode::Text).then(|| {
+            scope.spawn(|| -> Result<Option<Vec<VectorHit>>> {
+                index::horizon::scope(&client, || {
+                    let allowed = passing.notes()?;
+                    crate::semantic::vector_ranking(
+                        engine,
+                        project,
+                        &parsed.text,
+                        window,
+                        allowed.as_deref(),
+                        request.min_similarity.map(|m| m as f32),
+                    )
+                })
+            })
+        });
+        let lexical = if mode == SearchMode::Vector {
+            Ok(Lexical {
+                total: 0,
+                complete: true,
+                names: Vec::new(),
+                said: Vec::new(),
+                fused: Vec::new(),
+            })
         } else {
-            0
-        };
-        let window = (query.offset + query.limit)
-            .max(FUSION_DEPTH)
-            .max(rerank_depth);
-        let passing = Passing {
-            app: self,
-            query,
-            filtered,
-            notes: Mutex::new(None),
-        };
-        // The query's embedding (milliseconds of model work) and the text rankings (a few
-        // milli searches) do not depend on each other: run them side by side.
-        // The side thread is the same client (read-your-writes).
-        let client = index::horizon::current();
-        let (lexical, vector) = std::thread::scope(|scope| {
-            let vector = (mode != SearchMode::Text).then(|| {
-                scope.spawn(|| -> Result<Option<Vec<VectorHit>>> {
-                    index::horizon::scope(&client, || {
-                        let allowed = passing.notes()?;
-                        self.vector_ranking(
-                            project,
-                            &parsed.text,
-                            window,
-                            allowed.as_deref(),
-                            request.min_similarity.map(|m| m as f32),
-                        )
-                    })
-                })
-            });
-            let lexical = if mode == SearchMode::Vector {
-                Ok(Lexical {
-                    total: 0,
-                    complete: true,
-                    names: Vec::new(),
-                    said: Vec::new(),
-                    fused: Vec::new(),
-                })
-            } else {
-                let body = BodyScope {
-                    project: &project.name,
-                    terms: &parsed.terms,
-                    passing: &passing,
-                };
-                self.lexical_ranking(query, body, window)
+            let body = BodyScope {
+                project: &project.name,
+                terms: &parsed.terms,
+                passing: &passing,
             };
-            let vector = match vector {
-                Some(handle) => handle.join().unwrap_or_else(|_| {
-                    Err(super::super::InternalError::Panicked("the vector ranking").into())
-                }),
-                None => Ok(None),
-            };
-            (lexical, vector)
-        });
-        let lexical = lexical?;
-        let vector_hits = vector?;
-        let best_passages: HashMap<String, u32> = vector_hits
-            .iter()
-            .flatten()
-            .map(|h| (h.note_id.clone(), h.passage))
-            .collect();
-        let vector: Option<Vec<(String, f64)>> = vector_hits.map(|hits| {
-            hits.into_iter()
-                .map(|h| (entity_doc_id(&h.note_id), f64::from(h.similarity)))
-                .collect()
-        });
-        let (fused, total, exact, fused_by) = match &vector {
-            None => (
-                lexical.fused.clone(),
-                lexical.total,
-                lexical.complete,
-                FusedBy::Lexical,
-            ),
-            Some(vector) if mode == SearchMode::Vector => {
-                let count = vector.len() as u64;
-                (vector.clone(), count, false, FusedBy::Vector)
-            }
-            Some(vector) => {
-                let vector_weight = match request.fusion {
-                    Fusion::Rrf => Some(vector_vote(vector)),
-                    Fusion::Score => None,
-                    Fusion::VectorWeighted(w) => Some(f64::from(w) / 100.0),
-                };
-                let fused = match vector_weight {
-                    Some(weight) => rrf_weighted(&[(&lexical.fused, 1.0), (vector, weight)]),
-                    None => score_fusion(&lexical.fused, vector),
-                };
-                let total = lexical.total.max(fused.len() as u64);
-                let fused_by = FusedBy::Hybrid {
-                    fusion: request.fusion,
-                    vector_weight,
-                };
-                (fused, total, false, fused_by)
-            }
+            crate::search::lexical::lexical_ranking(&engine.store.index, query, body, window)
         };
-        let mut fused = fused;
-        if reranking {
-            self.rerank(
-                &parsed.text,
-                &parsed.snippet_terms,
-                &best_passages,
-                &mut fused,
-            )?;
+        let vector = match vector {
+            Some(handle) => handle.join().unwrap_or_else(|_| {
+                Err(super::super::InternalError::Panicked("the vector ranking").into())
+            }),
+            None => Ok(None),
+        };
+        (lexical, vector)
+    });
+    let lexical = lexical?;
+    let vector_hits = vector?;
+    let best_passages: HashMap<String, u32> = vector_hits
+        .iter()
+        .flatten()
+        .map(|h| (h.note_id.clone(), h.passage))
+        .collect();
+    let vector: Option<Vec<(String, f64)>> = vector_hits.map(|hits| {
+        hits.into_iter()
+            .map(|h| (entity_doc_id(&h.note_id), f64::from(h.similarity)))
+            .collect()
+    });
+    let (fused, total, exact, fused_by) = match &vector {
+        None => (
+            lexical.fused.clone(),
+            lexical.total,
+            lexical.complete,
+            FusedBy::Lexical,
+        ),
+        Some(vector) if mode == SearchMode::Vector => {
+            let count = vector.len() as u64;
+            (vector.clone(), count, false, FusedBy::Vector)
         }
-        // Boosts change the relevance that diversity then trades against redundancy.
-        self.boost(&mut fused, request.boost)?;
-        if request.diversify {
-            self.diversify(
-                &project.name,
-                &mut fused,
-                &best_passages,
-                &parsed.snippet_terms,
-                window,
-                query.offset + query.limit,
-            )?;
+        Some(vector) => {
+            let vector_weight = match request.fusion {
+                Fusion::Rrf => Some(vector_vote(vector)),
+                Fusion::Score => None,
+                Fusion::VectorWeighted(w) => Some(f64::from(w) / 100.0),
+            };
+            let fused = match vector_weight {
+                Some(weight) => rrf_weighted(&[(&lexical.fused, 1.0), (vector, weight)]),
+                None => score_fusion(&lexical.fused, vector),
+            };
+            let total = lexical.total.max(fused.len() as u64);
+            let fused_by = FusedBy::Hybrid {
+                fusion: request.fusion,
+                vector_weight,
+            };
+            (fused, total, false, fused_by)
         }
-        let explanation = explain.then(|| Explanation {
-            mode,
-            vector: match vector {
-                Some(vector) => VectorRanking::Ranked(vector),
-                None if mode == SearchMode::Text => VectorRanking::TextSearch,
-                None => VectorRanking::ModelUnavailable,
-            },
-            names: lexical.names,
-            said: lexical.said,
-            lexical: lexical.fused,
-            fused_by,
-            fused: fused.clone(),
-            reranked: reranking,
-        });
-        let page: Vec<(String, f64)> = fused
-            .into_iter()
-            .skip(query.offset)
-            .take(query.limit)
-            .collect();
-        let external: Vec<String> = page.iter().map(|(id, _)| id.clone()).collect();
-        let docs = self.index.search_documents_by_id(&external)?;
-        let hits = page
-            .into_iter()
-            .zip(docs)
-            .filter_map(|((_, score), doc)| doc.map(|(docid, doc)| Hit { doc, score, docid }))
-            .collect();
-        Ok(Ranked {
-            total,
-            total_is_exact: exact,
-            hits,
-            best_passages,
-            explanation,
-        })
+    };
+    let mut fused = fused;
+    if reranking {
+        crate::search::rerank::rerank(
+            engine,
+            &parsed.text,
+            &parsed.snippet_terms,
+            &best_passages,
+            &mut fused,
+        )?;
     }
+    // Boosts change the relevance that diversity then trades against redundancy.
+    crate::search::boost::boost(&engine.store.index, &mut fused, request.boost)?;
+    if request.diversify {
+        crate::search::diverse::diversify(
+            &engine.store.index,
+            &project.name,
+            &mut fused,
+            &best_passages,
+            &parsed.snippet_terms,
+            window,
+            query.offset + query.limit,
+        )?;
+    }
+    let explanation = explain.then(|| Explanation {
+        mode,
+        vector: match vector {
+            Some(vector) => VectorRanking::Ranked(vector),
+            None if mode == SearchMode::Text => VectorRanking::TextSearch,
+            None => VectorRanking::ModelUnavailable,
+        },
+        names: lexical.names,
+        said: lexical.said,
+        lexical: lexical.fused,
+        fused_by,
+        fused: fused.clone(),
+        reranked: reranking,
+    });
+    let page: Vec<(String, f64)> = fused
+        .into_iter()
+        .skip(query.offset)
+        .take(query.limit)
+        .collect();
+    let external: Vec<String> = page.iter().map(|(id, _)| id.clone()).collect();
+    let docs = engine.store.index.search_documents_by_id(&external)?;
+    let hits = page
+        .into_iter()
+        .zip(docs)
+        .filter_map(|((_, score), doc)| doc.map(|(docid, doc)| Hit { doc, score, docid }))
+        .collect();
+    Ok(Ranked {
+        total,
+        total_is_exact: exact,
+        hits,
+        best_passages,
+        explanation,
+    })
+}
 
-    /// Ids of the notes that pass the query's filters (for the vector ranking, which sees
-    /// only vectors).
-    fn notes_passing(&self, query: &Query) -> Result<HashSet<String>> {
-        let all = self.index.search(&Query {
-            text: String::new(),
-            offset: 0,
-            limit: usize::MAX / 2,
-            newest_first: false,
-            load_only: Some(&["note_id"]),
-            ..query.clone()
-        })?;
-        Ok(all
-            .hits
-            .iter()
-            .filter_map(|h| str_field(&h.doc, "note_id").map(String::from))
-            .collect())
-    }
+/// Ids of the notes that pass the query's filters (for the vector ranking, which sees
+/// only vectors).
+fn notes_passing(index: &Index, query: &Query) -> Result<HashSet<String>> {
+    let all = index.search(&Query {
+        text: String::new(),
+        offset: 0,
+        limit: usize::MAX / 2,
+        newest_first: false,
+        load_only: Some(&["note_id"]),
+        ..query.clone()
+    })?;
+    Ok(all
+        .hits
+        .iter()
+        .filter_map(|h| str_field(&h.doc, "note_id").map(String::from))
+        .collect())
 }
 
 #[cfg(test)]

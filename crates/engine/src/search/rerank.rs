@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use super::rows::str_field;
-use super::App;
+use crate::Engine;
 use index::query::Document;
 use note::chunk::{best_matching, passages};
 
@@ -44,58 +44,57 @@ fn relevance(logit: f32) -> f64 {
     1.0 / (1.0 + (-x).exp())
 }
 
-impl App {
-    /// Reorders the first `reranker_candidates` of `fused` (document ids, best first) by the
-    /// reranker's score for `query`; their scores become its relevance, and the scores of
-    /// the rest are put below the lowest of those in the same order, so that results merged
-    /// by score across projects keep each project's order. Without a working reranker
-    /// `fused` is left as it is.
-    pub(super) fn rerank(
-        &self,
-        query: &str,
-        terms: &[String],
-        best_passages: &HashMap<String, u32>,
-        fused: &mut [(String, f64)],
-    ) -> super::Result<()> {
-        let Some(reranker) = self.reranker() else {
-            return Ok(());
-        };
-        let count = self.reranker_candidates().min(fused.len());
-        if count == 0 {
-            return Ok(());
-        }
-        let ids: Vec<String> = fused[..count].iter().map(|(id, _)| id.clone()).collect();
-        let texts: Vec<String> = self
-            .index
-            .search_documents_by_id(&ids)?
-            .iter()
-            .map(|doc| {
-                doc.as_ref()
-                    .map(|(_, doc)| candidate_text(doc, best_passages, terms))
-                    .unwrap_or_default()
-            })
-            .collect();
-        let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
-        let logits = match reranker.score(query, &texts) {
-            Ok(logits) => logits,
-            Err(e) => {
-                self.reranker_failed(&format!("{} failed: {e}", reranker.name()));
-                return Ok(());
-            }
-        };
-        let (head, tail) = fused.split_at_mut(count);
-        for ((_, score), logit) in head.iter_mut().zip(logits) {
-            *score = relevance(logit);
-        }
-        // Stable: equal scores keep their fused order.
-        head.sort_by(|a, b| b.1.total_cmp(&a.1));
-        let floor = head.last().map_or(0.0, |(_, s)| *s);
-        let below = tail.len() as f64 + 1.0;
-        for (i, (_, score)) in tail.iter_mut().enumerate() {
-            *score = floor * (below - 1.0 - i as f64) / below;
-        }
-        Ok(())
+/// Reorders the first `reranker_candidates` of `fused` (document ids, best first) by the
+/// reranker's score for `query`; their scores become its relevance, and the scores of
+/// the rest are put below the lowest of those in the same order, so that results merged
+/// by score across projects keep each project's order. Without a working reranker
+/// `fused` is left as it is.
+pub(super) fn rerank(
+    engine: &Engine,
+    query: &str,
+    terms: &[String],
+    best_passages: &HashMap<String, u32>,
+    fused: &mut [(String, f64)],
+) -> super::Result<()> {
+    let Some(reranker) = crate::reranker::reranker(engine) else {
+        return Ok(());
+    };
+    let count = crate::reranker::reranker_candidates(&engine.store).min(fused.len());
+    if count == 0 {
+        return Ok(());
     }
+    let ids: Vec<String> = fused[..count].iter().map(|(id, _)| id.clone()).collect();
+    let texts: Vec<String> = engine
+        .store
+        .index
+        .search_documents_by_id(&ids)?
+        .iter()
+        .map(|doc| {
+            doc.as_ref()
+                .map(|(_, doc)| candidate_text(doc, best_passages, terms))
+                .unwrap_or_default()
+        })
+        .collect();
+    let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let logits = match reranker.score(query, &texts) {
+        Ok(logits) => logits,
+        Err(e) => {
+            crate::reranker::reranker_failed(engine, &format!("{} failed: {e}", reranker.name()));
+            return Ok(());
+        }
+    };
+    let (head, tail) = fused.split_at_mut(count);
+    for ((_, score), logit) in head.iter_mut().zip(logits) {
+        *score = relevance(logit);
+    }
+    // Stable: equal scores keep their fused order.
+    head.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let floor = head.last().map_or(0.0, |(_, s)| *s);
+    let below = tail.len() as f64 + 1.0;
+    for (i, (_, score)) in tail.iter_mut().enumerate() {
+        *score = floor * (below - 1.0 - i as f64) / below;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -10,9 +10,11 @@ use std::sync::Arc;
 use super::{EmbedProgress, EmbedStage};
 use crate::error::{InternalError, ModelError};
 use crate::models::models_dir;
-use crate::{App, Result};
+use crate::Engine;
+use crate::Result;
 use embed::Embedder;
 use index::vectors::VectorHit;
+use index::Index;
 
 /// A backlog this large is worth distilling the quick stage's model for: with MiniLM it is
 /// about 30 s of transformer work, as long as the distillation itself.
@@ -32,108 +34,106 @@ pub(super) fn quick_name(teacher: &Embedder) -> String {
     format!("{}/{QUICK_DIR}", teacher.name())
 }
 
-impl App {
-    /// `teacher`'s quick companion: loaded when it exists, else distilled first when
-    /// `distil`, else `None`. A static teacher has none (it is as quick as it gets).
-    pub(super) fn quick_embedder(
-        &self,
-        teacher: &Embedder,
-        distil: Option<&dyn Fn(EmbedProgress)>,
-    ) -> Result<Option<Arc<Embedder>>> {
-        if teacher.is_static() {
-            return Ok(None);
-        }
-        let name = quick_name(teacher);
-        self.semantic.quick.get_or_load(&name, || {
-            let models = models_dir(&self.config().root);
-            let dir = models.join(teacher.name()).join(QUICK_DIR);
-            if !dir.is_dir() {
-                let Some(on_progress) = distil else {
-                    return Ok(None);
-                };
-                let staging = tempfile::tempdir_in(&models).map_err(InternalError::from)?;
-                let assembled = staging.path().join(QUICK_DIR);
-                teacher
-                    .distill(&assembled, &|done, total| {
-                        on_progress(EmbedProgress {
-                            stage: EmbedStage::Distilling,
-                            done,
-                            total,
-                        })
+/// `teacher`'s quick companion: loaded when it exists, else distilled first when
+/// `distil`, else `None`. A static teacher has none (it is as quick as it gets).
+pub(super) fn quick_embedder(
+    engine: &Engine,
+    teacher: &Embedder,
+    distil: Option<&dyn Fn(EmbedProgress)>,
+) -> Result<Option<Arc<Embedder>>> {
+    if teacher.is_static() {
+        return Ok(None);
+    }
+    let name = quick_name(teacher);
+    engine.semantic.quick.get_or_load(&name, || {
+        let models = models_dir(&engine.store.config().root);
+        let dir = models.join(teacher.name()).join(QUICK_DIR);
+        if !dir.is_dir() {
+            let Some(on_progress) = distil else {
+                return Ok(None);
+            };
+            let staging = tempfile::tempdir_in(&models).map_err(InternalError::from)?;
+            let assembled = staging.path().join(QUICK_DIR);
+            teacher
+                .distill(&assembled, &|done, total| {
+                    on_progress(EmbedProgress {
+                        stage: EmbedStage::Distilling,
+                        done,
+                        total,
                     })
-                    .map_err(|e| ModelError::Distil {
-                        teacher: teacher.name().to_string(),
-                        source: e,
-                    })?;
-                vault::fs::replace_dir(&assembled, &dir).map_err(InternalError::from)?;
-            }
-            Ok(Some(
-                Embedder::load(&dir, &name).map_err(InternalError::from)?,
-            ))
-        })
-    }
-
-    /// Brings the quick store to `teacher`'s companion, emptying it when it holds another
-    /// model's vectors.
-    pub(super) fn quick_store_for(&self, quick: &Embedder) -> Result<()> {
-        let store = &self.index.quick_vectors;
-        if store.model()? != Some((quick.name().to_string(), quick.dimensions())) {
-            store.reset(quick.name(), quick.dimensions())?;
+                })
+                .map_err(|e| ModelError::Distil {
+                    teacher: teacher.name().to_string(),
+                    source: e,
+                })?;
+            vault::fs::replace_dir(&assembled, &dir).map_err(InternalError::from)?;
         }
-        Ok(())
-    }
-
-    /// Ends the quick stage: the transformer covers every note.
-    pub(super) fn end_quick_stage(&self) -> Result<()> {
-        let store = &self.index.quick_vectors;
-        if !store.is_empty()? {
-            let (name, dims) = store.model()?.unwrap_or_default();
-            store.reset(&name, dims)?;
-            tracing::info!("the quick stage is over: every note has the model's own vectors");
-        }
-        Ok(())
-    }
-
-    /// `hits` of the transformer, completed with the quick stage's hits among the notes the
-    /// transformer has not reached yet, while the stage is under way.
-    pub(super) fn with_quick_stage(
-        &self,
-        project: &str,
-        teacher: &Embedder,
-        query: &str,
-        hits: Vec<VectorHit>,
-        limit: usize,
-        admit: &dyn Fn(&str) -> bool,
-    ) -> Result<Vec<VectorHit>> {
-        let store = &self.index.quick_vectors;
-        if store.is_empty()? {
-            return Ok(hits);
-        }
-        let Some(quick) = self.quick_embedder(teacher, None)? else {
-            return Ok(hits);
-        };
-        if store.model()? != Some((quick.name().to_string(), quick.dimensions())) {
-            return Ok(hits);
-        }
-        let covered = self.index.vectors.notes(project)?;
-        let waiting = store
-            .notes(project)?
-            .into_iter()
-            .filter(|n| !covered.contains(n))
-            .count();
-        if waiting == 0 {
-            return Ok(hits);
-        }
-        let vector = quick.embed_query(query).map_err(InternalError::from)?;
-        let quick_hits = store.search(project, &vector, limit, |id| {
-            !covered.contains(id) && admit(id)
-        })?;
-        Ok(merge_by_share(
-            (hits, covered.len()),
-            (quick_hits, waiting),
-            limit,
+        Ok(Some(
+            Embedder::load(&dir, &name).map_err(InternalError::from)?,
         ))
+    })
+}
+
+/// Brings the quick store to `teacher`'s companion, emptying it when it holds another
+/// model's vectors.
+pub(super) fn quick_store_for(index: &Index, quick: &Embedder) -> Result<()> {
+    let store = &index.quick_vectors;
+    if store.model()? != Some((quick.name().to_string(), quick.dimensions())) {
+        store.reset(quick.name(), quick.dimensions())?;
     }
+    Ok(())
+}
+
+/// Ends the quick stage: the transformer covers every note.
+pub(super) fn end_quick_stage(index: &Index) -> Result<()> {
+    let store = &index.quick_vectors;
+    if !store.is_empty()? {
+        let (name, dims) = store.model()?.unwrap_or_default();
+        store.reset(&name, dims)?;
+        tracing::info!("the quick stage is over: every note has the model's own vectors");
+    }
+    Ok(())
+}
+
+/// `hits` of the transformer, completed with the quick stage's hits among the notes the
+/// transformer has not reached yet, while the stage is under way.
+pub(super) fn with_quick_stage(
+    engine: &Engine,
+    project: &str,
+    teacher: &Embedder,
+    query: &str,
+    hits: Vec<VectorHit>,
+    limit: usize,
+    admit: &dyn Fn(&str) -> bool,
+) -> Result<Vec<VectorHit>> {
+    let store = &engine.store.index.quick_vectors;
+    if store.is_empty()? {
+        return Ok(hits);
+    }
+    let Some(quick) = quick_embedder(engine, teacher, None)? else {
+        return Ok(hits);
+    };
+    if store.model()? != Some((quick.name().to_string(), quick.dimensions())) {
+        return Ok(hits);
+    }
+    let covered = engine.store.index.vectors.notes(project)?;
+    let waiting = store
+        .notes(project)?
+        .into_iter()
+        .filter(|n| !covered.contains(n))
+        .count();
+    if waiting == 0 {
+        return Ok(hits);
+    }
+    let vector = quick.embed_query(query).map_err(InternalError::from)?;
+    let quick_hits = store.search(project, &vector, limit, |id| {
+        !covered.contains(id) && admit(id)
+    })?;
+    Ok(merge_by_share(
+        (hits, covered.len()),
+        (quick_hits, waiting),
+        limit,
+    ))
 }
 
 /// Two rankings of disjoint sets of notes merged by where each note would stand among them

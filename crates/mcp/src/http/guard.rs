@@ -216,7 +216,7 @@ async fn answer(state: Arc<HttpState>, mut request: Request, next: Next, id: Str
         response.headers_mut().insert("x-request-id", value);
     }
     let elapsed = started.elapsed();
-    state.app.metrics.request(route(&path), elapsed);
+    state.app.metrics().request(route(&path), elapsed);
     tracing::info!(
         status = response.status().as_u16(),
         ms = elapsed.as_secs_f64() * 1000.0,

@@ -51,7 +51,7 @@ pub(super) async fn ingest(
                 .records
                 .iter()
                 .filter_map(|r| counted_refusal(record_code(&r.outcome)?.as_str()));
-            refusals.for_each(|refusal| state.app.metrics.refused(refusal));
+            refusals.for_each(|refusal| state.app.metrics().refused(refusal));
             (StatusCode::MULTI_STATUS, Json(ingested(&report))).into_response()
         }
         Ok(Err(e @ ServiceError::User(UserError::ProjectNotAllowed { .. }))) => {

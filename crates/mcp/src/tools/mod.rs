@@ -445,7 +445,7 @@ pub fn call(ctx: &ToolCtx, name: &str, args: &Map<String, Value>) -> ToolReply {
         Some(spec) => {
             let started = std::time::Instant::now();
             let reply = (spec.handler)(ctx, args);
-            let metrics = &ctx.app.metrics;
+            let metrics = ctx.app.metrics();
             metrics.tool_call(spec.hints.class(), started.elapsed(), reply.is_error());
             if let Some(refusal) = reply.refusal() {
                 metrics.refused(refusal);
