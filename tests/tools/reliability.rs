@@ -511,7 +511,7 @@ fn check_reports_drift_and_repair_removes_it_without_writing_user_files() {
         .unwrap();
     let user_files = crate::common::snapshot(&dir);
     // The search indexer runs behind the writes; wait, so that no note counts as pending.
-    h.app().index.wait_searchable().unwrap();
+    h.app().wait_searchable().unwrap();
 
     let health = h.app().check(None).unwrap();
     let main = &health.projects[0];
@@ -644,5 +644,56 @@ mod arbitrary_arguments {
             );
             prop_assert!(!reply.is_error(), "{}", reply.text());
         }
+    }
+}
+
+/// A fresh root, before any note is written, is where many agents start: every read tool
+/// answers it with an empty result, never a server error.
+#[test]
+fn every_read_tool_answers_an_empty_root() {
+    let h = Harness::new().serving_tools("all");
+    let reads = [
+        ("search_notes", json!({"query": "anything"})),
+        (
+            "search_notes",
+            json!({"query": "anything", "output_format": "json"}),
+        ),
+        (
+            "search_notes",
+            json!({"query": "anything", "search_type": "title"}),
+        ),
+        (
+            "search_notes",
+            json!({"query": "anything", "search_type": "permalink"}),
+        ),
+        (
+            "search_notes",
+            json!({"query": "anything", "search_type": "hybrid"}),
+        ),
+        (
+            "search_notes",
+            json!({"query": "", "note_types": ["decision"]}),
+        ),
+        ("search", json!({"query": "anything"})),
+        ("build_context", json!({"url": "memory://main/*"})),
+        ("recent_activity", json!({})),
+        ("list_directory", json!({})),
+        ("memory_context", json!({"task": "anything"})),
+        ("memory_search", json!({"query": "anything"})),
+        ("search_nodes", json!({"query": "anything"})),
+        ("read_graph", json!({})),
+        ("grep", json!({"pattern": "anything"})),
+        ("find", json!({"name": "*.md"})),
+        ("ls", json!({})),
+        ("tail", json!({})),
+        ("inspect_query", json!({"query": "anything"})),
+    ];
+    for (tool, args) in reads {
+        let reply = h.call(tool, args.clone());
+        assert!(
+            !reply.is_error(),
+            "{tool} {args} on an empty root: {}",
+            reply.text()
+        );
     }
 }

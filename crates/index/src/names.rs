@@ -12,7 +12,7 @@ use milli_core::tokenizer::Tokenize;
 use milli_core::{CboRoaringBitmapCodec, FieldsIdsMap, Index as Milli, SearchContext};
 use roaring::RoaringBitmap;
 
-use super::query::{candidates_in, load_documents, scope};
+use super::query::{candidates_in, load_documents, scope, searched_fields};
 use super::IndexError;
 
 /// milli counts the words of a field up to this many; a longer title is counted as one more.
@@ -38,12 +38,21 @@ pub fn read<T, E: From<IndexError>>(
     fields: &[String],
     read: impl FnOnce(&Naming) -> Result<T, E>,
 ) -> Result<T, E> {
+    // Declared first, so that it outlives the search context that borrows it.
+    let known: Option<Vec<String>>;
     let rtxn = milli.read_txn().map_err(IndexError::from)?;
-    let scope = scope(milli, &rtxn, filter)?;
+    let mut scope = scope(milli, &rtxn, filter)?;
     let mut words = SearchContext::new(milli, &rtxn).map_err(IndexError::from)?;
-    words
-        .attributes_to_search_on(fields)
-        .map_err(IndexError::from)?;
+    if !fields.is_empty() {
+        known = searched_fields(milli, &rtxn, fields)?;
+        match &known {
+            Some(known) => words
+                .attributes_to_search_on(known)
+                .map_err(IndexError::from)?,
+            // No document has these fields yet (an empty root): none can match.
+            None => scope.clear(),
+        }
+    }
     let naming = Naming {
         milli,
         rtxn: &rtxn,

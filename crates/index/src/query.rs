@@ -116,6 +116,23 @@ pub fn documents_by_external_id(
         .collect())
 }
 
+/// Of `fields`, those milli can search: a field no document has had yet (any field, on an
+/// empty root) is not one, and milli refuses a search that names it. `None` when none is left:
+/// nothing can match.
+pub(super) fn searched_fields(
+    milli: &Milli,
+    rtxn: &RoTxn,
+    fields: &[String],
+) -> Result<Option<Vec<String>>, IndexError> {
+    let searchable = milli.searchable_fields_and_weights(rtxn)?;
+    let known: Vec<String> = fields
+        .iter()
+        .filter(|field| searchable.iter().any(|(name, _, _)| name == field.as_str()))
+        .cloned()
+        .collect();
+    Ok((!known.is_empty()).then_some(known))
+}
+
 pub fn run(milli: &Milli, query: &Query) -> Result<Hits, IndexError> {
     let rtxn = milli.read_txn()?;
     let Some(result) = execute(milli, &rtxn, query)? else {
@@ -160,7 +177,14 @@ pub(super) fn execute(
             Matching::All => TermsMatchingStrategy::All,
             Matching::MostSpecific => TermsMatchingStrategy::Frequency,
         });
-    if let Some(fields) = &query.fields {
+    let fields = match &query.fields {
+        Some(fields) => match searched_fields(milli, rtxn, fields)? {
+            Some(known) => Some(known),
+            None => return Ok(None),
+        },
+        None => None,
+    };
+    if let Some(fields) = &fields {
         search.searchable_attributes(fields);
     }
     if query.newest_first {
