@@ -19,10 +19,10 @@ use std::time::Duration;
 use criterion::measurement::WallTime;
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput};
 use engine::context::ContextRequest;
-use engine::notes::WriteNoteRequest;
 use engine::scope::ProjectChoice;
 use engine::search::SearchRequest;
 use engine::sync::SyncMode;
+use engine::write::WriteNoteRequest;
 use engine::App;
 use mcp::notify::Notifier;
 use mcp::server::{call_deadline, GitmemServer};
@@ -336,7 +336,7 @@ fn index_write(c: &mut Criterion) {
                 tags: None,
                 note_type: None,
                 metadata: None,
-                overwrite: None,
+                ..WriteNoteRequest::default()
             };
             app.write_note(&ProjectChoice::default(), &request)
                 .expect("write_note")

@@ -10,11 +10,9 @@ JSON summary for the Rust test (tests/stdio_python.rs) to check.
 
 import asyncio
 import json
-import os
 import sys
 
-from mcp import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
+from stdio_session import served, text_of
 
 DUPLICATE = ("The kafka consumer rebalance stalls when a consumer leaves the group; "
              "we restarted the consumer and the rebalance finished.")
@@ -45,26 +43,21 @@ CALLS = [
 
 
 async def main(gitmem, root):
-    server = StdioServerParameters(
-        command=gitmem, args=["--root", root, "serve"], env=dict(os.environ)
-    )
-    async with stdio_client(server) as (read, write):
-        async with ClientSession(read, write) as session:
-            await session.initialize()
-            for title, content, extra in NOTES:
-                result = await session.call_tool(
-                    "write_note", {"title": title, "content": content, "directory": "notes", **extra}
-                )
-                assert not result.is_error, result.content
-            steps = []
-            for name, arguments in CALLS:
-                result = await session.call_tool(name, arguments)
-                steps.append({
-                    "tool": name,
-                    "error": result.is_error,
-                    "structured": result.structured_content,
-                    "text": "".join(getattr(block, "text", "") for block in result.content),
-                })
+    async with served(gitmem, root) as session:
+        for title, content, extra in NOTES:
+            result = await session.call_tool(
+                "write_note", {"title": title, "content": content, "directory": "notes", **extra}
+            )
+            assert not result.is_error, result.content
+        steps = []
+        for name, arguments in CALLS:
+            result = await session.call_tool(name, arguments)
+            steps.append({
+                "tool": name,
+                "error": result.is_error,
+                "structured": result.structured_content,
+                "text": text_of(result),
+            })
     print(json.dumps({"steps": steps}))
 
 

@@ -136,6 +136,24 @@ impl Harness {
         reply.json()
     }
 
+    /// The text of a call that must be refused: an MCP error result.
+    pub fn refused(&self, tool: &str, args: Value) -> String {
+        let reply = self.call(tool, args.clone());
+        assert!(
+            reply.is_error(),
+            "{tool} {args} must be refused: {}",
+            reply.text()
+        );
+        reply.text()
+    }
+
+    /// The JSON payload of a refusal (`output_format: "json"`), which is the error's text.
+    pub fn refused_json(&self, tool: &str, mut args: Value) -> Value {
+        args["output_format"] = json!("json");
+        let text = self.refused(tool, args.clone());
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{tool} {args}: {e}: {text}"))
+    }
+
     /// write_note that must succeed.
     pub fn write(&self, title: &str, directory: &str, content: &str) {
         self.write_with(title, directory, content, json!({}));

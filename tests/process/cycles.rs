@@ -2,7 +2,7 @@
 //! A cycle means two features that cannot be read, tested or moved one without the other; the
 //! compiler allows them inside a crate, so this test refuses them. The graph is read from the
 //! code as written: `crate::`, `super::` and `self::` paths, resolved from each file's place.
-//! The engine's features call one another by path (`crate::notes::write_note(store, ...)`), so
+//! The engine's features call one another by path (`crate::notes::resolve(&store.index, ...)`), so
 //! those calls are edges of this graph too (architecture.rs keeps `App`'s methods in lib.rs).
 
 use std::collections::{BTreeMap, BTreeSet};

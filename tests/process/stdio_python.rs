@@ -387,3 +387,45 @@ fn a_client_sees_memories_decay_get_pruned_and_compacted_over_stdio() {
     assert!(entities(9).is_empty(), "folded, so hidden: {}", answer(9));
     assert_eq!(entities(10), ["Kookaburra are kingfishers"]);
 }
+
+/// Basic Memory 0.24's checksummed writes and raised refusals, as its clients see them over
+/// stdio: `isError` on every refusal, the revision conflict's payload, line and metadata reads.
+#[test]
+fn a_basic_memory_0_24_client_writes_by_revision_and_sees_refusals_as_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = run_client("mcp_revision_client.py", dir.path());
+    let step = |name: &str| {
+        (
+            s[name]["error"].as_bool().unwrap(),
+            s[name]["text"].as_str().unwrap().to_string(),
+        )
+    };
+    let first = s["first_checksum"].as_str().unwrap();
+    assert_eq!(first.len(), 64, "{s}");
+    assert_eq!(s["read_checksum_is_the_writes"], true, "{s}");
+    let (error, replaced) = step("replace");
+    assert!(!error, "{replaced}");
+    let current: Value = serde_json::from_str(&replaced).unwrap();
+    let (error, stale) = step("stale");
+    assert!(error, "a stale revision is an error result: {stale}");
+    let stale: Value = serde_json::from_str(&stale).unwrap();
+    assert_eq!(stale["error"], "NOTE_REVISION_CONFLICT");
+    assert_eq!(stale["currentChecksum"], current["checksum"]);
+    let (error, exists) = step("exists");
+    assert!(
+        error && exists.starts_with("# Error: Note already exists"),
+        "{exists}"
+    );
+    let (error, absent) = step("absent_text");
+    assert!(error && absent.contains("Text Not Found"), "{absent}");
+    let (error, lines) = step("lines");
+    assert!(!error);
+    for needle in ["Lines 1-2 of", "1: ---", "2: title: Plan"] {
+        assert_mentions(&lines, needle);
+    }
+    let (error, metadata) = step("metadata");
+    assert!(!error);
+    let metadata: Value = serde_json::from_str(&metadata).unwrap();
+    assert_eq!(metadata["checksum"], current["checksum"]);
+    assert!(metadata.get("content").is_none(), "{metadata}");
+}

@@ -3,12 +3,12 @@
 
 use engine::edit::{EditNoteRequest, EditRefusal};
 use engine::error::{EditInputError, QueryError};
-use engine::notes::{WriteNoteRequest, WriteRefusal};
 use engine::read::{Page, ReadRefusal};
 use engine::relocate::{
     DeleteNoteRequest, DeleteRefusal, Deleted, MoveNoteRequest, MoveRefusal, Moved,
 };
 use engine::scope::ProjectChoice;
+use engine::write::{WriteNoteRequest, WriteRefusal};
 use engine::{Outcome, OutsideProject, PathArg, ServiceError, UserError};
 use note::edit::EditError;
 

@@ -225,7 +225,7 @@ fn an_edit_of_a_file_that_is_not_utf8_changes_no_byte() {
     bytes.extend((0..=255u8).cycle().take(4096));
     fs::write(&path, &bytes).unwrap();
     h.sync();
-    let v = h.json(
+    let v = h.refused_json(
         "edit_note",
         json!({"identifier": "binary.md", "operation": "append", "content": "more"}),
     );

@@ -5,9 +5,9 @@
 
 use std::fs;
 
-use serde_json::{json, Value};
+use serde_json::json;
 
-use crate::{Harness, ReplyExt};
+use crate::Harness;
 
 const PERSON_SCHEMA: &str = "---\ntitle: Person\ntype: schema\nentity: Person\nversion: 1\nschema:\n  name: string, full name\n  role?: string, job title or position\n  works_at?: Organization, employer\n  expertise?(array): string, areas of knowledge\nsettings:\n  validation: warn\n---\n\n# Person\n";
 
@@ -366,7 +366,7 @@ fn strict_person() -> Harness {
 fn write_note_refuses_a_note_its_strict_schema_fails_and_writes_nothing() {
     let h = strict_person();
     let args = json!({"title": "Ada", "directory": "people", "note_type": "person", "content": "- [role] Countess\n"});
-    let text = h.text("write_note", args.clone());
+    let text = h.refused("write_note", args.clone());
     assert!(
         text.starts_with("# Error: Note does not match its schema\n\n"),
         "{text}"
@@ -376,9 +376,7 @@ fn write_note_refuses_a_note_its_strict_schema_fails_and_writes_nothing() {
         "{text}"
     );
     assert!(!h.main_dir().join("people/Ada.md").exists());
-    let mut as_json = args.clone();
-    as_json["output_format"] = json!("json");
-    let refused: Value = h.call("write_note", as_json).ok().json();
+    let refused = h.refused_json("write_note", args.clone());
     assert_eq!(refused["error"], "SCHEMA_VALIDATION_FAILED");
     assert_eq!(refused["schema"], "Person");
     assert_eq!(
@@ -401,7 +399,7 @@ fn write_note_refuses_a_note_its_strict_schema_fails_and_writes_nothing() {
         h.main_dir().join("schema/Meeting.md").exists(),
         "a schema note is not checked against its own schema"
     );
-    let meeting = h.text("write_note", json!({"title": "Standup", "directory": "meetings", "note_type": "meeting", "content": "- [topic] planning"}));
+    let meeting = h.refused("write_note", json!({"title": "Standup", "directory": "meetings", "note_type": "meeting", "content": "- [topic] planning"}));
     assert!(
         meeting.contains("- Missing required field: attendees (expected [attendees] observation)"),
         "{meeting}"

@@ -112,8 +112,9 @@ mod tests {
     /// The modules that write what gitmem authors, with how many raw writes each may keep:
     /// an import's take-back puts back the bytes a file held before, which are not gitmem's,
     /// and the memory API's daily count is gitmem's own bookkeeping, not a note.
-    const WRITERS: [(&str, &str, usize); 11] = [
+    const WRITERS: [(&str, &str, usize); 12] = [
         ("notes", include_str!("notes.rs"), 0),
+        ("write", include_str!("write.rs"), 0),
         ("edit", include_str!("edit.rs"), 0),
         ("canvas", include_str!("canvas.rs"), 0),
         ("import", include_str!("import.rs"), 1),

@@ -11,8 +11,9 @@ use serde_json::{json, Map, Value};
 
 use super::error::{InternalError, MemoryError};
 use super::memory::{front_matter_of, NewMemory};
-use super::notes::{Lookup, WriteNoteRequest, WriteRefusal};
+use super::notes::Lookup;
 use super::scope::ProjectChoice;
+use super::write::{WriteNoteRequest, WriteRefusal};
 use super::{now_text, Outcome, Result};
 use crate::config::Project;
 use crate::Engine;
@@ -251,8 +252,9 @@ fn corrected_note(
             note_type: Some(old.note_type.clone()),
             metadata: Some(extra.clone()),
             overwrite: Some(false),
+            expected_checksum: None,
         };
-        match crate::notes::write_note(engine, choice, &write)? {
+        match crate::write::write_note(engine, choice, &write)? {
             Outcome::Refused(WriteRefusal::AlreadyExists { .. }) if request.title.is_none() => {
                 last = Some(write.title);
             }

@@ -30,6 +30,8 @@ pub struct EditNoteRequest {
     pub expected_replacements: Option<i64>,
     pub replace_subsections: Option<bool>,
     pub metadata: Option<Map<String, Value>>,
+    /// The checksum of the revision the caller read: the edit applies only to that revision.
+    pub expected_checksum: Option<String>,
 }
 
 /// What an edit did.
@@ -73,6 +75,13 @@ pub enum EditRefusal {
     /// Another program kept changing the file while the edit was made.
     KeptChanging {
         identifier: String,
+    },
+    /// `expected_checksum` names a revision the note no longer is (`current`), or the note is
+    /// gone (`current: None`); nothing is edited.
+    RevisionConflict {
+        identifier: String,
+        note: Option<Box<NoteRow>>,
+        current: Option<String>,
     },
 }
 
@@ -155,6 +164,14 @@ pub(crate) fn edit_note(
     };
     let outcome = match note {
         Some(note) => edit_existing(engine, &project, &note, req, operation),
+        // A revision was expected and there is none: an append must not create one.
+        None if req.expected_checksum.is_some() => {
+            Ok(Outcome::Refused(EditRefusal::RevisionConflict {
+                identifier: req.identifier.clone(),
+                note: None,
+                current: None,
+            }))
+        }
         None => create_by_edit(engine, &project, req, operation),
     };
     super::refuse_outside(outcome, EditRefusal::OutsideProject)
@@ -175,6 +192,18 @@ fn edit_existing(
         let Some(bytes) = crate::notes::read_for_edit(&engine.store, project, note)? else {
             break;
         };
+        // Checked on every attempt: a file that changed under the edit is another revision,
+        // which the caller did not read.
+        if let Some(expected) = &req.expected_checksum {
+            let current = vault::file::sha256_hex(&bytes);
+            if !crate::notes::same_checksum(&current, expected) {
+                return Ok(Outcome::Refused(EditRefusal::RevisionConflict {
+                    identifier: req.identifier.clone(),
+                    note: Some(Box::new(note.clone().into())),
+                    current: Some(current),
+                }));
+            }
+        }
         // Edits work on text; a lossy decoding would rewrite every invalid byte of the file.
         let Ok(text) = std::str::from_utf8(&bytes) else {
             return Ok(Outcome::Refused(EditRefusal::NotText {

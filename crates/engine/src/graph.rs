@@ -14,8 +14,8 @@ use std::collections::{HashMap, HashSet};
 use serde_json::{Map, Value};
 
 use super::error::GraphError;
-use super::notes::{WriteNoteRequest, WriteRefusal};
 use super::scope::ProjectChoice;
+use super::write::{WriteNoteRequest, WriteRefusal};
 use super::{Outcome, Result};
 use crate::config::Project;
 use crate::{Engine, Store};
@@ -356,8 +356,9 @@ pub(crate) fn create_entities(
             note_type: None,
             metadata: None,
             overwrite: Some(false),
+            expected_checksum: None,
         };
-        match crate::notes::write_note_with(engine, choice, &request, Some(content))? {
+        match crate::write::write_note_with(engine, choice, &request, Some(content))? {
             Outcome::Done(_) => created.push(Entity {
                 name: name.to_string(),
                 entity_type: entity_type.to_string(),
@@ -367,7 +368,12 @@ pub(crate) fn create_entities(
                     .collect(),
             }),
             // The graph tools' own documents are never checked against a schema.
-            Outcome::Refused(WriteRefusal::AlreadyExists { .. } | WriteRefusal::Schema { .. }) => {}
+            // No checksum is asked, so no revision conflicts.
+            Outcome::Refused(
+                WriteRefusal::AlreadyExists { .. }
+                | WriteRefusal::Schema { .. }
+                | WriteRefusal::RevisionConflict { .. },
+            ) => {}
             Outcome::Refused(WriteRefusal::OutsideProject(o)) => return Err(o.into()),
         }
     }

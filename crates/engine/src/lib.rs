@@ -55,6 +55,7 @@ pub mod throughput;
 pub mod timeframe;
 pub mod tokens;
 mod uses;
+pub mod write;
 
 use std::path::Path;
 use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
@@ -96,7 +97,7 @@ use crate::memory::search::{MemoryPage, MemoryQuery};
 use crate::memory::{Memory, MemoryDeleted, MemoryPatch, NewMemory};
 use crate::models::hub::{Download, ModelFetch};
 use crate::models::{ModelChoice, ModelInfo};
-use crate::notes::{NoteFile, NoteWritten, WriteNoteRequest, WriteRefusal};
+use crate::notes::{NoteFile, NoteWritten};
 use crate::oneshot::{Observer, Oneshot};
 use crate::pack::{ContextPack, PackRequest};
 use crate::posix::man::Manual;
@@ -105,7 +106,7 @@ use crate::projects::{
     AddProjectError, BasicMemoryImport, ProjectAdded, ProjectCreated, ProjectListing,
     ProjectRefusal, ProjectStatistics,
 };
-use crate::read::{NoteView, Page, ReadRefusal};
+use crate::read::{NoteLines, NoteView, Page, ReadRefusal};
 use crate::relocate::{
     DeleteNoteRequest, DeleteRefusal, Deleted, MoveNoteRequest, MoveRefusal, Moved,
 };
@@ -118,6 +119,7 @@ use crate::semantic::{EmbedProgress, SemanticStatus};
 use crate::status::{Diagnostics, MetricsReport, Status, SyncStatus};
 use crate::sync::{SyncEvent, SyncMode, SyncReport};
 use crate::throughput::{ThroughputReport, ThroughputSpec};
+use crate::write::{WriteNoteRequest, WriteRefusal};
 
 pub use error::{InternalError, OutsideProject, PathArg, ServiceError, UserError};
 /// A client's reads wait for its own writes only (read-your-writes); adapters give each
@@ -402,7 +404,6 @@ impl App {
     pub fn use_model(&self, name: &str) -> Result<ModelInfo> { models::use_model(&self.engine, name) }
     pub fn remove_model(&self, name: &str) -> Result<ModelInfo> { models::remove_model(&self.engine, name) }
     // notes
-    pub fn write_note(&self, choice: &ProjectChoice, req: &WriteNoteRequest) -> Result<Outcome<NoteWritten, WriteRefusal>> { notes::write_note(&self.engine, choice, req) }
     // oneshot
     pub fn oneshot<'a>(&'a self, observer: &'a dyn Observer) -> Oneshot<'a> { oneshot::oneshot(self, observer) }
     // pack
@@ -427,6 +428,7 @@ impl App {
     pub fn import_basic_memory(&self, config: Option<&Path>) -> Result<BasicMemoryImport> { projects::import_basic_memory(&self.engine.store, config) }
     // read
     pub fn read_note(&self, choice: &ProjectChoice, identifier: &str, suggestions: Page) -> Result<Outcome<NoteFile, ReadRefusal>> { read::read_note(&self.engine, choice, identifier, suggestions) }
+    pub fn read_note_lines(&self, choice: &ProjectChoice, identifier: &str, start: Option<i64>, end: Option<i64>) -> Result<Outcome<NoteLines, ReadRefusal>> { read::read_note_lines(&self.engine, choice, identifier, start, end) }
     pub fn view_note(&self, choice: &ProjectChoice, identifier: &str) -> Result<Outcome<NoteView, ReadRefusal>> { read::view_note(&self.engine, choice, identifier) }
     pub fn fetch_document(&self, choice: &ProjectChoice, id: &str) -> Result<Outcome<NoteFile, ReadRefusal>> { read::fetch_document(&self.engine, choice, id) }
     pub fn read_content(&self, choice: &ProjectChoice, path: &str) -> Result<Outcome<Content, OutsideProject>> { read::read_content(&self.engine.store, choice, path) }
@@ -461,4 +463,6 @@ impl App {
     pub fn rebuild_project(&self, project: &Project, on_event: &(dyn Fn(SyncEvent) + Sync)) -> Result<SyncReport> { sync::rebuild_project(&self.engine, project, on_event) }
     // throughput
     pub fn embedding_throughput(&self, spec: &ThroughputSpec) -> Result<ThroughputReport> { throughput::embedding_throughput(&self.engine.store, spec) }
+    // write
+    pub fn write_note(&self, choice: &ProjectChoice, req: &WriteNoteRequest) -> Result<Outcome<NoteWritten, WriteRefusal>> { write::write_note(&self.engine, choice, req) }
 }

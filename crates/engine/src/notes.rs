@@ -8,19 +8,16 @@ use serde_json::{Map, Value};
 
 use super::error::{InternalError, NoteError};
 use super::git::commits::ChangeKind;
-use super::scope::ProjectChoice;
-use super::{authored, note_input, refuse_outside, Outcome, OutsideProject, PathArg, Result};
+use super::{authored, note_input, Result};
 use crate::config::Project;
-use crate::SchemaViolation;
 use crate::{Engine, Store};
 use index::graph::KeyKind;
 use index::Index;
 use index::{NoteKind, NoteRecord, OpOutcome, WriteOp};
-use note::document::Document;
 use note::identifier::{lookup_key, normalize_identifier, permalink_candidates};
-use note::permalink::{generate_permalink, normalize_note_type, note_permalink};
+use note::permalink::note_permalink;
 use note::redact::Redactions;
-use note::{self, filename, frontmatter};
+use note::{self, frontmatter};
 use vault::{self, path::RelPath};
 
 /// What an identifier names.
@@ -30,21 +27,6 @@ pub(crate) enum Lookup {
     /// Several notes share the title; none was named exactly.
     Ambiguous(Vec<NoteRecord>),
     NotFound,
-}
-
-fn short_checksum(bytes: &[u8]) -> String {
-    vault::file::sha256_hex(bytes)[..8].to_string()
-}
-
-#[derive(Debug, Clone, Default)]
-pub struct WriteNoteRequest {
-    pub title: String,
-    pub content: String,
-    pub directory: String,
-    pub tags: Option<Vec<String>>,
-    pub note_type: Option<String>,
-    pub metadata: Option<Map<String, Value>>,
-    pub overwrite: Option<bool>,
 }
 
 /// The result of writing or editing a note, for rendering.
@@ -66,29 +48,13 @@ pub struct NoteWritten {
     pub redacted: Redactions,
 }
 
-/// Why write_note declined.
-#[derive(Debug, Clone)]
-pub enum WriteRefusal {
-    /// A note already exists at that path (or an equivalent one) and overwrite was not asked.
-    AlreadyExists {
-        project: String,
-        title: String,
-        permalink: String,
-        existing_path: String,
-    },
-    OutsideProject(OutsideProject),
-    /// The note's schema says `validation: strict` and the note fails it; nothing is written.
-    Schema {
-        title: String,
-        violation: SchemaViolation,
-    },
-}
-
 /// A note's file, read from disk.
 #[derive(Debug, Clone)]
 pub struct NoteFile {
     pub note: NoteRow,
     pub text: String,
+    /// The SHA-256 of the file's bytes as read: the revision `expected_checksum` names.
+    pub checksum: String,
     /// The corrections the note is part of (read_note fills it; other reads leave it out).
     pub chain: Option<crate::CorrectionChain>,
 }
@@ -180,9 +146,11 @@ pub(crate) fn read_note_file(
     note: &NoteRecord,
 ) -> Result<NoteFile> {
     let path = crate::mounts::project_file(store, project, &note.path)?;
+    let bytes = vault::fs::read(&path)?;
     Ok(NoteFile {
         note: note.clone().into(),
-        text: vault::fs::read_lossy(&path)?,
+        checksum: vault::file::sha256_hex(&bytes),
+        text: String::from_utf8_lossy(&bytes).into_owned(),
         chain: None,
     })
 }
@@ -208,7 +176,7 @@ pub(crate) fn index_file_as(
 }
 
 /// Hands one upsert of `relative` to the index and records the change as `kind`.
-fn index_op_as(
+pub(crate) fn index_op_as(
     engine: &Engine,
     project: &Project,
     relative: &str,
@@ -227,7 +195,7 @@ fn index_op_as(
     Ok(note)
 }
 
-fn written(note: &NoteRecord, bytes: &[u8], created: bool) -> NoteWritten {
+pub(crate) fn written(note: &NoteRecord, bytes: &[u8], created: bool) -> NoteWritten {
     let mut categories: std::collections::BTreeMap<String, usize> = Default::default();
     for obs in &note.observations {
         *categories.entry(obs.category.clone()).or_default() += 1;
@@ -237,7 +205,7 @@ fn written(note: &NoteRecord, bytes: &[u8], created: bool) -> NoteWritten {
         title: note.title.clone(),
         permalink: note.permalink.clone(),
         file_path: note.path.clone(),
-        checksum: short_checksum(bytes),
+        checksum: vault::file::sha256_hex(bytes),
         created,
         id: note.id.clone(),
         categories: categories.into_iter().collect(),
@@ -293,224 +261,6 @@ pub(super) fn equivalent_note(
         }
     }
     Ok(None)
-}
-
-/// write_note (compat 2.1).
-pub(crate) fn write_note(
-    engine: &Engine,
-    choice: &ProjectChoice,
-    req: &WriteNoteRequest,
-) -> Result<Outcome<NoteWritten, WriteRefusal>> {
-    write_note_with(engine, choice, req, None)
-}
-
-/// write_note with its content given as a document (the graph tools build theirs), in
-/// which case `req.content` is not read; `None` parses `req.content`.
-pub(super) fn write_note_with(
-    engine: &Engine,
-    choice: &ProjectChoice,
-    req: &WriteNoteRequest,
-    content: Option<Document>,
-) -> Result<Outcome<NoteWritten, WriteRefusal>> {
-    let project = crate::scope::select_project(&engine.store, choice)?;
-    let directory = if req.directory.trim() == "/" {
-        ""
-    } else {
-        req.directory.as_str()
-    };
-    let Ok(directory) = RelPath::parse(directory) else {
-        return Ok(Outcome::Refused(WriteRefusal::OutsideProject(
-            OutsideProject::new(PathArg::Directory, &req.directory),
-        )));
-    };
-    refuse_outside(
-        write_note_in(engine, &project, &directory, req, content),
-        WriteRefusal::OutsideProject,
-    )
-}
-
-fn write_note_in(
-    engine: &Engine,
-    project: &Project,
-    directory: &RelPath,
-    req: &WriteNoteRequest,
-    content: Option<Document>,
-) -> Result<Outcome<NoteWritten, WriteRefusal>> {
-    if req.title.trim().is_empty() {
-        return Err(NoteError::EmptyTitle.into());
-    }
-    let (title, mut redacted) = crate::authored::redact_title(&engine.store, &req.title);
-    let checks_schema = content.is_none();
-    let content = match content {
-        Some(doc) => doc,
-        None => {
-            check_note_size(&req.content)?;
-            Document::parse_lenient(&req.content)
-        }
-    };
-    let path = filename::note_file_path(directory.as_str(), &title, false);
-    if filename::sanitize_for_filename(&title).is_empty() {
-        return Err(NoteError::UnusableTitle(title.clone()).into());
-    }
-    let absolute = crate::mounts::project_file(&engine.store, project, &path)?;
-    let include = engine.store.config().compat.permalinks_include_project;
-    let overwrite = req
-        .overwrite
-        .unwrap_or(engine.store.config().compat.write_note_overwrite_default);
-
-    let existing = equivalent_note(&engine.store, project, &path)?;
-    if let Some(existing) = &existing {
-        if !overwrite {
-            let client_permalink = existing
-                .permalink
-                .clone()
-                .map(|p| {
-                    p.strip_prefix(&format!("{}/", project.permalink))
-                        .map(String::from)
-                        .unwrap_or(p)
-                })
-                .unwrap_or_else(|| generate_permalink(&path, true));
-            return Ok(Outcome::Refused(WriteRefusal::AlreadyExists {
-                project: project.name.clone(),
-                title: title.clone(),
-                permalink: client_permalink,
-                existing_path: existing.path.clone(),
-            }));
-        }
-    } else if absolute.exists() && !overwrite {
-        return Ok(Outcome::Refused(WriteRefusal::AlreadyExists {
-            project: project.name.clone(),
-            title: title.clone(),
-            permalink: generate_permalink(&path, true),
-            existing_path: path.clone(),
-        }));
-    }
-
-    // Front matter: title, type, permalink, then the content's own keys, then metadata,
-    // then tags; an overwrite keeps the old file's other keys.
-    let note_type = content
-        .meta
-        .get("type")
-        .and_then(Value::as_str)
-        .map(String::from)
-        .unwrap_or_else(|| normalize_note_type(req.note_type.as_deref().unwrap_or("note")));
-    let old_meta = match &existing {
-        Some(old) => kept_front_matter(&engine.store, project, old)?,
-        None => Map::new(),
-    };
-    let permalink = match &existing {
-        Some(old) if old.permalink.is_some() => old.permalink.clone().unwrap_or_default(),
-        _ => {
-            let wanted = content
-                .meta
-                .get("permalink")
-                .and_then(Value::as_str)
-                .map(String::from)
-                .unwrap_or_else(|| note_permalink(&project.name, &path, include));
-            free_permalink(
-                &engine.store.index,
-                project,
-                &wanted,
-                existing.as_ref().map(|n| n.id.as_str()),
-            )?
-        }
-    };
-    let mut doc = Document::headed(
-        &title,
-        &note_type,
-        &permalink,
-        old_meta.iter().chain(content.meta.iter()),
-        content.body.trim_start_matches('\n'),
-    );
-    if let Some(metadata) = &req.metadata {
-        for (k, v) in metadata {
-            if !(k == "tags" && req.tags.is_some()) {
-                doc.insert_other(k, v);
-            }
-        }
-    }
-    if let Some(tags) = &req.tags {
-        let tags = note::parse_tags(&Value::Array(
-            tags.iter().cloned().map(Value::String).collect(),
-        ));
-        doc.meta.remove("tags");
-        doc.meta.insert(
-            "tags".into(),
-            Value::Array(tags.iter().cloned().map(Value::String).collect()),
-        );
-    }
-    let text = doc.render();
-    let parsed = note::parse_note(&path, &text);
-    // The graph tools keep the official memory server's behaviour: no schema is enforced.
-    if checks_schema {
-        if let Some(violation) = crate::schema_notes::schema_violation(
-            &engine.store.index,
-            project,
-            &parsed.metadata,
-            &parsed.observations,
-            &parsed.relations,
-        )? {
-            return Ok(Outcome::Refused(WriteRefusal::Schema {
-                title: title.clone(),
-                violation,
-            }));
-        }
-    }
-    let authored = crate::authored::author(&engine.store, &path, &text, None)?;
-    // What the index gets is the parse of the bytes placed: the text's, unless redaction
-    // changed them.
-    let parsed = (authored.bytes() == text.as_bytes()).then_some(parsed);
-    let observed = authored::replace(&absolute, &authored)?;
-    redacted.merge(&authored.redacted);
-    if let Some(old) = &existing {
-        if old.path != path {
-            // A file-name twin is replaced by the new name (compat 2.1, overwrite).
-            engine.store.index.write(vec![WriteOp::Move {
-                project: project.name.clone(),
-                from: old.path.clone(),
-                to: path.clone(),
-            }])?;
-            let old_file = crate::mounts::project_file(&engine.store, project, &old.path)?;
-            if old_file.exists() {
-                vault::fs::delete_file(&old_file)?;
-            }
-        }
-    }
-    // The index gets the bytes just written, not a second read of the file: they are
-    // what a scan would read, and the stat is the written file's own, so a later change
-    // by another program still shows to the next scan.
-    let op = crate::note_input::upsert_observed(&engine.store, project, &path, &observed, parsed);
-    let note = index_op_as(engine, project, &path, op, ChangeKind::Written)?;
-    let bytes = observed.bytes.as_deref().unwrap_or_default();
-    let written = written(&note, bytes, existing.is_none());
-    Ok(Outcome::Done(NoteWritten {
-        redacted,
-        ..written
-    }))
-}
-
-/// The front matter of the note an overwrite replaces, whose other keys it keeps. A file
-/// gone meanwhile has none; front matter that cannot be parsed refuses the overwrite,
-/// which would otherwise drop those keys.
-fn kept_front_matter(
-    store: &Store,
-    project: &Project,
-    old: &NoteRecord,
-) -> Result<Map<String, Value>> {
-    let Some(bytes) =
-        vault::fs::read_optional(&crate::mounts::project_file(store, project, &old.path)?)?
-    else {
-        return Ok(Map::new());
-    };
-    Document::parse(&String::from_utf8_lossy(&bytes))
-        .map(|doc| doc.meta)
-        .map_err(|source| {
-            NoteError::FrontMatter {
-                path: old.path.clone(),
-                source,
-            }
-            .into()
-        })
 }
 
 /// The bytes of a note's file for an edit. Bytes that are exactly what the index saw
@@ -778,4 +528,10 @@ pub(crate) fn follow_h1(before: &str, after: &str, title: &str) -> String {
     } else {
         after.to_string()
     }
+}
+
+/// Whether `expected`, a checksum a client sends back, names the revision `current`: the
+/// same SHA-256 in hex, in either case.
+pub(crate) fn same_checksum(current: &str, expected: &str) -> bool {
+    current.eq_ignore_ascii_case(expected.trim())
 }

@@ -28,6 +28,18 @@ pub enum ReadRefusal {
     },
 }
 
+/// Lines of a note, as read_note's `start_line`/`end_line` ask for them: numbered over the
+/// whole file, front matter included, so that a follow-up read asks for the next ones.
+#[derive(Debug, Clone)]
+pub struct NoteLines {
+    pub file: NoteFile,
+    /// The lines, joined by newlines, without the final one.
+    pub content: String,
+    pub start_line: usize,
+    pub end_line: usize,
+    pub total_lines: usize,
+}
+
 /// A note as view_note shows it.
 #[derive(Debug, Clone)]
 pub struct NoteView {
@@ -234,4 +246,46 @@ pub(crate) fn read_content(
         }
         Err(_) => Err(NoteError::ResourceNotFound(relative).into()),
     }
+}
+
+/// read_note with `start_line`/`end_line`: the note's lines `start..=end` (to its end when
+/// `end` is None), numbered over the whole file.
+pub(crate) fn read_note_lines(
+    engine: &Engine,
+    choice: &ProjectChoice,
+    identifier: &str,
+    start: Option<i64>,
+    end: Option<i64>,
+) -> Result<Outcome<NoteLines, ReadRefusal>> {
+    let first = start.unwrap_or(1);
+    if first < 1 {
+        return Err(NoteError::StartBelowOne(first).into());
+    }
+    if let Some(end) = end.filter(|end| *end < first) {
+        return Err(NoteError::EndBeforeStart(end).into());
+    }
+    let file = match read_note(engine, choice, identifier, Page::default())? {
+        Outcome::Done(file) => file,
+        Outcome::Refused(refusal) => return Ok(Outcome::Refused(refusal)),
+    };
+    let lines = note::lines::document_lines(&file.text);
+    let total = lines.len();
+    let first = first as usize;
+    // Line 1 of an empty note is still readable: reading from the top is always valid.
+    if first > total.max(1) {
+        return Err(NoteError::LinesPastEnd {
+            start: first,
+            total,
+        }
+        .into());
+    }
+    let last = end.map_or(total, |end| (end as usize).min(total));
+    let content = lines[(first - 1).min(total)..last.max(first - 1)].join("\n");
+    Ok(Outcome::Done(NoteLines {
+        content,
+        start_line: first,
+        end_line: last,
+        total_lines: total,
+        file,
+    }))
 }

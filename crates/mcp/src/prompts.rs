@@ -97,7 +97,7 @@ fn activity(ctx: &ToolCtx, timeframe: &str, project: Option<&str>) -> Result<Str
         None,
     )?;
     match render::activity::answer(&answer, &tf.label(), 1, false, Format::Text) {
-        Rendered::Text(text) => Ok(text),
+        Rendered::Text(text) | Rendered::Refused(text) => Ok(text),
         Rendered::Json(v) => Ok(v.to_string()),
     }
 }

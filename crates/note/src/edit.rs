@@ -79,8 +79,10 @@ pub enum EditError {
         "Multiple sections found with header '{0}'. Section replacement requires unique headers."
     )]
     DuplicateSection(String),
-    #[error("Section '{0}' not found in document. Use replace_section to create a new section.")]
+    #[error("Section '{0}' not found in document. Use append with a heading and content to create a new section.")]
     SectionNotFound(String),
+    #[error("Section '{0}' not found in document. Read the note and use the exact heading, including any trailing tags or text. Use append with a heading and content to create a new section.")]
+    ReplacedSectionNotFound(String),
 }
 
 /// The parameters of one edit.
@@ -222,8 +224,12 @@ fn apply_lf(text: &str, req: &EditRequest) -> Result<String, EditError> {
         }
         Operation::ReplaceSection => {
             let header = normalize_header(required_section(req)?);
-            replace_section(text, &header, content, req.replace_subsections)
-                .map_err(|unmatched| unmatched_section(unmatched, header))
+            replace_section(text, &header, content, req.replace_subsections).map_err(|unmatched| {
+                match unmatched {
+                    Unmatched::Missing => EditError::ReplacedSectionNotFound(header),
+                    Unmatched::Duplicate => EditError::DuplicateSection(header),
+                }
+            })
         }
         Operation::InsertBeforeSection | Operation::InsertAfterSection => {
             let header = normalize_header(required_section(req)?);
@@ -343,10 +349,6 @@ mod tests {
             ),
             (no_sub, "# Doc\n\n## A\nnew\n### A1\nsub\n\n## B\nb"),
             (
-                section(ReplaceSection, "## Missing", "X"),
-                "# Doc\n\n## A\na\n\n### A1\nsub\n\n## B\nb\n\n## Missing\nX",
-            ),
-            (
                 section(InsertAfterSection, "B", "X"),
                 "# Doc\n\n## A\na\n\n### A1\nsub\n\n## B\nX\n\nb",
             ),
@@ -354,6 +356,10 @@ mod tests {
         for (request, expected) in cases {
             assert_eq!(apply(DOC, &request).unwrap(), expected, "{request:?}");
         }
+        assert_eq!(
+            apply(DOC, &section(ReplaceSection, "## Missing", "X")),
+            Err(EditError::ReplacedSectionNotFound("## Missing".into()))
+        );
         let replaced = apply(DOC, &section(ReplaceSection, "## A", "new")).unwrap();
         assert!(replaced.contains("## A\nnew\n## B") && !replaced.contains("### A1"));
         assert_eq!(
@@ -546,19 +552,22 @@ mod tests {
                 },
                 Ok("# One\nn\n## Sub\n# Two\nt"),
             ),
-            // Replacing the last section; missing sections append with one blank line.
+            // Replacing the last section; a missing section is refused, never appended.
             (
                 "## A\na\n",
                 section(ReplaceSection, "A", "x"),
                 Ok("## A\nx"),
             ),
-            ("t\n", section(ReplaceSection, "N", "x"), Ok("t\n\n## N\nx")),
             (
-                "t\n\n",
+                "t\n",
                 section(ReplaceSection, "N", "x"),
-                Ok("t\n\n## N\nx"),
+                Err(EditError::ReplacedSectionNotFound("## N".into())),
             ),
-            ("", section(ReplaceSection, "N", "x"), Ok("## N\nx")),
+            (
+                "",
+                section(ReplaceSection, "N", "x"),
+                Err(EditError::ReplacedSectionNotFound("## N".into())),
+            ),
             // insert_before: blank line before only when the previous line is not blank.
             (
                 "a\n## B\nb",
@@ -591,7 +600,7 @@ mod tests {
             (
                 "---\n## A: 1\n---\n## A\na",
                 section(ReplaceSection, "## A: 1", "x"),
-                Ok("---\n## A: 1\n---\n## A\na\n\n## A: 1\nx"),
+                Err(EditError::ReplacedSectionNotFound("## A: 1".into())),
             ),
             // CRLF files keep their line endings.
             (
@@ -637,7 +646,11 @@ mod tests {
         );
         assert_eq!(
             EditError::SectionNotFound("## X".into()).to_string(),
-            "Section '## X' not found in document. Use replace_section to create a new section."
+            "Section '## X' not found in document. Use append with a heading and content to create a new section."
+        );
+        assert_eq!(
+            EditError::ReplacedSectionNotFound("## X".into()).to_string(),
+            "Section '## X' not found in document. Read the note and use the exact heading, including any trailing tags or text. Use append with a heading and content to create a new section."
         );
         assert_eq!(
             EditError::MissingSection("insert_before_section").to_string(),

@@ -71,15 +71,10 @@ pub(super) fn replace_section(
     if matches.len() > 1 {
         return Err(Unmatched::Duplicate);
     }
+    // A replacement must name content that is there (Basic Memory 0.24): a heading that is
+    // not is most often a mistyped one, and appending would leave the old section beside it.
     let Some(&index) = matches.first() else {
-        let sep = if text.is_empty() || text.ends_with("\n\n") {
-            ""
-        } else if text.ends_with('\n') {
-            "\n"
-        } else {
-            "\n\n"
-        };
-        return Ok(format!("{text}{sep}{header}\n{content}"));
+        return Err(Unmatched::Missing);
     };
     let target = header.len() - header.trim_start_matches('#').len();
     let end = (index + 1..lines.len())

@@ -53,6 +53,10 @@ pub enum Format {
 pub enum Rendered {
     Text(String),
     Json(Value),
+    /// A refusal: what was asked was not done. Over MCP an error result (`isError`) whose
+    /// text is the guidance, or the JSON payload as text, as Basic Memory 0.24 raises them:
+    /// a client that reads a plain result as success must not take it for one.
+    Refused(String),
 }
 
 impl Rendered {
@@ -67,6 +71,18 @@ impl Rendered {
             Format::Json => Rendered::Json(json()),
         }
     }
+
+    /// A refusal in `format`: the guidance text, or the JSON payload as compact text.
+    pub fn refusal(
+        format: Format,
+        text: impl FnOnce() -> String,
+        json: impl FnOnce() -> Value,
+    ) -> Rendered {
+        Rendered::Refused(match format {
+            Format::Text => text(),
+            Format::Json => json().to_string(),
+        })
+    }
 }
 
 impl From<Rendered> for Output {
@@ -76,6 +92,7 @@ impl From<Rendered> for Output {
         match rendered {
             Rendered::Text(text) => Output::out(format!("{}\n", text.trim_end())),
             Rendered::Json(value) => Output::json(&value),
+            Rendered::Refused(text) => Output::err(format!("{}\n", text.trim_end())),
         }
     }
 }

@@ -8,8 +8,9 @@ use super::{with_redacted, Format, Rendered};
 use engine::canvas::CanvasWritten;
 use engine::content::Content;
 use engine::edit::{EditRefusal, NoteEdited};
-use engine::notes::{split_note_text, NoteFile, NoteWritten, WriteRefusal};
-use engine::read::{NoteView, ReadRefusal};
+use engine::notes::{split_note_text, NoteFile, NoteWritten};
+use engine::read::{NoteLines, NoteView, ReadRefusal};
+use engine::write::WriteRefusal;
 use engine::{Outcome, OutsideProject};
 use note::edit::EditError;
 use note::identifier::normalize_identifier;
@@ -68,10 +69,22 @@ fn note_answer(header: &str, details: &str, w: &NoteWritten, project: &str, writ
     format!("{}{}", out.trim_end(), session_footer(project))
 }
 
-pub fn conflict(title: &str, permalink: &str, project: &str) -> String {
+fn conflict(title: &str, identifier: &str, project: &str) -> String {
     format!(
-        "# Error: Note already exists\n\n**\"{title}\"** already exists (permalink: `{permalink}`).\n\n`write_note` does not overwrite by default. Choose an option:\n\n| Goal | Action |\n|------|--------|\n| Append content | `edit_note(\"{permalink}\", operation=\"append\", content=\"...\")` |\n| Prepend content | `edit_note(\"{permalink}\", operation=\"prepend\", content=\"...\")` |\n| Replace a section | `edit_note(\"{permalink}\", operation=\"replace_section\", section=\"...\", content=\"...\")` |\n| Full replace | `write_note(\"{title}\", ..., overwrite=True)` |\n| Inspect first | `read_note(\"{permalink}\")` |\n\nProject: {project}"
+        "# Error: Note already exists\n\n**\"{title}\"** already exists (`{identifier}`).\n\n`write_note` does not overwrite by default. Choose an option:\n\n| Goal | Action |\n|------|--------|\n| Append content | `edit_note(\"{identifier}\", operation=\"append\", content=\"...\")` |\n| Prepend content | `edit_note(\"{identifier}\", operation=\"prepend\", content=\"...\")` |\n| Replace a section | `edit_note(\"{identifier}\", operation=\"replace_section\", section=\"...\", content=\"...\")` |\n| Full replace | `write_note(title=\"{title}\", content=\"...\", directory=\"...\", overwrite=True)` |\n| Inspect first | `read_note(\"{identifier}\")` |\n\nProject: {project}"
     )
+}
+
+/// A conditional overwrite refused: the note changed since it was read, or is gone.
+fn revision_conflict(title: &str, file_path: &str, current: Option<&str>, project: &str) -> String {
+    match current {
+        None => format!(
+            "# Error: Note revision conflict\n\n**\"{title}\"** no longer exists at `{file_path}`, so nothing was replaced.\nRead the project again before writing, or drop expected_checksum to create\na new note at this path.\n\nProject: {project}"
+        ),
+        Some(current) => format!(
+            "# Error: Note revision conflict\n\n**\"{title}\"** at `{file_path}` changed since you read it, so nothing was replaced.\nCurrent checksum: `{current}`\n\nRead the note again and retry with expected_checksum=\"{current}\", or drop\nexpected_checksum to replace it unconditionally.\n\nProject: {project}"
+        ),
+    }
 }
 
 pub fn edited(
@@ -192,6 +205,16 @@ pub fn refused(format: Format, title: &str, body: &str, json: impl FnOnce() -> V
     Rendered::either(format, || guidance(title, body), json)
 }
 
+/// `refused` as an error result: for the tools whose refusals Basic Memory 0.24 raises.
+pub fn refused_error(
+    format: Format,
+    title: &str,
+    body: &str,
+    json: impl FnOnce() -> Value,
+) -> Rendered {
+    Rendered::refusal(format, || guidance(title, body), json)
+}
+
 /// `Redacted: 1 github-token, 2 password` and a line break, or nothing when nothing was:
 /// answers stay Basic Memory's own unless a value was replaced.
 pub fn redacted_line(redacted: &Redactions) -> String {
@@ -230,19 +253,39 @@ pub fn write_note(
             project,
             title,
             permalink,
-            ..
-        }) => Rendered::either(
+            existing_path,
+        }) => Rendered::refusal(
             format,
             || conflict(title, permalink, project),
             || {
                 json!({
-                    "title": title, "permalink": permalink, "file_path": null, "checksum": null,
-                    "action": "conflict", "error": "NOTE_ALREADY_EXISTS",
+                    "title": title, "permalink": permalink, "file_path": existing_path,
+                    "checksum": null, "action": "conflict", "error": "NOTE_ALREADY_EXISTS",
+                })
+            },
+        ),
+        Outcome::Refused(WriteRefusal::RevisionConflict {
+            project,
+            title,
+            permalink,
+            file_path,
+            current,
+        }) => Rendered::refusal(
+            format,
+            || {
+                let at = file_path.as_deref().unwrap_or(title);
+                revision_conflict(title, at, current.as_deref(), project)
+            },
+            || {
+                json!({
+                    "title": title, "permalink": permalink, "file_path": file_path,
+                    "checksum": null, "action": "conflict", "error": "NOTE_REVISION_CONFLICT",
+                    "currentChecksum": current,
                 })
             },
         ),
         Outcome::Refused(WriteRefusal::OutsideProject(refusal)) => {
-            refused(format, "Error", &refusal.to_string(), || {
+            refused_error(format, "Error", &refusal.to_string(), || {
                 json!({
                     "title": title, "permalink": null, "file_path": null, "checksum": null,
                     "action": "created", "error": "SECURITY_VALIDATION_ERROR",
@@ -256,7 +299,7 @@ pub fn write_note(
                 violation.schema_entity,
                 errors.join("\n"),
             );
-            refused(
+            refused_error(
                 format,
                 "Error: Note does not match its schema",
                 &body,
@@ -316,7 +359,7 @@ pub fn read_note(
                 };
                 let mut v = json!({
                     "title": note.title, "permalink": note.permalink, "file_path": note.path,
-                    "content": content, "frontmatter": frontmatter,
+                    "content": content, "frontmatter": frontmatter, "checksum": file.checksum,
                 });
                 if let Some(source) = note.linked_source() {
                     v["source"] = source.clone();
@@ -330,6 +373,81 @@ pub fn read_note(
         ),
         Outcome::Refused(refusal) => read_refused(refusal, format),
     }
+}
+
+/// read_note with include_content=false: what identifies the note's revision, without its
+/// body (the full checksum: the token expected_checksum takes).
+pub fn read_note_metadata(outcome: &Outcome<NoteFile, ReadRefusal>, format: Format) -> Rendered {
+    match outcome {
+        Outcome::Done(file) => {
+            let note = &file.note;
+            let updated = super::iso_from_ms(note.updated_ms);
+            Rendered::either(
+                format,
+                || {
+                    let field = |v: Option<&str>| v.unwrap_or("unknown").to_string();
+                    format!(
+                        "# Note metadata\ntitle: {}\npermalink: {}\nfile_path: {}\nchecksum: {}\nupdated_at: {updated}",
+                        note.title,
+                        field(note.permalink.as_deref()),
+                        note.path,
+                        file.checksum,
+                    )
+                },
+                || {
+                    json!({
+                        "title": note.title, "permalink": note.permalink, "file_path": note.path,
+                        "checksum": file.checksum, "updated_at": updated,
+                    })
+                },
+            )
+        }
+        Outcome::Refused(refusal) => read_refused(refusal, format),
+    }
+}
+
+/// read_note with start_line/end_line: the lines with their numbers and where the next ones
+/// start, as text; as JSON the read's payload with the slice's coordinates.
+pub fn read_note_lines(outcome: &Outcome<NoteLines, ReadRefusal>, format: Format) -> Rendered {
+    let lines = match outcome {
+        Outcome::Done(lines) => lines,
+        Outcome::Refused(refusal) => return read_refused(refusal, format),
+    };
+    let (first, last, total) = (lines.start_line, lines.end_line, lines.total_lines);
+    let width = last + 1 - first;
+    let next = (last < total).then(|| (last + 1, total.min(last + width)));
+    Rendered::either(
+        format,
+        || {
+            let mut header =
+                format!("Lines {first}-{last} of {total} (document, including frontmatter)");
+            match next {
+                Some((start, end)) => {
+                    header.push_str(&format!("; next: start_line={start}, end_line={end}"))
+                }
+                None => header.push_str("; EOF"),
+            }
+            if last < first {
+                return header;
+            }
+            let numbered: Vec<String> = (first..=last)
+                .zip(lines.content.split('\n'))
+                .map(|(number, line)| format!("{number}: {line}"))
+                .collect();
+            format!("{header}\n{}", numbered.join("\n"))
+        },
+        || {
+            let note = &lines.file.note;
+            json!({
+                "title": note.title, "permalink": note.permalink, "file_path": note.path,
+                "content": lines.content, "frontmatter": null, "checksum": lines.file.checksum,
+                "section": null, "start_line": first, "end_line": last, "total_lines": total,
+                "has_more": next.is_some(),
+                "next_start_line": next.map(|(start, _)| start),
+                "next_end_line": next.map(|(_, end)| end),
+            })
+        },
+    )
 }
 
 fn read_refused(refusal: &ReadRefusal, format: Format) -> Rendered {
@@ -373,6 +491,24 @@ pub fn view_note(outcome: &Outcome<NoteView, ReadRefusal>) -> Rendered {
 /// The guidance title, the JSON error code and the explanation of a refused edit.
 fn edit_refusal(refusal: &EditRefusal) -> (&'static str, &'static str, String) {
     match refusal {
+        EditRefusal::RevisionConflict {
+            identifier,
+            current: None,
+            ..
+        } => (
+            "Edit Failed - Note Revision Conflict",
+            "NOTE_REVISION_CONFLICT",
+            format!("The note '{identifier}' no longer exists, so nothing was edited. Look the note up again\nbefore retrying, or drop expected_checksum to create it with append or prepend."),
+        ),
+        EditRefusal::RevisionConflict {
+            identifier,
+            current: Some(current),
+            ..
+        } => (
+            "Edit Failed - Note Revision Conflict",
+            "NOTE_REVISION_CONFLICT",
+            format!("The note '{identifier}' changed since you read it, so nothing was edited.\nCurrent checksum: `{current}`\n\nRe-read the note to see what changed (or fetch just its checksum with\n`read_note(identifier=\"{identifier}\", include_content=False)`),\nthen retry with expected_checksum=\"{current}\". Drop expected_checksum to edit\nthe current revision unconditionally."),
+        ),
         EditRefusal::OutsideProject(o) => (
             "Edit Failed - Security Validation Error",
             "SECURITY_VALIDATION_ERROR",
@@ -417,7 +553,9 @@ fn edit_refusal(refusal: &EditRefusal) -> (&'static str, &'static str, String) {
                     "Edit Failed - Duplicate Section Headers",
                     "DUPLICATE_SECTION",
                 ),
-                EditError::SectionNotFound(_) => ("Edit Failed - Section Not Found", "SECTION_NOT_FOUND"),
+                EditError::SectionNotFound(_) | EditError::ReplacedSectionNotFound(_) => {
+                    ("Edit Failed - Section Not Found", "SECTION_NOT_FOUND")
+                }
                 EditError::MissingFindText | EditError::MissingSection(_) => ("Edit Failed", "EDIT_FAILED"),
             };
             let advice = match error {
@@ -452,7 +590,8 @@ fn refusal_identifier(refusal: &EditRefusal) -> &str {
         | EditRefusal::UnresolvedProjectRoute { identifier, .. }
         | EditRefusal::NotApplicable { identifier, .. }
         | EditRefusal::NotText { identifier }
-        | EditRefusal::KeptChanging { identifier } => identifier,
+        | EditRefusal::KeptChanging { identifier }
+        | EditRefusal::RevisionConflict { identifier, .. } => identifier,
     }
 }
 
@@ -481,12 +620,20 @@ pub fn edit_note(outcome: &Outcome<NoteEdited, EditRefusal>, format: Format) -> 
         ),
         Outcome::Refused(refusal) => {
             let (title, code, body) = edit_refusal(refusal);
-            refused(format, title, &body, || {
-                json!({
+            refused_error(format, title, &body, || match refusal {
+                // The note as it reads now (while it exists), and the revision to retry on.
+                EditRefusal::RevisionConflict { note, current, .. } => json!({
+                    "title": note.as_ref().map(|n| &n.title),
+                    "permalink": note.as_ref().and_then(|n| n.permalink.as_ref()),
+                    "file_path": note.as_ref().map(|n| &n.path),
+                    "checksum": null, "operation": null, "fileCreated": false, "error": code,
+                    "currentChecksum": current,
+                }),
+                _ => json!({
                     "title": null, "permalink": null, "file_path": null, "checksum": null,
                     "operation": null, "fileCreated": false, "error": code,
                     "identifier": refusal_identifier(refusal),
-                })
+                }),
             })
         }
     }

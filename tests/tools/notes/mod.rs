@@ -1,6 +1,9 @@
 //! The life of a note: write_note, read_note, view_note, edit_note, move_note, delete_note and
 //! read_content, and how files written by other programs are indexed.
 
+mod lines;
+mod revisions;
+
 use std::fs;
 
 use serde_json::json;
@@ -27,16 +30,24 @@ fn a_note_is_written_guarded_against_overwrites_sanitised_and_read_by_any_identi
     );
 
     // 3: overwrite guard, twins, overwrite keeping extra keys
-    let again = write_test_note(&h);
+    // A refusal is an error result (Basic Memory 0.24 raises it).
+    let again = h.call(
+        "write_note",
+        json!({"title": "Test Note", "directory": "test", "content": "# Test\nThis is a test note", "tags": ["test", "documentation"]}),
+    );
+    assert!(again.is_error());
+    let again = again.text();
     assert!(again.starts_with("# Error: Note already exists"), "{again}");
     assert_eq!(
         fs::read_to_string(main.join("test/Test Note.md")).unwrap(),
         expected_bytes
     );
-    let twin = h.text(
-        "write_note",
-        json!({"title": "test-note", "directory": "test", "content": "x"}),
-    );
+    let twin = h
+        .call(
+            "write_note",
+            json!({"title": "test-note", "directory": "test", "content": "x"}),
+        )
+        .text();
     assert!(twin.starts_with("# Error: Note already exists"), "{twin}");
     let with_extra = expected_bytes.replace("tags:", "status: draft\ntags:");
     fs::write(main.join("test/Test Note.md"), &with_extra).unwrap();
@@ -67,7 +78,7 @@ fn a_note_is_written_guarded_against_overwrites_sanitised_and_read_by_any_identi
         "{coupon_text}"
     );
     for bad in ["../etc", "/notes"] {
-        let refused = h.text(
+        let refused = h.refused(
             "write_note",
             json!({"title": "x", "directory": bad, "content": "x"}),
         );
@@ -153,15 +164,24 @@ fn edit_note_replaces_and_inserts_sections_and_creates_missing_notes() {
     h.text("edit_note", json!({"identifier": "e/doc", "operation": "replace_section", "section": "## A", "content": "new", "replace_subsections": false}));
     assert!(body().contains("### A1"), "{}", body());
 
+    // A missing heading is refused and nothing is appended (Basic Memory 0.24).
     reset();
-    h.text("edit_note", json!({"identifier": "e/doc", "operation": "replace_section", "section": "## Missing", "content": "added"}));
-    assert!(body().ends_with("\n\n## Missing\nadded"), "{:?}", body());
+    let before = body();
+    let missing = h.refused("edit_note", json!({"identifier": "e/doc", "operation": "replace_section", "section": "## Missing", "content": "added"}));
+    assert!(
+        missing.starts_with("# Edit Failed - Section Not Found")
+            && missing.contains("Use append with a heading and content to create a new section"),
+        "{missing}"
+    );
+    assert_eq!(body(), before);
 
     reset();
     h.text("edit_note", json!({"identifier": "e/doc", "operation": "insert_after_section", "section": "B", "content": "after"}));
     assert!(body().contains("## B\nafter"), "{}", body());
 
-    let wrong = h.text("edit_note", json!({"identifier": "e/doc", "operation": "find_replace", "find_text": "a", "content": "z", "expected_replacements": 3}));
+    let wrong = h.call("edit_note", json!({"identifier": "e/doc", "operation": "find_replace", "find_text": "a", "content": "z", "expected_replacements": 3}));
+    assert!(wrong.is_error());
+    let wrong = wrong.text();
     assert!(
         wrong.starts_with("# Edit Failed - Wrong Replacement Count"),
         "{wrong}"

@@ -80,6 +80,18 @@ pub enum NoteError {
     UnusableTitle(String),
     #[error("{0} already exists")]
     AlreadyExists(String),
+    /// A line read returns content; a metadata read returns none.
+    #[error("include_content=False cannot be combined with start_line/end_line")]
+    LinesWithoutContent,
+    #[error("start_line must be >= 1, got {0}")]
+    StartBelowOne(i64),
+    #[error("end_line must be >= start_line, got {0}")]
+    EndBeforeStart(i64),
+    #[error("start_line {start} is past the end of the document ({total} lines)")]
+    LinesPastEnd { start: usize, total: usize },
+    /// A create has no revision before it: a checksum conditions only a replacement.
+    #[error("expected_checksum requires overwrite=True")]
+    ChecksumWithoutOverwrite,
     #[error("content is {size} bytes; a note may hold at most {max} bytes (32 MiB)")]
     TooLarge { size: usize, max: usize },
     #[error("Resource not found: {0}")]

@@ -10,7 +10,7 @@ use super::common::{arguments, failed};
 use super::{schema_of, tri, Hints, Icon, ToolCtx, ToolReply, ToolSpec};
 use engine::correct::CorrectionRequest;
 use engine::Outcome;
-use render::{self, Format, Rendered};
+use render::{self, Format};
 
 pub const CORRECT_MEMORY: ToolSpec = ToolSpec {
     name: "correct_memory",
@@ -67,10 +67,11 @@ fn correct_memory(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
         }
         Ok(Outcome::Refused(refusal)) => {
             let title = request.title.as_deref().unwrap_or_default();
-            match render::notes::write_note(title, &Outcome::Refused(refusal), Format::Text) {
-                Rendered::Text(text) => ToolReply::Error(text),
-                Rendered::Json(value) => ToolReply::Error(value.to_string()),
-            }
+            ToolReply::from(render::notes::write_note(
+                title,
+                &Outcome::Refused(refusal),
+                Format::Text,
+            ))
         }
         Err(e) => failed(TOOL, e),
     }

@@ -119,6 +119,7 @@ impl From<Rendered> for ToolReply {
         match rendered {
             Rendered::Text(text) => ToolReply::Text(text),
             Rendered::Json(value) => ToolReply::Json(value),
+            Rendered::Refused(text) => ToolReply::Error(text),
         }
     }
 }

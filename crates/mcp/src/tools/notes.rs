@@ -7,11 +7,14 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::args::{self, FormatArgs, PageArgs, ProjectArgs};
-use super::{answer, object, parse, schema_of, tri, Hints, Icon, ToolCtx, ToolReply, ToolSpec};
+use super::{
+    answer, object, parse, schema_of, service_error, tri, Hints, Icon, ToolCtx, ToolReply, ToolSpec,
+};
 use engine::edit::EditNoteRequest;
-use engine::notes::WriteNoteRequest;
+use engine::error::NoteError;
 use engine::read::Page;
 use engine::relocate::{DeleteNoteRequest, MoveNoteRequest};
+use engine::write::WriteNoteRequest;
 use note::edit::Operation;
 use render::{self, Format};
 
@@ -62,6 +65,10 @@ pub struct WriteNoteArgs {
     /// Replace an existing note with the same file name
     #[serde(default, deserialize_with = "args::boolean")]
     pub overwrite: Option<bool>,
+    /// With overwrite=true: replace only if the note is still the revision whose `checksum`
+    /// you read (read_note); else NOTE_REVISION_CONFLICT and the current checksum
+    #[serde(default, deserialize_with = "args::string")]
+    pub expected_checksum: Option<String>,
     #[serde(flatten)]
     pub format: FormatArgs,
 }
@@ -77,6 +84,7 @@ fn write_note(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
         note_type: a.note_type,
         metadata: a.metadata,
         overwrite: a.overwrite,
+        expected_checksum: a.expected_checksum,
     };
     let outcome = ctx.app.write_note(&ctx.choice(&a.project), &request);
     answer(WRITE_NOTE.name, outcome, |o| {
@@ -111,18 +119,41 @@ pub struct ReadNoteArgs {
     /// JSON mode: return the whole file, front matter included
     #[serde(default, deserialize_with = "args::boolean")]
     pub include_frontmatter: Option<bool>,
+    /// First line to read (1-based, inclusive), counted over the whole file with its front
+    /// matter; 1 when only end_line is given
+    #[serde(default, deserialize_with = "args::int")]
+    pub start_line: Option<i64>,
+    /// Last line to read (inclusive); the end of the note when omitted
+    #[serde(default, deserialize_with = "args::int")]
+    pub end_line: Option<i64>,
+    /// false: only the note's title, permalink, file_path, checksum and updated_at, to
+    /// refresh the checksum expected_checksum takes (default true)
+    #[serde(default, deserialize_with = "args::boolean")]
+    pub include_content: Option<bool>,
 }
 
 fn read_note(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
-    let a: ReadNoteArgs = tri!(parse(READ_NOTE.name, raw));
+    const TOOL: &str = READ_NOTE.name;
+    let a: ReadNoteArgs = tri!(parse(TOOL, raw));
     let format = tri!(a.format.format(Format::Text));
-    let (page, page_size) = tri!(a.page.checked(READ_NOTE.name, 10, Some(100)));
+    let (page, page_size) = tri!(a.page.checked(TOOL, 10, Some(100)));
     let suggestions = Page { page, page_size };
-    let outcome = ctx
-        .app
-        .read_note(&ctx.choice(&a.project), &a.identifier, suggestions);
-    answer(READ_NOTE.name, outcome, |o| {
-        render::notes::read_note(o, format, a.include_frontmatter.unwrap_or(false))
+    let choice = ctx.choice(&a.project);
+    let lines = a.start_line.is_some() || a.end_line.is_some();
+    let content = a.include_content.unwrap_or(true);
+    if lines && !content {
+        return service_error(TOOL, NoteError::LinesWithoutContent.into());
+    }
+    if lines {
+        let outcome = ctx
+            .app
+            .read_note_lines(&choice, &a.identifier, a.start_line, a.end_line);
+        return answer(TOOL, outcome, |o| render::notes::read_note_lines(o, format));
+    }
+    let outcome = ctx.app.read_note(&choice, &a.identifier, suggestions);
+    answer(TOOL, outcome, |o| match content {
+        true => render::notes::read_note(o, format, a.include_frontmatter.unwrap_or(false)),
+        false => render::notes::read_note_metadata(o, format),
     })
 }
 
@@ -214,6 +245,10 @@ pub struct EditNoteArgs {
     /// Front matter keys to add or change
     #[serde(default, deserialize_with = "args::object")]
     pub metadata: Option<Map<String, Value>>,
+    /// Edit only if the note is still the revision whose `checksum` you read (read_note);
+    /// else NOTE_REVISION_CONFLICT and the current checksum
+    #[serde(default, deserialize_with = "args::string")]
+    pub expected_checksum: Option<String>,
     #[serde(flatten)]
     pub format: FormatArgs,
 }
@@ -248,6 +283,7 @@ fn edit_note(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
         expected_replacements: a.expected_replacements,
         replace_subsections: a.replace_subsections,
         metadata: a.metadata,
+        expected_checksum: a.expected_checksum,
     };
     let outcome = ctx.app.edit_note(&ctx.choice(&a.project), &request);
     answer(EDIT_NOTE.name, outcome, |o| {
