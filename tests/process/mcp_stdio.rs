@@ -62,7 +62,7 @@ fn initialize_names_the_server_and_gives_instructions() {
 }
 
 #[test]
-fn tools_list_has_the_35_tools_with_annotations_and_object_schemas() {
+fn tools_list_has_the_36_tools_with_annotations_and_object_schemas() {
     let (_dir, mut mcp) = server();
     let listed = mcp.request("tools/list", json!({}));
     let tools = listed["tools"].as_array().expect("tools/list has tools");
@@ -86,6 +86,7 @@ fn tools_list_has_the_35_tools_with_annotations_and_object_schemas() {
         ("build_context", true, false),
         ("list_directory", true, false),
         ("list_memory_projects", true, false),
+        ("list_workspaces", true, false),
         ("create_memory_project", false, false),
         ("delete_project", false, true),
         ("canvas", false, false),
@@ -112,7 +113,7 @@ fn tools_list_has_the_35_tools_with_annotations_and_object_schemas() {
     assert_eq!(names, wanted);
     assert_eq!(
         tools.len(),
-        35,
+        36,
         "no duplicates, no dotted names unless asked"
     );
 

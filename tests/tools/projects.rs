@@ -349,3 +349,20 @@ fn memory_urls_and_project_ids_route_to_their_project() {
     );
     assert_eq!(hits["total"], 2, "{hits}");
 }
+
+/// Basic Memory 0.24's list_workspaces, answered locally: the personal workspace it shows when
+/// there are no cloud workspaces, which holds every project.
+#[test]
+fn list_workspaces_names_the_one_personal_workspace() {
+    let h = Harness::new();
+    let text = h.text("list_workspaces", json!({}));
+    assert_eq!(
+        text,
+        "# Available Workspaces (1)\n\n- Personal (slug=personal, type=personal, role=owner, default, tenant_id=personal)"
+    );
+    let listing = h.json("list_workspaces", json!({}));
+    assert_eq!(listing["count"], 1);
+    assert_eq!(listing["default_workspace_id"], "personal");
+    assert_eq!(listing["workspaces"][0]["slug"], "personal");
+    assert_eq!(listing["workspaces"][0]["is_default"], true);
+}

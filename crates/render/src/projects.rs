@@ -331,3 +331,23 @@ pub fn removed(p: &Project, deleted_notes: bool) -> Output {
 pub fn default_set(p: &Project) -> Output {
     Output::line(&format!("default project is now '{}'", p.name))
 }
+
+/// list_workspaces: the one local workspace, in the shape of Basic Memory's workspace list.
+pub fn workspaces(format: Format) -> Rendered {
+    Rendered::either(
+        format,
+        || {
+            "# Available Workspaces (1)\n\n- Personal (slug=personal, type=personal, role=owner, default, tenant_id=personal)".to_string()
+        },
+        || {
+            json!({
+                "workspaces": [{
+                    "tenant_id": "personal", "workspace_type": "personal", "slug": "personal",
+                    "name": "Personal", "role": "owner", "is_default": true,
+                    "organization_id": null, "has_active_subscription": true,
+                }],
+                "count": 1, "default_workspace_id": "personal", "current_workspace_id": null,
+            })
+        },
+    )
+}

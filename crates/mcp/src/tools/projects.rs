@@ -36,6 +36,26 @@ fn list_memory_projects(ctx: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
     })
 }
 
+pub const LIST_WORKSPACES: ToolSpec = ToolSpec {
+    name: "list_workspaces",
+    title: "List Workspaces",
+    description: "List available workspaces (tenant_id, type, role, and name). gitmem is local: its one workspace is the personal one, which holds every project.",
+    hints: Hints::READ_ONLY,
+    schema: schema_of::<ListProjectsArgs>,
+    handler: list_workspaces,
+    dotted: None,
+    icon: Icon::Folder,
+    output: None,
+};
+
+/// Basic Memory 0.24's workspace discovery, as a local server answers it: the personal
+/// workspace Basic Memory shows when there are no cloud workspaces.
+fn list_workspaces(_: &ToolCtx, raw: &Map<String, Value>) -> ToolReply {
+    let a: ListProjectsArgs = tri!(parse(LIST_WORKSPACES.name, raw));
+    let format = tri!(a.format.format(Format::Text));
+    render::projects::workspaces(format).into()
+}
+
 pub const CREATE_MEMORY_PROJECT: ToolSpec = ToolSpec {
     name: "create_memory_project",
     title: "Create Memory Project",

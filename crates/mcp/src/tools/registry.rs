@@ -24,6 +24,7 @@ pub(super) const BASIC: &[ToolSpec] = &[
     query::BUILD_CONTEXT,
     query::LIST_DIRECTORY,
     projects::LIST_MEMORY_PROJECTS,
+    projects::LIST_WORKSPACES,
     projects::CREATE_MEMORY_PROJECT,
     projects::DELETE_PROJECT,
     projects::CANVAS,
