@@ -502,6 +502,7 @@ fn json_mode_failures_carry_an_error_code() {
         ("move_note", json!({"identifier": "e/doc", "destination_path": "e/Doc"}), "FILE_EXTENSION_REQUIRED", false),
         ("move_note", json!({"identifier": "e/nothing", "destination_path": "a.md"}), "ENTITY_RESOLUTION_FAILED", false),
         ("read_note", json!({"identifier": "../../etc/passwd"}), "SECURITY_VALIDATION_ERROR", false),
+        ("read_note", json!({"identifier": "zzz nothing at all"}), "NOTE_NOT_FOUND", false),
         ("edit_note", json!({"identifier": "e/nothing", "operation": "replace_section", "section": "## A", "content": "x"}), "ENTITY_RESOLUTION_FAILED", true),
         ("search_notes", json!({}), "NO_SEARCH_CRITERIA", false),
     ];

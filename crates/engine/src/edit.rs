@@ -118,6 +118,9 @@ impl EditNoteRequest {
             if !nulls.is_empty() {
                 return Err(EditInputError::NullMetadata(nulls).into());
             }
+            if meta.get("type").is_some_and(|t| !t.is_string()) {
+                return Err(EditInputError::TypeNotText.into());
+            }
         }
         if self.expected_replacements.unwrap_or(1) < 1 {
             return Err(EditInputError::ExpectedReplacements(

@@ -6,11 +6,12 @@
 //! file), and heading lines inside the front matter are never taken for sections. A file whose
 //! every line ends with `\r\n` is edited as if it used `\n` and written back with `\r\n`.
 
-use super::markdown::{fenced_flags, heading_level, BOM};
+use super::markdown::{fenced_flags, heading_level, join_separator, BOM};
 use super::section::{insert_relative, normalize_header, replace_section, Unmatched};
 use serde_json::{Map, Value};
 
 use super::frontmatter;
+use super::permalink::normalize_note_type;
 
 /// One `edit_note` operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -128,19 +129,25 @@ pub fn apply(text: &str, req: &EditRequest) -> Result<String, EditError> {
 }
 
 /// Merges metadata keys into the front matter, editing only the lines of the keys that change.
-/// `title`, `type` and `permalink` are ignored; a key whose value is already equal is left as
-/// written. Rejecting null values is the caller's job.
+/// `title` and `permalink` are ignored, `type` is snake-cased; a key whose value is already
+/// equal is left as written. Rejecting null values (and a `type` that is not text) is the
+/// caller's job.
 pub fn merge_metadata(text: &str, metadata: &Map<String, Value>) -> String {
     let current = frontmatter::locate(text)
         .and_then(|block| frontmatter::parse_yaml(&text[block.yaml]).ok())
         .unwrap_or_default();
     let mut out = text.to_string();
     for (key, value) in metadata {
-        if matches!(key.as_str(), "title" | "type" | "permalink") || current.get(key) == Some(value)
-        {
-            continue;
+        // The title follows the H1 and the permalink is the note's identity: neither is set
+        // here. `type` is, snake-cased as write_note's `note_type` (Basic Memory 0.24).
+        let value = match (key.as_str(), value) {
+            ("title" | "permalink", _) => continue,
+            ("type", Value::String(t)) => Value::String(normalize_note_type(t)),
+            _ => value.clone(),
+        };
+        if current.get(key) != Some(&value) {
+            out = frontmatter::set_key(&out, key, &value);
         }
-        out = frontmatter::set_key(&out, key, value);
     }
     out
 }
@@ -195,11 +202,7 @@ fn apply_lf(text: &str, req: &EditRequest) -> Result<String, EditError> {
     let content = req.content;
     match req.operation {
         Operation::Append => {
-            let sep = if !text.is_empty() && !text.ends_with('\n') {
-                "\n"
-            } else {
-                ""
-            };
+            let sep = join_separator(text, content, frontmatter::body(text));
             Ok(format!("{text}{sep}{content}"))
         }
         Operation::Prepend => Ok(prepend(text, content)),
@@ -256,28 +259,21 @@ fn required_section<'a>(req: &EditRequest<'a>) -> Result<&'a str, EditError> {
 /// Prepend: after the front matter (kept byte for byte) comes one blank line, the content, and
 /// the old body without its leading blank lines. Without front matter the content goes first.
 fn prepend(text: &str, content: &str) -> String {
-    let newline_after = |s: &str| {
-        if !s.is_empty() && !s.ends_with('\n') {
-            "\n"
-        } else {
-            ""
-        }
-    };
     let Some(block) = frontmatter::locate(text) else {
         let (bom, rest) = match text.strip_prefix(BOM) {
             Some(rest) => (BOM, rest),
             None => ("", text),
         };
-        return format!("{bom}{content}{}{rest}", newline_after(content));
+        let sep = join_separator(content, rest, frontmatter::body(content));
+        return format!("{bom}{content}{sep}{rest}");
     };
     let head = &text[..block.body_start];
     let content = skip_blank_lines(content);
     let fence_end = if head.ends_with('\n') { "" } else { "\n" };
-    format!(
-        "{head}{fence_end}\n{content}{}{}",
-        newline_after(content),
-        skip_blank_lines(&text[block.body_start..])
-    )
+    let body = skip_blank_lines(&text[block.body_start..]);
+    // The prepended text opens the body, so any `---` in it is markdown, not front matter.
+    let sep = join_separator(content, body, content);
+    format!("{head}{fence_end}\n{content}{sep}{body}")
 }
 
 /// `s` without its leading whitespace-only lines.
@@ -401,6 +397,29 @@ mod tests {
             (Append, "a\n", "b", "a\nb"),
             (Append, "a\n\n", "b\n", "a\n\nb\n"),
             (Append, "", "b", "b"),
+            // `---` after a paragraph is a thematic break, not the paragraph's underline: a
+            // blank line keeps it one (Basic Memory 0.24). After a list, a heading or a blank
+            // line, and for any other text, one newline joins as before.
+            (Append, "para", "---", "para\n\n---"),
+            (Append, "para\n", "---\nmore", "para\n\n---\nmore"),
+            (Append, "para\n", "===", "para\n\n==="),
+            (Append, "- item\n", "---", "- item\n---"),
+            (Append, "# T\n", "---", "# T\n---"),
+            (Append, "para\n\n", "---", "para\n\n---"),
+            (Append, "```\ncode\n", "---", "```\ncode\n---"),
+            (
+                Append,
+                "---\ntitle: T\n---\n",
+                "---",
+                "---\ntitle: T\n---\n---",
+            ),
+            (Prepend, "---\nbody", "para", "para\n\n---\nbody"),
+            (
+                Prepend,
+                "---\ntitle: T\n---\n\n---\nrest",
+                "para",
+                "---\ntitle: T\n---\n\npara\n\n---\nrest",
+            ),
             (Prepend, "body", "PRE", "PRE\nbody"),
             (Prepend, "body", "PRE\n", "PRE\nbody"),
             (Prepend, "", "PRE", "PRE\n"),
@@ -664,27 +683,27 @@ mod tests {
 
     #[test]
     fn merge_metadata_edits_only_new_keys() {
-        let meta = json!({"title": "X", "type": "spec", "permalink": "p/x", "status": "done", "tags": ["a", "b"], "count": 2});
+        let meta = json!({"title": "X", "type": "Design Spec", "permalink": "p/x", "status": "done", "tags": ["a", "b"], "count": 2});
         let meta = meta.as_object().unwrap();
         let cases = [
             (
                 "---\ntitle: T # keep\ntype: note\ntags: [a, b]\ncount: 1\n---\n\nbody\n",
-                "---\ntitle: T # keep\ntype: note\ntags: [a, b]\ncount: 2\nstatus: done\n---\n\nbody\n",
+                "---\ntitle: T # keep\ntype: design_spec\ntags: [a, b]\ncount: 2\nstatus: done\n---\n\nbody\n",
             ),
             (
                 "body",
-                "---\nstatus: done\ntags:\n- a\n- b\ncount: 2\n---\n\nbody",
+                "---\ntype: design_spec\nstatus: done\ntags:\n- a\n- b\ncount: 2\n---\n\nbody",
             ),
             (
                 "---\r\ntitle: T\r\n---\r\nbody\r\n",
-                "---\r\ntitle: T\r\nstatus: done\r\ntags:\r\n- a\r\n- b\r\ncount: 2\r\n---\r\nbody\r\n",
+                "---\r\ntitle: T\r\ntype: design_spec\r\nstatus: done\r\ntags:\r\n- a\r\n- b\r\ncount: 2\r\n---\r\nbody\r\n",
             ),
         ];
         for (text, expected) in cases {
             assert_eq!(merge_metadata(text, meta), expected, "{text:?}");
         }
-        let only_identity = json!({"title": "X", "type": "t", "permalink": "p"});
-        let text = "---\ntitle: T\n---\nbody";
+        let only_identity = json!({"title": "X", "type": "note", "permalink": "p"});
+        let text = "---\ntitle: T\ntype: note\n---\nbody";
         assert_eq!(
             merge_metadata(text, only_identity.as_object().unwrap()),
             text

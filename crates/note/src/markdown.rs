@@ -67,6 +67,43 @@ pub fn heading_level(line: &str) -> Option<usize> {
     ok.then_some(level)
 }
 
+/// Whether joining `before` and `after` on one newline makes a setext heading across the join:
+/// a paragraph line of `before` underlined by a `---` or `===` line that opens `after`. Such a
+/// join would turn the paragraph into a heading nobody wrote, so the edit puts a blank line
+/// between them (Basic Memory 0.24). Whether a line underlines depends on the blocks around it
+/// (fences, lists, quotes), so the joined text is parsed: a heading whose source spans the join
+/// can only be a setext one.
+pub fn joins_into_setext_heading(before: &str, after: &str) -> bool {
+    let before = before.strip_suffix('\n').unwrap_or(before);
+    if before.trim().is_empty() {
+        return false;
+    }
+    let joined = format!("{before}\n{after}");
+    let join = before.len();
+    pulldown_cmark::Parser::new(&joined)
+        .into_offset_iter()
+        .any(|(event, range)| {
+            matches!(
+                event,
+                pulldown_cmark::Event::Start(pulldown_cmark::Tag::Heading { .. })
+            ) && range.start < join
+                && range.end > join + 1
+        })
+}
+
+/// The newlines that join `before` to `after`: one when `before` does not end a line, and a
+/// blank line where one newline would underline `body_before`'s last paragraph into a setext
+/// heading (`body_before` is the markdown body `before` ends with, front matter left out).
+pub fn join_separator(before: &str, after: &str, body_before: &str) -> &'static str {
+    let line_break = !before.is_empty() && !before.ends_with('\n');
+    match (line_break, joins_into_setext_heading(body_before, after)) {
+        (true, true) => "\n\n",
+        (false, true) => "\n",
+        (true, false) => "\n",
+        (false, false) => "",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -118,9 +118,7 @@ pub fn capitalize(s: &str) -> String {
 
 pub fn read_not_found(identifier: &str, project: &str) -> String {
     format!(
-        "\n# Note Not Found in {project}: \"{identifier}\"\n\nI couldn't find any notes matching \"{identifier}\". Here are some suggestions:\n\n## Check Identifier Type\n- If you provided a title, try using the exact permalink instead\n- If you provided a permalink, check for typos or try a broader search\n\n## Search Instead\nTry searching for related content:\n```\nsearch_notes(project=\"{project}\", query=\"{identifier}\")\n```\n\n## Recent Activity\nCheck recently modified notes:\n```\nrecent_activity(timeframe=\"7d\")\n```\n\n## Create New Note\nThis might be a good opportunity to create a new note on this topic:\n```\nwrite_note(\n    project=\"{project}\",\n    title=\"{}\",\n    content='''\n    # {}\n\n    ## Overview\n    [Your content here]\n\n    ## Observations\n    - [category] [Observation about {identifier}]\n\n    ## Relations\n    - relates_to [[Related Topic]]\n    ''',\n    folder=\"notes\"\n)\n```\n",
-        capitalize(identifier),
-        capitalize(identifier)
+        "\n# Note Not Found in {project}: \"{identifier}\"\n\nNo note matches \"{identifier}\" in {project}. Titles and permalinks must match\nexactly; title and text search found nothing either.\n\nTo look further, try `search_notes(query=\"{identifier}\", project=\"{project}\")` or\n`recent_activity(timeframe=\"7d\", project=\"{project}\")`. If the user wants this note\ncreated, use `write_note`.\n"
     )
 }
 
@@ -130,17 +128,17 @@ pub fn read_related(
     related: &[(String, Option<String>)],
 ) -> String {
     let mut out = format!(
-        "\n# Note Not Found in {project}: \"{identifier}\"\n\nI couldn't find an exact match for \"{identifier}\", but I found some related notes:\n\n"
+        "\n# Note Not Found in {project}: \"{identifier}\"\n\nNo exact match for \"{identifier}\" in {project}. Related notes:\n\n"
     );
     for (i, (title, permalink)) in related.iter().enumerate() {
-        let p = permalink.as_deref().unwrap_or("");
+        let p = permalink.as_deref().unwrap_or("unknown");
         out.push_str(&format!(
-            "## {}. {title}\n- **Type**: entity\n- **Permalink**: {p}\n\nYou can read this note with:\n```\nread_note(project=\"{project}\", identifier=\"{p}\")\n```\n\n",
+            "\n## {}. {title}\n- **Type**: entity\n- **Permalink**: {p}\n\n",
             i + 1
         ));
     }
     out.push_str(&format!(
-        "## Try More Specific Lookup\nFor exact matches, try using the full permalink from one of the results above.\n\n## Search For More Results\nTo see more related content:\n```\nsearch_notes(project=\"{project}\", query=\"{identifier}\")\n```\n\n## Create New Note\nIf none of these match what you're looking for, consider creating a new note:\n```\nwrite_note(project=\"{project}\", title=\"[Your title]\", content=\"[Your content]\", folder=\"notes\")\n```\n"
+        "\nRead one with `read_note(identifier=\"<permalink>\", project=\"{project}\")`, or search\nfurther with `search_notes(query=\"{identifier}\", project=\"{project}\")`.\n"
     ));
     out
 }
@@ -468,6 +466,8 @@ fn read_refused(refusal: &ReadRefusal, format: Format) -> Rendered {
             || not_found_text(project, identifier, related),
             || {
                 let mut v = empty_read_json();
+                v["error"] = json!("NOTE_NOT_FOUND");
+                v["message"] = json!(format!("Note not found: {identifier}"));
                 if !related.is_empty() {
                     v["related_results"] = related
                         .iter()

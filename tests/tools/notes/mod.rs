@@ -416,3 +416,37 @@ fn files_written_by_other_programs_are_indexed_without_being_rewritten() {
         before["results"][0]["external_id"]
     );
 }
+
+/// Basic Memory 0.24: edit_note's `metadata.type` changes the note's type, snake-cased as
+/// write_note's `note_type`; title and permalink stay as they are.
+#[test]
+fn edit_note_metadata_type_changes_the_notes_type() {
+    let h = Harness::new();
+    h.write("Kickoff", "meetings", "agenda");
+    h.call(
+        "edit_note",
+        json!({"identifier": "meetings/kickoff", "operation": "append", "content": "",
+            "metadata": {"type": "Meeting Notes", "title": "Other", "permalink": "x/y"}}),
+    )
+    .ok();
+    let read = h.json("read_note", json!({"identifier": "meetings/kickoff"}));
+    assert_eq!(read["frontmatter"]["type"], "meeting_notes", "{read}");
+    assert_eq!(read["frontmatter"]["title"], "Kickoff");
+    assert_eq!(read["permalink"], "main/meetings/kickoff");
+    let found = h.json(
+        "search_notes",
+        json!({"query": "", "note_types": ["meeting_notes"]}),
+    );
+    assert_eq!(found["results"][0]["title"], "Kickoff", "{found}");
+    let refused = h.call(
+        "edit_note",
+        json!({"identifier": "meetings/kickoff", "operation": "append", "content": "x",
+            "metadata": {"type": 3}}),
+    );
+    assert!(refused.is_error());
+    assert!(
+        refused.text().contains("metadata type must be a string"),
+        "{}",
+        refused.text()
+    );
+}

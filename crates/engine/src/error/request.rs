@@ -67,6 +67,8 @@ pub enum EditInputError {
     MissingParameter(EditError),
     #[error("metadata values cannot be null (key deletion is not supported): {keys}", keys = .0.join(", "))]
     NullMetadata(Vec<String>),
+    #[error("metadata type must be a string")]
+    TypeNotText,
     #[error("expected_replacements must be >= 1, got {0}")]
     ExpectedReplacements(i64),
 }
