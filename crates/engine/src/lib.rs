@@ -71,8 +71,7 @@ use vault::links::LinkRecord;
 use crate::activity::{ActivityAnswer, ActivityItem};
 use crate::canvas::{CanvasRequest, CanvasWritten};
 use crate::compact::{CompactOutcome, CompactRequest};
-use crate::config::Config;
-use crate::config::Project;
+use crate::config::{Config, Project};
 use crate::content::Content;
 use crate::context::{ContextRequest, GraphContext};
 use crate::correct::{Corrected, CorrectionRequest};
@@ -156,7 +155,7 @@ pub(crate) fn now_text() -> String {
 }
 
 // The contexts the workflows run over. `Store` is a data root's projects, their files and
-// their index: most features need no more. `Engine` adds what only some need: the models, the
+// their index: many features need no more. `Engine` adds what only some need: the models, the
 // history of versioned projects, the metrics and the memory write lock. They live here, at the
 // root, because they compose the features' own state; `App` below owns one `Engine` and hands
 // each feature the narrowest context it takes.

@@ -38,6 +38,10 @@ pub fn row_json(row: &SearchResult) -> Value {
             v[key] = json!(value);
         }
     }
+    if let (Some(length), Some(truncated)) = (row.content_length, row.content_truncated) {
+        v["content_length"] = json!(length);
+        v["content_truncated"] = json!(truncated);
+    }
     v
 }
 

@@ -134,3 +134,33 @@ fn notes_and_their_parts_asked_together_come_back_fused_with_one_total() {
     );
     assert_eq!(second["results"].as_array().unwrap().len(), 1, "{second}");
 }
+
+/// Basic Memory 0.24's rows say how long the content they show was, and whether the 4,000
+/// characters shown are all of it.
+#[test]
+fn rows_give_the_content_length_and_whether_it_was_cut() {
+    let h = Harness::new();
+    let long = format!("kestrel {}", "word ".repeat(1200));
+    h.write("Long Kestrel", "birds", &long);
+    h.write("Short Kestrel", "birds", "kestrel in short");
+    let found = h.json("search_notes", json!({"query": "kestrel"}));
+    let row = |title: &str| {
+        found["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["title"] == title)
+            .unwrap_or_else(|| panic!("{title}: {found}"))
+            .clone()
+    };
+    let long_row = row("Long Kestrel");
+    assert_eq!(long_row["content_truncated"], true, "{long_row}");
+    assert!(long_row["content_length"].as_u64().unwrap() > 4000);
+    assert_eq!(long_row["content"].as_str().unwrap().chars().count(), 4000);
+    let short_row = row("Short Kestrel");
+    assert_eq!(short_row["content_truncated"], false);
+    assert_eq!(
+        short_row["content_length"].as_u64().unwrap() as usize,
+        short_row["content"].as_str().unwrap().chars().count()
+    );
+}

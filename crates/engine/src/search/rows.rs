@@ -51,6 +51,10 @@ pub struct SearchResult {
     pub external_id: String,
     pub permalink: Option<String>,
     pub content: Option<String>,
+    /// Characters of the indexed content `content` is cut from (Basic Memory 0.24), and
+    /// whether the cut left some out.
+    pub content_length: Option<usize>,
+    pub content_truncated: Option<bool>,
     /// The note's passage that best matches the query (a note row of a search with words).
     pub matched_chunk: Option<String>,
     pub file_path: String,
@@ -107,6 +111,16 @@ impl SearchResponse {
 
 pub(super) fn str_field<'a>(doc: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
     doc.get(key).and_then(Value::as_str)
+}
+
+impl SearchResult {
+    /// Shows `content` cut to `CONTENT_LIMIT` characters, with its length before the cut.
+    fn set_content(&mut self, content: String) {
+        let length = content.chars().count();
+        self.content = Some(truncate(&content, CONTENT_LIMIT));
+        self.content_length = Some(length);
+        self.content_truncated = Some(length > CONTENT_LIMIT);
+    }
 }
 
 fn truncate(s: &str, n: usize) -> String {
@@ -178,6 +192,8 @@ impl<'a> ResultBuilder<'a> {
             external_id: note.id.clone(),
             permalink: note.permalink.clone(),
             content: None,
+            content_length: None,
+            content_truncated: None,
             matched_chunk: None,
             file_path: note.path.clone(),
             updated_ms: note.updated_ms,
@@ -205,7 +221,7 @@ impl<'a> ResultBuilder<'a> {
                     &obs.category,
                     &obs.content,
                 ));
-                result.content = Some(obs.content.clone());
+                result.set_content(obs.content.clone());
                 result.category = Some(obs.category.clone());
                 result.observation_id = Some(format!("{}-o{i}", note.id));
                 result.tags = obs.tags.clone();
@@ -242,9 +258,9 @@ impl<'a> ResultBuilder<'a> {
                     result.linked_source = Some(source.clone());
                     result.tags = note.tags.clone();
                 }
-                result.content = entity_content
-                    .filter(|c| !c.is_empty())
-                    .map(|c| truncate(&c, CONTENT_LIMIT));
+                if let Some(content) = entity_content.filter(|c| !c.is_empty()) {
+                    result.set_content(content);
+                }
             }
         }
         Ok(Some(result))
