@@ -38,9 +38,9 @@ pub fn row_json(row: &SearchResult) -> Value {
             v[key] = json!(value);
         }
     }
-    if let (Some(length), Some(truncated)) = (row.content_length, row.content_truncated) {
-        v["content_length"] = json!(length);
-        v["content_truncated"] = json!(truncated);
+    if let Some(size) = row.content_size {
+        v["content_length"] = json!(size.length);
+        v["content_truncated"] = json!(size.truncated);
     }
     v
 }

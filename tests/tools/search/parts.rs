@@ -144,15 +144,12 @@ fn rows_give_the_content_length_and_whether_it_was_cut() {
     h.write("Long Kestrel", "birds", &long);
     h.write("Short Kestrel", "birds", "kestrel in short");
     let found = h.json("search_notes", json!({"query": "kestrel"}));
-    let row = |title: &str| {
-        found["results"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|r| r["title"] == title)
-            .unwrap_or_else(|| panic!("{title}: {found}"))
-            .clone()
-    };
+    let results = found["results"].as_array().unwrap();
+    let by_title: std::collections::HashMap<&str, &Value> = results
+        .iter()
+        .map(|r| (r["title"].as_str().unwrap(), r))
+        .collect();
+    let row = |title: &str| by_title[title].clone();
     let long_row = row("Long Kestrel");
     assert_eq!(long_row["content_truncated"], true, "{long_row}");
     assert!(long_row["content_length"].as_u64().unwrap() > 4000);

@@ -41,6 +41,13 @@ impl RowKind {
     }
 }
 
+/// The characters of the content a row was cut from, and whether the cut left some out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ContentSize {
+    pub length: usize,
+    pub truncated: bool,
+}
+
 /// One row of a search.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SearchResult {
@@ -51,10 +58,8 @@ pub struct SearchResult {
     pub external_id: String,
     pub permalink: Option<String>,
     pub content: Option<String>,
-    /// Characters of the indexed content `content` is cut from (Basic Memory 0.24), and
-    /// whether the cut left some out.
-    pub content_length: Option<usize>,
-    pub content_truncated: Option<bool>,
+    /// How much of the indexed content `content` shows (Basic Memory 0.24).
+    pub content_size: Option<ContentSize>,
     /// The note's passage that best matches the query (a note row of a search with words).
     pub matched_chunk: Option<String>,
     pub file_path: String,
@@ -118,8 +123,10 @@ impl SearchResult {
     fn set_content(&mut self, content: String) {
         let length = content.chars().count();
         self.content = Some(truncate(&content, CONTENT_LIMIT));
-        self.content_length = Some(length);
-        self.content_truncated = Some(length > CONTENT_LIMIT);
+        self.content_size = Some(ContentSize {
+            length,
+            truncated: length > CONTENT_LIMIT,
+        });
     }
 }
 
@@ -192,8 +199,7 @@ impl<'a> ResultBuilder<'a> {
             external_id: note.id.clone(),
             permalink: note.permalink.clone(),
             content: None,
-            content_length: None,
-            content_truncated: None,
+            content_size: None,
             matched_chunk: None,
             file_path: note.path.clone(),
             updated_ms: note.updated_ms,
