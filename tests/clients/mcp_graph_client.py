@@ -12,11 +12,9 @@ against the tool's output schema.
 
 import asyncio
 import json
-import os
 import sys
 
-from mcp import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
+from stdio_session import served, text_of
 
 STEPS = [
     ("create_entities", {"entities": [
@@ -47,25 +45,20 @@ STEPS = [
 async def play(gitmem, root, calls):
     """Runs `calls` against `serve --tools graph` on ROOT: the tools listed, and each call's
     summary."""
-    # The server gets this process's environment (the SDK passes only a few variables by
-    # default), so the test's HF_HUB_OFFLINE keeps it from fetching a model.
-    server = StdioServerParameters(
-        command=gitmem, args=["--root", root, "serve", "--tools", "graph"], env=dict(os.environ)
-    )
-    async with stdio_client(server) as (read, write):
-        async with ClientSession(read, write) as session:
-            await session.initialize()
-            tools = await session.list_tools()
-            steps = []
-            for name, arguments in calls:
-                result = await session.call_tool(name, arguments)
-                steps.append({
-                    "tool": name,
-                    "error": result.is_error,
-                    "structured": result.structured_content,
-                    "text": "".join(getattr(block, "text", "") for block in result.content),
-                })
-            return tools.tools, steps
+    # `served` passes this process's environment (the SDK passes only a few variables by
+    # default), so the test's HF_HUB_OFFLINE keeps the server from fetching a model.
+    async with served(gitmem, root, "--tools", "graph") as session:
+        tools = await session.list_tools()
+        steps = []
+        for name, arguments in calls:
+            result = await session.call_tool(name, arguments)
+            steps.append({
+                "tool": name,
+                "error": result.is_error,
+                "structured": result.structured_content,
+                "text": text_of(result),
+            })
+        return tools.tools, steps
 
 
 async def main(gitmem, root):

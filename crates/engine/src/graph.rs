@@ -279,6 +279,21 @@ fn graph(index: &Index, project: &Project, reveal: Reveal) -> Result<Graph> {
     })
 }
 
+/// The entities as they are stored: names, types and observations through the redaction
+/// filter, and what it replaced.
+pub(crate) fn redacted_entities(store: &Store, entities: &[Entity]) -> (Vec<Entity>, Redactions) {
+    let mut entities = entities.to_vec();
+    let redacted = crate::authored::redact_fields(
+        store,
+        entities.iter_mut().flat_map(|e| {
+            [&mut e.name, &mut e.entity_type]
+                .into_iter()
+                .chain(e.observations.iter_mut())
+        }),
+    );
+    (entities, redacted)
+}
+
 /// create_entities: a note per new name; names that exist already are left alone and not
 /// returned.
 pub(crate) fn create_entities(
@@ -287,15 +302,7 @@ pub(crate) fn create_entities(
     entities: &[Entity],
 ) -> Result<GraphWrite<Entity>> {
     let (project, graph) = project_graph(&engine.store, choice)?;
-    let mut entities = entities.to_vec();
-    let redacted = crate::authored::redact_fields(
-        &engine.store,
-        entities.iter_mut().flat_map(|e| {
-            [&mut e.name, &mut e.entity_type]
-                .into_iter()
-                .chain(e.observations.iter_mut())
-        }),
-    );
+    let (entities, redacted) = redacted_entities(&engine.store, entities);
     if let Some(unnamed) = entities.iter().position(|e| e.name.trim().is_empty()) {
         return Err(GraphError::UnnamedEntity(unnamed).into());
     }

@@ -28,15 +28,7 @@ pub(crate) fn upsert_entities(
         return Err(GraphError::UnnamedEntity(unnamed).into());
     }
     // Redacted first, so a name is looked up as it is stored.
-    let mut entities = entities.to_vec();
-    let redacted = crate::authored::redact_fields(
-        &engine.store,
-        entities.iter_mut().flat_map(|e| {
-            [&mut e.name, &mut e.entity_type]
-                .into_iter()
-                .chain(e.observations.iter_mut())
-        }),
-    );
+    let (entities, redacted) = crate::graph::redacted_entities(&engine.store, entities);
     let (_, graph) = crate::graph::project_graph(&engine.store, choice)?;
     let (existing, new): (Vec<&Entity>, Vec<&Entity>) = entities
         .iter()
